@@ -1,0 +1,136 @@
+"""One actor per conversation: its session (memory, counters), a run mailbox and a control one.
+
+Runs are taken from the run mailbox one at a time, in order. While a turn runs, the control
+mailbox is served beside it, so a ``Cancel`` or a ``ConfirmReply`` reaches the turn at once
+instead of waiting behind it. Each turn gets its own cancel scope.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable
+
+import trio
+
+from goliath.config import AgentConfig
+from goliath.errors import TurnCancelled
+from goliath.models import GenerateRequest, Generation
+from goliath.session import Session
+from goliath.turn import run_turn
+
+from .messages import Cancel, ConfirmReply, Control, Failure, ResultMessage
+from .ticket import Ticket
+
+__all__ = ["ConversationActor"]
+
+CONTROL_MAILBOX = 64
+"""Control messages that may wait for an actor at once (cancels and confirmation replies)."""
+
+
+class ConversationActor:
+    """Serves one conversation's runs in order; see the module docstring."""
+
+    def __init__(
+        self,
+        key: str,
+        *,
+        mailbox_size: int,
+        config: AgentConfig,
+        open_session: Callable[[], Awaitable[Session]],
+        generate: Callable[[GenerateRequest, str, str], Awaitable[Generation]],
+    ) -> None:
+        self.key = key
+        self.config = config
+        self._open_session = open_session
+        self._generate = generate
+        self.run_inbox, self._runs = trio.open_memory_channel[Ticket](mailbox_size)
+        self.control_inbox, self._control = trio.open_memory_channel[Control](CONTROL_MAILBOX)
+        self.current: Ticket | None = None
+        self.turns_run = 0
+
+    def has_queued_runs(self) -> bool:
+        return self._runs.statistics().current_buffer_used > 0
+
+    async def serve(
+        self, *, idle_timeout: float, passivate: Callable[[ConversationActor], bool]
+    ) -> None:
+        """Serve runs until idle for ``idle_timeout`` seconds and ``passivate(self)`` agrees.
+
+        Raises whatever breaks the actor itself (its supervisor restarts it); a turn's own
+        failure is that turn's result, never the actor's.
+        """
+        session = await self._open_session()
+        while True:
+            ticket: Ticket | None = None
+            with trio.move_on_after(idle_timeout if idle_timeout > 0 else math.inf):
+                ticket = await self._runs.receive()
+            if ticket is None:
+                if not self.has_queued_runs() and passivate(self):
+                    return
+                continue
+            if ticket.done.is_set():  # cancelled while queued
+                continue
+            await self._run(ticket, session)
+
+    async def _run(self, ticket: Ticket, session: Session) -> None:
+        self.current = ticket
+        ticket.status = "running"
+        key = self.key
+
+        async def generate(request: GenerateRequest) -> Generation:
+            return await self._generate(request, key, ticket.turn_id)
+
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._serve_control, ticket)
+                with trio.CancelScope() as scope:
+                    ticket.scope = scope
+                    if ticket.cancel_reason is not None:
+                        scope.cancel()
+                    try:
+                        result = await run_turn(self.config, session, ticket.request, generate)
+                    except Exception as exc:
+                        ticket.fail(exc)
+                        ticket.send(
+                            Failure(
+                                turn_id=ticket.turn_id,
+                                code="error",
+                                message=str(exc) or type(exc).__name__,
+                            )
+                        )
+                    else:
+                        ticket.succeed(result)
+                        ticket.send(ResultMessage(turn_id=ticket.turn_id, result=result))
+                nursery.cancel_scope.cancel()
+        finally:
+            self.turns_run += 1
+            self.current = None
+            ticket.scope = None
+            if not ticket.done.is_set():
+                reason = ticket.cancel_reason or "shutdown"
+                ticket.fail(
+                    TurnCancelled(f"turn {ticket.turn_id} was cancelled ({reason})"),
+                    status="cancelled",
+                    code="cancelled",
+                )
+                ticket.send(
+                    Failure(
+                        turn_id=ticket.turn_id,
+                        code="cancelled",
+                        message=f"the turn was cancelled ({reason})",
+                    )
+                )
+
+    async def _serve_control(self, ticket: Ticket) -> None:
+        async for message in self._control:
+            if message.turn_id != ticket.turn_id:
+                continue  # addressed to a turn that already ended
+            match message:
+                case Cancel(reason=reason):
+                    ticket.cancel(reason)
+                case ConfirmReply(call_id=call_id, approved=approved, reason=reason):
+                    pending = ticket.pending.get(call_id)
+                    if pending is not None:
+                        from goliath.records import Decision
+
+                        pending.resolve(Decision(approved=approved, reason=reason))

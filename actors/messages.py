@@ -1,0 +1,188 @@
+"""The closed family of messages the runtime speaks, as tagged msgspec Structs.
+
+Every message carries the ``turn_id`` it concerns and says what it is in ``type``; each mailbox
+decodes exactly its own union. JSON at the public edge, MessagePack inside and on sockets.
+Stored and exchanged between nodes of different versions, so (msgspec's schema-evolution
+rules) new fields get defaults and existing types never change.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+from goliath.events import Event
+from goliath.models import GenerateRequest, Generation
+from goliath.records import RunResult
+
+__all__ = [
+    "Cancel",
+    "ConfirmAsk",
+    "ConfirmReply",
+    "Control",
+    "EventMessage",
+    "Failure",
+    "FailureCode",
+    "Generate",
+    "Generated",
+    "Inbound",
+    "Message",
+    "Outbound",
+    "ResultMessage",
+    "Run",
+    "TurnState",
+    "TurnStatus",
+    "decode_json",
+    "decode_msgpack",
+    "encode_json",
+    "encode_msgpack",
+]
+
+
+class Message(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", omit_defaults=True):
+    """Base of every runtime message."""
+
+    turn_id: str
+
+    @property
+    def type(self) -> str:
+        tag = self.__struct_config__.tag
+        assert isinstance(tag, str)
+        return tag
+
+
+class Run(Message, tag="run", frozen=True):
+    """Start a turn: ``ask`` in ``conversation_id`` (``None`` is the default conversation)."""
+
+    ask: str
+    conversation_id: str | None = None
+    context: Any = None
+
+
+class Cancel(Message, tag="cancel", frozen=True):
+    """Stop the turn at its next checkpoint (or drop it if it is still queued)."""
+
+    reason: str = "client"
+
+
+class ConfirmReply(Message, tag="confirm_reply", frozen=True):
+    """A person's answer to a pending :class:`ConfirmAsk`."""
+
+    call_id: str
+    approved: bool
+    reason: str | None = None
+
+
+class ConfirmAsk(Message, tag="confirm_request", frozen=True):
+    """A write is waiting for approval; answer with a :class:`ConfirmReply` for ``call_id``."""
+
+    call_id: str
+    tool: str
+    input: dict[str, Any]
+    brief: str
+    conversation_id: str | None = None
+
+
+class EventMessage(Message, tag="event", frozen=True):
+    """A trace event of a running turn."""
+
+    event: Event
+
+
+class ResultMessage(Message, tag="result", frozen=True):
+    """The turn finished; the last message of a turn that completed."""
+
+    result: RunResult
+
+
+FailureCode = Literal[
+    "busy",
+    "cancelled",
+    "conversation_failed",
+    "draining",
+    "error",
+    "interrupted",
+    "invalid",
+    "not_found",
+]
+
+
+class Failure(Message, tag="failure", frozen=True):
+    """The turn did not produce a result; ``code`` says why, ``message`` says what to do."""
+
+    code: FailureCode
+    message: str
+
+
+class Generate(Message, tag="generate", frozen=True):
+    """A model call requested by a turn, queued at the model worker."""
+
+    request: GenerateRequest
+    conversation_id: str | None = None
+
+
+class Generated(Message, tag="generated", frozen=True):
+    """The model worker's reply to :class:`Generate`; ``queue_ms`` is time spent waiting."""
+
+    generation: Generation
+    queue_ms: float = 0.0
+
+
+TurnState = Literal[
+    "queued", "running", "awaiting_confirmation", "done", "cancelled", "interrupted", "failed"
+]
+
+
+class TurnStatus(Message, tag="turn_status", frozen=True):
+    """Where a turn stands (``GET /v1/turns/{turn_id}``)."""
+
+    conversation_id: str | None
+    status: TurnState
+    result: RunResult | None = None
+
+
+Inbound = Run | Cancel | ConfirmReply
+Control = Cancel | ConfirmReply
+Outbound = ConfirmAsk | EventMessage | ResultMessage | Failure
+AnyMessage = (
+    Run
+    | Cancel
+    | ConfirmReply
+    | ConfirmAsk
+    | EventMessage
+    | ResultMessage
+    | Failure
+    | Generate
+    | Generated
+    | TurnStatus
+)
+
+
+def _enc_hook(value: Any) -> Any:
+    from goliath._util import json_snapshot
+
+    return json_snapshot(value)
+
+
+_json_encoder = msgspec.json.Encoder(enc_hook=_enc_hook)
+_msgpack_encoder = msgspec.msgpack.Encoder(enc_hook=_enc_hook)
+_json_decoder = msgspec.json.Decoder(AnyMessage)
+_msgpack_decoder = msgspec.msgpack.Decoder(AnyMessage)
+
+
+def encode_json(message: Message) -> bytes:
+    return _json_encoder.encode(message)
+
+
+def encode_msgpack(message: Message) -> bytes:
+    return _msgpack_encoder.encode(message)
+
+
+def decode_json(data: bytes | str) -> Message:
+    """Decode any message; raises ``msgspec.DecodeError``/``ValidationError`` on bad input."""
+    return _json_decoder.decode(data)
+
+
+def decode_msgpack(data: bytes) -> Message:
+    return _msgpack_decoder.decode(data)

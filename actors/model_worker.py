@@ -1,0 +1,177 @@
+"""The model worker: the one owner of the model bridge.
+
+A small on-device model serves one request at a time, so model calls from every conversation
+queue here. The queue is fair — round-robin across conversations — so one chatty conversation
+cannot starve the others; a ``CapacityLimiter`` sized to the bridge's slots bounds concurrency;
+and a cancelled turn's call is cancelled in the worker (bridges check between tokens), freeing
+the model promptly.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+import attrs
+import outcome
+import trio
+
+from goliath.errors import BusyError
+from goliath.models import GenerateRequest, Generation, Model
+
+from .messages import Generate
+
+__all__ = ["ModelSource", "ModelWorker", "ModelWorkerStatistics"]
+
+ModelSource = Model | Callable[[], Model]
+DEFAULT_QUEUE_LIMIT = 10_000
+"""Model calls that may wait at once across all conversations before callers get BusyError."""
+
+
+@attrs.define(eq=False)
+class _Job:
+    message: Generate
+    key: str
+    enqueued_at: float
+    done: trio.Event = attrs.field(factory=trio.Event)
+    result: outcome.Outcome[Generation] | None = None
+    scope: trio.CancelScope | None = None
+    abandoned: bool = False
+    started_at: float | None = None
+
+
+@attrs.frozen
+class ModelWorkerStatistics:
+    """A snapshot of the worker: queued and running calls, slots, and totals."""
+
+    queued: int
+    running: int
+    slots: int
+    completed: int
+    conversations_waiting: int
+
+
+class ModelWorker:
+    """Runs every model call of an agent, fairly, within the bridge's slots."""
+
+    def __init__(
+        self,
+        model: ModelSource,
+        *,
+        slots: int = 1,
+        queue_limit: int = DEFAULT_QUEUE_LIMIT,
+        on_wait: Callable[[str, float], None] | None = None,
+    ) -> None:
+        self._source = model
+        self._slots = slots
+        self._queue_limit = queue_limit
+        self._on_wait = on_wait
+        self._queues: dict[str, collections.deque[_Job]] = {}
+        self._ready: collections.deque[str] = collections.deque()
+        self._queued = 0
+        self._running = 0
+        self._completed = 0
+        self._wakeup = trio.Event()
+        self._limiter: trio.CapacityLimiter | None = None
+        self._nursery: trio.Nursery | None = None
+
+    def _model(self) -> Model:
+        source: Any = self._source
+        if hasattr(source, "generate"):
+            return source  # type: ignore[no-any-return]
+        return source()  # type: ignore[no-any-return]  # a factory: a fresh model per call
+
+    async def serve(
+        self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> NoReturn:
+        """Dispatch queued calls until cancelled. Start with ``await nursery.start(worker.serve)``."""
+        self._limiter = trio.CapacityLimiter(self._slots)
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            task_status.started()
+            while True:
+                slot = object()  # the limiter tracks borrowers; each call borrows a fresh one
+                await self._limiter.acquire_on_behalf_of(slot)
+                job = await self._next_job()
+                nursery.start_soon(self._run, job, slot)
+
+    async def _next_job(self) -> _Job:
+        while True:
+            while self._ready:
+                key = self._ready.popleft()
+                queue = self._queues[key]
+                job = queue.popleft()
+                if queue:
+                    self._ready.append(key)
+                else:
+                    del self._queues[key]
+                self._queued -= 1
+                if not job.abandoned:
+                    return job
+            self._wakeup = trio.Event()
+            await self._wakeup.wait()
+
+    async def _run(self, job: _Job, slot: object) -> None:
+        assert self._limiter is not None
+        self._running += 1
+        job.started_at = trio.current_time()
+        try:
+            with trio.CancelScope() as job.scope:
+                if job.abandoned:
+                    job.scope.cancel()
+                job.result = await outcome.acapture(self._model().generate, job.message.request)
+        finally:
+            self._running -= 1
+            self._completed += 1
+            self._limiter.release_on_behalf_of(slot)
+            job.done.set()
+
+    async def generate(
+        self, request: GenerateRequest, *, conversation: str, turn_id: str = ""
+    ) -> Generation:
+        """Queue one call for ``conversation`` and wait for its reply.
+
+        Cancellation: cancelling the caller drops a queued call, or cancels a running one in the
+        worker (the bridge stops between tokens); the slot is released once the bridge returns.
+        """
+        if self._nursery is None:
+            raise RuntimeError(
+                "the model worker is not running; start it with nursery.start(serve)"
+            )
+        if self._queued >= self._queue_limit:
+            raise BusyError(
+                f"{self._queued} model calls are already waiting; try again when the load drops."
+            )
+        job = _Job(
+            message=Generate(turn_id=turn_id, request=request, conversation_id=conversation),
+            key=conversation,
+            enqueued_at=trio.current_time(),
+        )
+        queue = self._queues.get(conversation)
+        if queue is None:
+            queue = self._queues[conversation] = collections.deque()
+            self._ready.append(conversation)
+        queue.append(job)
+        self._queued += 1
+        self._wakeup.set()
+        try:
+            await job.done.wait()
+        except trio.Cancelled:
+            job.abandoned = True
+            if job.scope is not None:
+                job.scope.cancel()
+            raise
+        if self._on_wait is not None and job.started_at is not None:
+            self._on_wait(conversation, (job.started_at - job.enqueued_at) * 1000)
+        assert job.result is not None
+        return job.result.unwrap()
+
+    def statistics(self) -> ModelWorkerStatistics:
+        return ModelWorkerStatistics(
+            queued=self._queued,
+            running=self._running,
+            slots=self._slots,
+            completed=self._completed,
+            conversations_waiting=len(self._queues),
+        )

@@ -1,0 +1,273 @@
+"""The supervisor: conversation id → actor, activated on demand, supervised one by one.
+
+Trio cancels every sibling when one child of a nursery fails, so each actor runs under its own
+supervision shim: an actor that crashes is restarted (its mailbox and session survive), and
+one that crashes more than ``restart_limit`` times within ``restart_window`` seconds is stopped
+and its conversation answers with :class:`~goliath.errors.ConversationFailedError` — the other
+conversations never notice.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import attrs
+import trio
+
+from goliath.config import AgentConfig, TurnRequest
+from goliath.errors import BusyError, ConversationFailedError, DrainingError
+from goliath.models import GenerateRequest, Generation
+from goliath.records import Decision
+from goliath.session import Session
+
+from .conversation import ConversationActor
+from .messages import Cancel, ConfirmReply, Failure, Outbound
+from .ticket import Ticket
+
+__all__ = ["Supervisor", "SupervisorStatistics", "conversation_key"]
+
+
+def conversation_key(conversation_id: str | None) -> str:
+    """The registry key of a conversation (the default conversation is ``""``)."""
+    return conversation_id or ""
+
+
+@attrs.frozen
+class SupervisorStatistics:
+    active_actors: int
+    sessions: int
+    running_turns: int
+    failed_conversations: int
+    activations: int
+    passivations: int
+    restarts: int
+    turn_records: int
+
+
+class Supervisor:
+    """Routes runs, cancels and confirmation replies to conversation actors."""
+
+    def __init__(
+        self,
+        *,
+        config: AgentConfig,
+        make_session: Callable[[str | None], Awaitable[Session]],
+        generate: Callable[[GenerateRequest, str, str], Awaitable[Generation]],
+        mailbox_size: int,
+        idle_timeout: float,
+        restart_limit: int,
+        restart_window: float,
+        turn_records: int,
+        sessions: dict[str, Session] | None = None,
+    ) -> None:
+        self.config = config
+        self._make_session = make_session
+        self._generate = generate
+        self._mailbox_size = mailbox_size
+        self._idle_timeout = idle_timeout
+        self._restart_limit = restart_limit
+        self._restart_window = restart_window
+        self._turn_limit = turn_records
+        self.sessions: dict[str, Session] = sessions if sessions is not None else {}
+        self._actors: dict[str, ConversationActor] = {}
+        self._failed: dict[str, BaseException] = {}
+        self._turns: collections.OrderedDict[str, Ticket] = collections.OrderedDict()
+        self._running: set[Ticket] = set()
+        self._nursery: trio.Nursery | None = None
+        self.accepting = True
+        self.activations = 0
+        self.passivations = 0
+        self.restarts = 0
+
+    async def serve(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Own every actor's task until cancelled."""
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            task_status.started()
+            await trio.sleep_forever()
+
+    # ---------------------------------------------------------------- routing
+
+    def submit(
+        self, request: TurnRequest, outbox: Callable[[Outbound], None] | None = None
+    ) -> Ticket:
+        """Queue a run in its conversation; returns its ticket at once.
+
+        A turn id seen before is answered from its record, never run twice (at-most-once).
+        Raises :class:`BusyError` when the conversation's run mailbox is full,
+        :class:`DrainingError` while shutting down, and ``ConversationFailedError`` for a
+        conversation whose actor was stopped.
+        """
+        known = self._turns.get(request.turn_id)
+        if known is not None:
+            self._turns.move_to_end(request.turn_id)
+            return known
+        if not self.accepting or self._nursery is None:
+            raise DrainingError("The agent is shutting down and takes no new runs.")
+        key = conversation_key(request.conversation_id)
+        failure = self._failed.get(key)
+        if failure is not None:
+            raise ConversationFailedError(
+                f"Conversation {request.conversation_id!r} was stopped after its actor crashed "
+                f"{self._restart_limit} times within {self._restart_window:g} s (last error: "
+                f"{type(failure).__name__}: {failure}). Restart the agent to use it again."
+            ) from failure
+        ticket = Ticket(request=request, key=key, outbox=outbox)
+        actor = self._actors.get(key) or self._activate(key)
+        try:
+            actor.run_inbox.send_nowait(ticket)
+        except trio.WouldBlock:
+            raise BusyError(
+                f"Conversation {request.conversation_id!r} already has {self._mailbox_size} runs "
+                "queued; wait for one to finish and try again."
+            ) from None
+        self._remember(ticket)
+        return ticket
+
+    def ticket(self, turn_id: str) -> Ticket | None:
+        return self._turns.get(turn_id)
+
+    def cancel(self, turn_id: str, reason: str = "client") -> bool:
+        """Cancel a turn: through its actor's control mailbox when running, at once when queued."""
+        ticket = self._turns.get(turn_id)
+        if ticket is None:
+            return False
+        if ticket.done.is_set():
+            return True
+        actor = self._actors.get(ticket.key)
+        if ticket.scope is not None and actor is not None:
+            try:
+                actor.control_inbox.send_nowait(Cancel(turn_id=turn_id, reason=reason))
+                return True
+            except trio.WouldBlock:
+                pass
+        ticket.cancel(reason)
+        return True
+
+    def confirm(self, turn_id: str, call_id: str, decision: Decision) -> str:
+        """Deliver a confirmation reply: ``"ok"``, ``"unknown"`` or ``"answered"`` (already was)."""
+        ticket = self._turns.get(turn_id)
+        if ticket is None or call_id not in ticket.pending:
+            return "unknown"
+        pending = ticket.pending[call_id]
+        if pending.answered.is_set():
+            return "answered"
+        actor = self._actors.get(ticket.key)
+        message = ConfirmReply(
+            turn_id=turn_id, call_id=call_id, approved=decision.approved, reason=decision.reason
+        )
+        try:
+            if actor is None:
+                raise trio.WouldBlock
+            actor.control_inbox.send_nowait(message)
+        except trio.WouldBlock:
+            pending.resolve(decision)
+        return "ok"
+
+    def _remember(self, ticket: Ticket) -> None:
+        self._turns[ticket.turn_id] = ticket
+        while len(self._turns) > self._turn_limit:
+            oldest_id, oldest = next(iter(self._turns.items()))
+            if not oldest.done.is_set():
+                break  # never forget a turn that is still queued or running
+            del self._turns[oldest_id]
+
+    # ---------------------------------------------------------------- actors
+
+    def _activate(self, key: str) -> ConversationActor:
+        """Create and start the actor (synchronous, so activation is single-flight)."""
+        assert self._nursery is not None
+        actor = ConversationActor(
+            key,
+            mailbox_size=self._mailbox_size,
+            config=self.config,
+            open_session=lambda: self._session(key),
+            generate=self._generate,
+        )
+        self._actors[key] = actor
+        self.activations += 1
+        self._nursery.start_soon(self._supervise, actor, name=f"conversation:{key or '<default>'}")
+        return actor
+
+    async def _session(self, key: str) -> Session:
+        session = self.sessions.get(key)
+        if session is None:
+            session = await self._make_session(key or None)
+            self.sessions[key] = session
+        return session
+
+    def _passivate(self, actor: ConversationActor) -> bool:
+        if self._actors.get(actor.key) is actor and not actor.has_queued_runs():
+            del self._actors[actor.key]
+            self.passivations += 1
+            return True
+        return False
+
+    async def _supervise(self, actor: ConversationActor) -> None:
+        crashes: collections.deque[float] = collections.deque()
+        while True:
+            try:
+                await actor.serve(idle_timeout=self._idle_timeout, passivate=self._passivate)
+                return
+            except Exception as exc:
+                now = trio.current_time()
+                crashes.append(now)
+                while crashes and now - crashes[0] > self._restart_window:
+                    crashes.popleft()
+                if len(crashes) >= self._restart_limit:
+                    self._stop_failed(actor, exc)
+                    return
+                self.restarts += 1
+
+    def _stop_failed(self, actor: ConversationActor, error: BaseException) -> None:
+        self._failed[actor.key] = error
+        if self._actors.get(actor.key) is actor:
+            del self._actors[actor.key]
+        failure = ConversationFailedError(
+            f"Conversation {actor.key or None!r} was stopped after its actor crashed "
+            f"{self._restart_limit} times within {self._restart_window:g} s (last error: "
+            f"{type(error).__name__}: {error})."
+        )
+        failure.__cause__ = error
+        actor.run_inbox.close()
+        while True:
+            try:
+                ticket = actor._runs.receive_nowait()
+            except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
+                break
+            ticket.fail(failure, code="conversation_failed")
+            ticket.send(
+                Failure(turn_id=ticket.turn_id, code="conversation_failed", message=str(failure))
+            )
+
+    # ---------------------------------------------------------------- lifecycle
+
+    def running(self) -> list[Ticket]:
+        return [t for t in self._turns.values() if not t.done.is_set()]
+
+    async def drain(self, grace: float) -> None:
+        """Stop accepting runs; wait up to ``grace`` seconds for queued and running turns."""
+        self.accepting = False
+        with trio.move_on_after(grace):
+            for ticket in self.running():
+                await ticket.done.wait()
+
+    def statistics(self) -> SupervisorStatistics:
+        return SupervisorStatistics(
+            active_actors=len(self._actors),
+            sessions=len(self.sessions),
+            running_turns=sum(1 for a in self._actors.values() if a.current is not None),
+            failed_conversations=len(self._failed),
+            activations=self.activations,
+            passivations=self.passivations,
+            restarts=self.restarts,
+            turn_records=len(self._turns),
+        )
+
+    def actor(self, key: str) -> ConversationActor | None:
+        return self._actors.get(key)
+
+    def describe(self) -> dict[str, Any]:
+        return attrs.asdict(self.statistics())

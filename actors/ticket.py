@@ -1,0 +1,117 @@
+"""A turn inside the runtime: its request, its status, its cancel scope, how it ended."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+import outcome
+import trio
+
+from goliath.config import TurnRequest
+from goliath.errors import TurnCancelled
+from goliath.records import Decision, RunResult
+
+from .messages import Outbound, TurnState
+
+__all__ = ["PendingConfirm", "Ticket"]
+
+
+@attrs.define(eq=False)
+class PendingConfirm:
+    """A confirmation waiting for a :class:`~actors.messages.ConfirmReply`."""
+
+    call_id: str
+    answered: trio.Event = attrs.field(factory=trio.Event)
+    decision: Decision | None = None
+
+    def resolve(self, decision: Decision) -> bool:
+        """Record the answer; ``False`` if it was already answered."""
+        if self.answered.is_set():
+            return False
+        self.decision = decision
+        self.answered.set()
+        return True
+
+
+@attrs.define(eq=False)
+class Ticket:
+    """One submitted turn, shared by the caller, the supervisor and the conversation actor.
+
+    ``outbox`` (remote callers) receives events, confirmation asks and the final message without
+    blocking the turn; in-process callers just wait on :attr:`done`.
+    """
+
+    request: TurnRequest
+    key: str
+    outbox: Callable[[Outbound], None] | None = None
+    status: TurnState = "queued"
+    done: trio.Event = attrs.field(factory=trio.Event)
+    outcome: outcome.Outcome[RunResult] | None = None
+    scope: trio.CancelScope | None = None
+    cancel_reason: str | None = None
+    pending: dict[str, PendingConfirm] = attrs.field(factory=dict)
+    error_code: str | None = None
+
+    @property
+    def turn_id(self) -> str:
+        return self.request.turn_id
+
+    @property
+    def conversation_id(self) -> str | None:
+        return self.request.conversation_id
+
+    @property
+    def result(self) -> RunResult | None:
+        if isinstance(self.outcome, outcome.Value):
+            value: RunResult = self.outcome.value
+            return value
+        return None
+
+    def succeed(self, result: RunResult) -> None:
+        if not self.done.is_set():
+            self.status = "done"
+            self.outcome = outcome.Value(result)
+            self.done.set()
+
+    def fail(
+        self, error: BaseException, *, status: TurnState = "failed", code: str = "error"
+    ) -> None:
+        if not self.done.is_set():
+            self.status = status
+            self.error_code = code
+            self.outcome = outcome.Error(error)
+            self.done.set()
+
+    def cancel(self, reason: str = "client") -> None:
+        """Cancel: a running turn stops at its next checkpoint, a queued one ends now."""
+        self.cancel_reason = reason
+        if self.scope is not None:
+            self.scope.cancel()
+        elif not self.done.is_set():
+            self.fail(
+                TurnCancelled(f"turn {self.turn_id} was cancelled ({reason})"),
+                status="cancelled",
+                code="cancelled",
+            )
+
+    def unwrap(self) -> RunResult:
+        """The result, or raise the turn's original exception (callable any number of times)."""
+        assert self.outcome is not None, "the turn has not finished"
+        if isinstance(self.outcome, outcome.Error):
+            raise self.outcome.error
+        assert isinstance(self.outcome, outcome.Value)
+        value: RunResult = self.outcome.value
+        return value
+
+    def send(self, message: Outbound) -> None:
+        if self.outbox is not None:
+            self.outbox(message)
+
+    def info(self) -> dict[str, Any]:
+        return {
+            "turn_id": self.turn_id,
+            "conversation_id": self.conversation_id,
+            "status": self.status,
+        }

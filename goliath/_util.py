@@ -1,0 +1,130 @@
+"""Small helpers shared across the harness. Not public API."""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import json
+import math
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import msgspec
+import pydantic
+
+T = TypeVar("T")
+
+_json_encoder = msgspec.json.Encoder(order="deterministic")
+
+
+async def maybe_await(value: T | Awaitable[T]) -> T:
+    """Await ``value`` when a user callback returned an awaitable (sync or async callbacks)."""
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+def message_of(exc: BaseException) -> str:
+    """The text an error shows: its message, or its class name when the message is empty."""
+    return str(exc) or type(exc).__name__
+
+
+def named_message(exc: BaseException) -> str:
+    """``"<ErrorName>: <message>"``, the form escalation events carry."""
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _to_builtins_hook(value: Any) -> Any:
+    if isinstance(value, pydantic.BaseModel):
+        return value.model_dump(mode="json")
+    if hasattr(value, "__attrs_attrs__"):
+        import attrs
+
+        return attrs.asdict(value)
+    if hasattr(value, "__dataclass_fields__"):
+        import dataclasses
+
+        return dataclasses.asdict(value)
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def json_snapshot(value: Any) -> Any:
+    """A JSON round-trip copy of ``value``; raises TypeError/ValueError when not serializable.
+
+    Snapshots are what step records keep: later mutation of the tool's own objects cannot
+    change what was recorded, and records always encode to JSON and MessagePack.
+    """
+    return msgspec.json.decode(msgspec.json.encode(value, enc_hook=_to_builtins_hook))
+
+
+def try_snapshot(value: Any) -> Any:
+    """Like :func:`json_snapshot`, but ``None`` when the value does not serialize."""
+    try:
+        return json_snapshot(value)
+    except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
+        return None
+
+
+def to_plain(value: Any) -> Any:
+    """Turn pydantic models, dataclasses, attrs and msgspec objects into dicts/lists (best effort)."""
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, (dict, list, tuple)):
+        return value
+    try:
+        return json_snapshot(value)
+    except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
+        return value
+
+
+def canonical_json(value: Any) -> str:
+    """Key-order-independent JSON text: two inputs are equal when these strings are equal."""
+    return _json_encoder.encode(value).decode()
+
+
+def compact_json(value: Any) -> str:
+    """JSON text without spaces, keys in the order given (what prompts show)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def js_number(value: float) -> str:
+    """Render a number as JavaScript's ``String(n)`` would (``1.0`` → ``1``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    return repr(value)
+
+
+_ids = itertools.count(1)
+
+
+def new_run_id() -> str:
+    """``goliath-<base36 time>-<counter>``: unique within the process, sortable by start."""
+    return f"goliath-{_base36(int(time.time() * 1000))}-{next(_ids)}"
+
+
+def _base36(number: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        number, rest = divmod(number, 36)
+        out = digits[rest] + out
+        if number == 0:
+            return out
+
+
+def call_count_text(n: int) -> str:
+    return f"{n} call(s)"
+
+
+Callback = Callable[..., Any]

@@ -1,0 +1,97 @@
+"""Compression of tool results into short ``key: value`` lines (BEHAVIOR §4).
+
+A small model reads a few hundred characters well and a few thousand badly, so every tool
+result the model sees is a structural summary capped at 600 characters: lists keep their head,
+their tail and any error-looking lines in between; objects become one line per key.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ._util import js_number, to_plain
+
+__all__ = ["RESULT_CHARS", "clip", "summarize_tool_result"]
+
+RESULT_CHARS = 600
+"""Cap, in characters, on every summary-mode result the model sees."""
+
+_HEAD_ITEMS = 5
+_TAIL_ITEMS = 2
+_SHORT_LIST = _HEAD_ITEMS + _TAIL_ITEMS
+_SCALAR_CHARS = 80
+_ERROR_LINE = re.compile(
+    r"\b(error|exception|failed|fatal|denied|timeout|timed out|time out|timedout)\b",
+    re.IGNORECASE,
+)
+
+
+def clip(text: str, max_chars: int) -> str:
+    """Cut ``text`` to ``max_chars``, ending in ``…`` when something was removed."""
+    if len(text) <= max_chars:
+        return text
+    return text[: max(0, max_chars - 1)].rstrip() + "…"
+
+
+def _scalar(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return clip(value, _SCALAR_CHARS)
+    if isinstance(value, (bool, int, float)):
+        return js_number(value)
+    return ""
+
+
+def _one_line(item: Any) -> str:
+    if isinstance(item, dict):
+        pairs = ((key, _scalar(value)) for key, value in item.items())
+        return ", ".join(f"{key}: {text}" for key, text in pairs if text)
+    return _scalar(item)
+
+
+def summarize_tool_result(value: Any, max_chars: int = RESULT_CHARS) -> str:
+    """Render a tool's raw output as the short text a small model sees.
+
+    ``None`` → ``done``; a blank string → ``(no output)``; an empty list → ``none``; lists become
+    numbered lines (head, ``… N omitted``, error lines, tail); objects one ``key: value`` line per
+    entry. Pydantic models, dataclasses, attrs and msgspec objects are read as their fields.
+    Never raises and never returns more than ``max_chars`` characters.
+    """
+    value = to_plain(value)
+    if value is None:
+        return "done"
+    if isinstance(value, str):
+        return "(no output)" if not value.strip() else clip(value, max_chars)
+    if isinstance(value, (list, tuple)):
+        return _summarize_list(list(value), max_chars)
+    if isinstance(value, dict):
+        lines = []
+        for key, item in value.items():
+            item = to_plain(item)
+            if isinstance(item, (list, tuple, dict)):
+                line = _one_line(item) if isinstance(item, dict) else ""
+                lines.append(f"{key}: {line or summarize_tool_result(item, _SCALAR_CHARS)}")
+            else:
+                lines.append(f"{key}: {_scalar(item)}")
+        return clip("\n".join(lines), max_chars)
+    if isinstance(value, (bool, int, float)):
+        return clip(js_number(value), max_chars)
+    return clip(str(value), max_chars)
+
+
+def _summarize_list(items: list[Any], max_chars: int) -> str:
+    if not items:
+        return "none"
+    lines = [f"{n}. {_one_line(to_plain(item))}" for n, item in enumerate(items, start=1)]
+    if len(lines) <= _SHORT_LIST:
+        return clip("\n".join(lines), max_chars)
+    middle = lines[_HEAD_ITEMS:-_TAIL_ITEMS]
+    kept = [
+        *lines[:_HEAD_ITEMS],
+        f"… {len(lines) - _SHORT_LIST} omitted",
+        *(line for line in middle if _ERROR_LINE.search(line)),
+        *lines[-_TAIL_ITEMS:],
+    ]
+    return clip("\n".join(kept), max_chars)

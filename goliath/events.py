@@ -1,0 +1,132 @@
+"""Trace events: what a turn reports as it goes (BEHAVIOR §10).
+
+Each event is a frozen msgspec Struct tagged by ``type``; the tag is also readable as the
+``type`` attribute, so ``event.type == "plan"`` and the JSON form ``{"type": "plan", ...}``
+agree. Events are appended to ``RunResult.trace`` and handed to ``on_event`` callbacks;
+transports send them as they happen (Server-Sent Events, MessagePack frames).
+"""
+
+from typing import Any, Literal
+
+import msgspec
+
+__all__ = [
+    "AnswerEvent",
+    "BudgetEvent",
+    "ConfirmEvent",
+    "EscalateEvent",
+    "Event",
+    "EventBase",
+    "MemoryErrorEvent",
+    "PlanEvent",
+    "RecallEvent",
+    "RememberEvent",
+    "ToolEvent",
+    "event_types",
+]
+
+
+class EventBase(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", omit_defaults=True):
+    """Base of every trace event; ``type`` is the event's tag."""
+
+    @property
+    def type(self) -> str:
+        tag = self.__struct_config__.tag
+        assert isinstance(tag, str)
+        return tag
+
+
+class RecallEvent(EventBase, tag="recall", frozen=True):
+    """Memory was loaded: the rolling brief and how many recent exchanges came with it."""
+
+    summary: str
+    recent: int
+
+
+class PlanEvent(EventBase, tag="plan", frozen=True):
+    """The conductor chose the next step (an ``escalate`` plan is reported as ``answer``)."""
+
+    index: int
+    kind: Literal["tool", "answer"]
+    brief: str
+    tool: str | None = None
+    why: str | None = None
+
+
+class ConfirmEvent(EventBase, tag="confirm", frozen=True):
+    """A write was approved or declined."""
+
+    tool: str
+    approved: bool
+    reason: str | None = None
+
+
+class ToolEvent(EventBase, tag="tool", frozen=True):
+    """A tool step finished (executed, failed, cached or skipped); ``result`` is what the model sees."""
+
+    tool: str
+    input: Any
+    result: str
+    ms: float
+
+
+class AnswerEvent(EventBase, tag="answer", frozen=True):
+    """The turn's final non-empty text (device, cloud or best-effort)."""
+
+    text: str
+
+
+class EscalateEvent(EventBase, tag="escalate", frozen=True):
+    """The device could not finish: ``reason`` is one of the codes of BEHAVIOR §2.8."""
+
+    reason: str
+    error: str | None = None
+
+
+class RememberEvent(EventBase, tag="remember", frozen=True):
+    """Memory was saved; ``summary`` is the new rolling brief."""
+
+    summary: str
+
+
+class MemoryErrorEvent(EventBase, tag="memory_error", frozen=True):
+    """The scribe or the memory store failed; the answer still stands."""
+
+    error: str
+
+
+class BudgetEvent(EventBase, tag="budget", frozen=True):
+    """A model call's prompt was counted against its stage's input limit."""
+
+    label: str
+    tokens: int
+    limit: int
+    source: Literal["tokenizer", "estimate"] = "estimate"
+
+
+Event = (
+    RecallEvent
+    | PlanEvent
+    | ConfirmEvent
+    | ToolEvent
+    | AnswerEvent
+    | EscalateEvent
+    | RememberEvent
+    | MemoryErrorEvent
+    | BudgetEvent
+)
+
+
+def event_types() -> tuple[str, ...]:
+    """Every event tag, in the order of the table in BEHAVIOR §10."""
+    return (
+        "recall",
+        "plan",
+        "confirm",
+        "tool",
+        "answer",
+        "escalate",
+        "remember",
+        "memory_error",
+        "budget",
+    )

@@ -1,0 +1,300 @@
+"""Lifecycle extensions (BEHAVIOR §9): ordered hooks that observe, patch, deny or stop a turn.
+
+An extension is any object with a ``name`` and some hook methods (sync or async, one argument:
+the :class:`HookContext`). Hooks run one after another in registration order, each seeing the
+previous one's changes. A hook returns ``None`` (no change), a patch (a dict of the phase's
+fields), or one of the decisions :class:`Deny`, :class:`Stop`, :class:`Skip` where its phase
+allows it; anything else is an :class:`~goliath.errors.ExtensionError`.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import attrs
+import trio
+
+from ._util import maybe_await, message_of
+from .errors import ConfigError, ExtensionError
+
+__all__ = [
+    "HOOKS",
+    "Deny",
+    "Extension",
+    "ExtensionRunner",
+    "HookContext",
+    "RunOutcome",
+    "Skip",
+    "Stop",
+    "StopRun",
+    "check_extensions",
+]
+
+HOOKS = (
+    "before_run",
+    "after_recall",
+    "before_plan",
+    "after_plan",
+    "before_tool",
+    "after_tool",
+    "before_fallback",
+    "after_answer",
+    "before_remember",
+    "on_error",
+    "on_finish",
+)
+OBSERVERS = ("on_error", "on_finish")
+STOP_PHASES = frozenset(
+    {"before_run", "after_plan", "before_tool", "before_fallback", "after_answer"}
+)
+OBSERVER_SECONDS = 5.0
+"""How long ``on_error``/``on_finish`` observers may take in total when a run was cancelled."""
+
+
+class Extension:
+    """Base class for extensions: set ``name`` and define any of the hook methods."""
+
+    name: str = ""
+
+
+@attrs.frozen
+class Deny:
+    """``before_tool`` only: skip this tool call; the model sees the reason."""
+
+    reason: str
+
+
+@attrs.frozen
+class Stop:
+    """End the run now with ``text`` as its answer (phases that allow it)."""
+
+    text: str
+    reason: str
+
+
+@attrs.frozen
+class Skip:
+    """``before_remember`` only: save nothing for this turn."""
+
+
+class HookContext:
+    """What a hook receives: the run's identity, the app context, private state, phase data.
+
+    Attributes always present: ``phase``, ``run_id``, ``conversation_id``, ``context`` (the
+    application's object, not copied), ``state`` (a dict private to this extension for this
+    run). The phase's data are further attributes (``ask``, ``steps``, ``tool`` ...); plain
+    data are copies, so changing them changes nothing — return a patch instead.
+    """
+
+    phase: str
+    run_id: str
+    conversation_id: str | None
+    context: Any
+    state: dict[str, Any]
+
+    def __init__(self, **fields: Any) -> None:
+        self.__dict__.update(fields)
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(
+            f"The {self.__dict__.get('phase', '?')} hook context has no attribute {name!r}; "
+            f"it has {', '.join(sorted(self.__dict__))}."
+        )
+
+    def __repr__(self) -> str:
+        return f"HookContext(phase={self.__dict__.get('phase')!r})"
+
+
+@attrs.frozen
+class RunOutcome:
+    """How a run ended, as ``on_finish`` sees it.
+
+    ``status`` is ``completed``, ``stopped``, ``error`` or ``aborted`` (cancelled); ``result``
+    is set for the first two, ``error`` and ``origin`` for the last two.
+    """
+
+    status: str
+    result: Any = None
+    error: BaseException | None = None
+    origin: str | None = None
+    steps: list[Any] = attrs.field(factory=list)
+    trace: list[Any] = attrs.field(factory=list)
+
+
+@attrs.frozen
+class Denied:
+    """Internal: which extension denied a tool call, and why."""
+
+    extension: str
+    reason: str
+
+
+Validator = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
+"""Checks one hook's patch against the current data and returns the accepted values."""
+
+
+class StopRun(Exception):
+    """Internal: an extension stopped the run. Never escapes ``Agent.run``."""
+
+    def __init__(self, extension: str, phase: str, text: str, reason: str) -> None:
+        super().__init__(f"{extension} stopped the run in {phase}: {reason}")
+        self.extension = extension
+        self.phase = phase
+        self.text = text
+        self.reason = reason
+
+
+def check_extensions(extensions: Sequence[Any]) -> tuple[Any, ...]:
+    """Validate names (non-blank, unique) at construction time."""
+    seen: set[str] = set()
+    for extension in extensions:
+        name = getattr(extension, "name", None)
+        if not isinstance(name, str) or not name.strip() or name in seen:
+            raise ConfigError(
+                f"Extension names must be nonempty and unique; got {name!r}. Give each extension "
+                "a class attribute `name = '...'`."
+            )
+        seen.add(name)
+    return tuple(extensions)
+
+
+def _resolve_hook(extension: Any, phase: str) -> Callable[[HookContext], Any] | None:
+    hook = getattr(extension, phase, None)
+    if hook is None or not callable(hook):
+        return None
+    if not isinstance(extension, type) and phase not in getattr(extension, "__dict__", {}):
+        raw = inspect.getattr_static(type(extension), phase, None)
+        if inspect.isfunction(raw):
+            params = list(inspect.signature(raw).parameters.values())
+            if len(params) == 1 and params[0].name not in ("self", "cls"):
+                return raw  # a plain function written without self
+    return hook  # type: ignore[no-any-return]
+
+
+def _deepcopy(value: Any) -> Any:
+    try:
+        return copy.deepcopy(value)
+    except Exception:
+        return value
+
+
+class ExtensionRunner:
+    """Runs one turn's hooks, keeping each extension's private per-run state."""
+
+    def __init__(
+        self, extensions: Sequence[Any], *, run_id: str, conversation_id: str | None, context: Any
+    ) -> None:
+        self.extensions = tuple(extensions)
+        self.run_id = run_id
+        self.conversation_id = conversation_id
+        self.context = context
+        self.states: dict[str, dict[str, Any]] = {ext.name: {} for ext in self.extensions}
+        self.diagnostics: list[dict[str, str]] = []
+
+    @property
+    def active(self) -> bool:
+        return bool(self.extensions)
+
+    def _context(self, extension: Any, phase: str, data: dict[str, Any]) -> HookContext:
+        return HookContext(
+            phase=phase,
+            run_id=self.run_id,
+            conversation_id=self.conversation_id,
+            context=self.context,
+            state=self.states[extension.name],
+            **{key: _deepcopy(value) for key, value in data.items()},
+        )
+
+    async def _call(self, extension: Any, phase: str, data: dict[str, Any]) -> Any:
+        hook = _resolve_hook(extension, phase)
+        if hook is None:
+            return None
+        await trio.lowlevel.checkpoint_if_cancelled()
+        try:
+            result = await maybe_await(hook(self._context(extension, phase, data)))
+        except Exception as exc:
+            raise ExtensionError(extension.name, phase, exc) from exc
+        await trio.lowlevel.checkpoint_if_cancelled()
+        return result
+
+    def _fail(self, extension: Any, phase: str, problem: str) -> ExtensionError:
+        return ExtensionError(extension.name, phase, ValueError(problem))
+
+    async def transform(
+        self,
+        phase: str,
+        data: dict[str, Any],
+        keys: frozenset[str],
+        *,
+        validate: Validator | None = None,
+        deny: bool = False,
+        skip: bool = False,
+    ) -> tuple[dict[str, Any], Denied | Skip | None]:
+        """Run every hook of a transforming phase.
+
+        Returns ``(patch, decision)``: the merged patch of all hooks (later wins) and a
+        :class:`Deny`/:class:`Skip` that ended the chain, or ``None``. Raises :class:`StopRun`
+        for an allowed stop and :class:`ExtensionError` for anything invalid.
+        """
+        patch: dict[str, Any] = {}
+        current = dict(data)
+        for extension in self.extensions:
+            result = await self._call(extension, phase, current)
+            if result is None:
+                continue
+            if isinstance(result, Stop):
+                if phase not in STOP_PHASES:
+                    raise self._fail(extension, phase, f"Stop is not allowed in {phase}")
+                if not isinstance(result.text, str) or not isinstance(result.reason, str):
+                    raise self._fail(extension, phase, "Stop(text, reason) needs two strings")
+                raise StopRun(extension.name, phase, result.text, result.reason)
+            if isinstance(result, Deny):
+                if not deny:
+                    raise self._fail(
+                        extension, phase, f"Deny is only allowed in before_tool, not {phase}"
+                    )
+                return patch, Denied(extension.name, str(result.reason))
+            if isinstance(result, Skip):
+                if not skip:
+                    raise self._fail(
+                        extension, phase, f"Skip is only allowed in before_remember, not {phase}"
+                    )
+                return patch, result
+            if not isinstance(result, dict):
+                raise self._fail(
+                    extension,
+                    phase,
+                    f"returned {result!r}; expected None, a dict patch of {sorted(keys)}"
+                    + (", Deny(reason)" if deny else "")
+                    + (", Skip()" if skip else "")
+                    + (", Stop(text, reason)" if phase in STOP_PHASES else ""),
+                )
+            unknown = set(result) - keys
+            if unknown:
+                raise self._fail(
+                    extension,
+                    phase,
+                    f"unknown patch keys {sorted(unknown)}; allowed: {sorted(keys)}",
+                )
+            try:
+                checked = validate(result, current) if validate else result
+            except Exception as exc:
+                raise ExtensionError(extension.name, phase, exc) from exc
+            patch.update(checked)
+            current.update(checked)
+        return patch, None
+
+    async def observe(self, phase: str, data: dict[str, Any]) -> None:
+        """Run ``on_error``/``on_finish`` observers: failures become diagnostics, never errors."""
+        for extension in self.extensions:
+            if _resolve_hook(extension, phase) is None:
+                continue
+            try:
+                await self._call(extension, phase, {**data, "diagnostics": list(self.diagnostics)})
+            except ExtensionError as exc:
+                self.diagnostics.append(
+                    {"extension": extension.name, "phase": phase, "error": message_of(exc.cause)}
+                )

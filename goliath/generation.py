@@ -1,0 +1,116 @@
+"""The one way the harness calls a model: counted, budgeted, reported, then sent.
+
+Every stage goes through :class:`ModelCaller.call`: it counts the prompt (tokenizer or
+estimate), compacts it once when the stage allows, emits a ``budget`` event, refuses a prompt
+over the stage's limit before anything is generated, and tags provider failures with the
+``model`` origin so the turn can escalate them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import attrs
+import trio
+
+from ._origin import mark, origin
+from .budget import (
+    OUTPUT_CAPS,
+    PROMPT_OVERHEAD_TOKENS,
+    Stage,
+    TokenCounter,
+    count_text,
+    estimate_tokens,
+    input_limit,
+)
+from .errors import BudgetError
+from .events import BudgetEvent, Event
+from .models import GenerateRequest, Generation
+
+__all__ = ["Generate", "ModelCaller", "Usage"]
+
+Generate = Callable[[GenerateRequest], Awaitable[Generation]]
+
+
+@attrs.define
+class Usage:
+    """What the device model did during one turn."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@attrs.define
+class ModelCaller:
+    generate: Generate
+    window: int
+    count_tokens: TokenCounter | None
+    emit: Callable[[Event], None]
+    usage: Usage = attrs.field(factory=Usage)
+
+    async def count(self, system: str, schema: dict[str, Any] | None, prompt: str) -> int:
+        """Tokens of system + schema + prompt, plus the template overhead (§3.4)."""
+        schema_text = json.dumps(schema, separators=(",", ":")) if schema is not None else ""
+        if self.count_tokens is None:
+            total = estimate_tokens(system) + estimate_tokens(schema_text) + estimate_tokens(prompt)
+        else:
+            joined = "\n\n".join(part for part in (system, schema_text, prompt) if part)
+            try:
+                total = await count_text(self.count_tokens, joined)
+            except Exception as exc:
+                mark(exc, "model")  # a failing tokenizer is a failure of the stage's provider
+                raise
+        return total + PROMPT_OVERHEAD_TOKENS
+
+    async def call(
+        self,
+        label: Stage,
+        system: str,
+        prompt: Callable[[bool], str],
+        schema: dict[str, Any] | None = None,
+        *,
+        compactable: bool,
+    ) -> Generation:
+        """Count, maybe compact, report, check and send one model call.
+
+        ``prompt(compact)`` renders the user prompt; ``compact=True`` asks for the compacted
+        step log. Raises :class:`BudgetError` (origin ``budget``) when the prompt cannot fit,
+        and re-raises provider failures tagged with origin ``model``.
+        """
+        await trio.lowlevel.checkpoint_if_cancelled()
+        limit = input_limit(self.window, label)
+        text = prompt(False)
+        tokens = await self.count(system, schema, text)
+        if tokens > limit and compactable:
+            text = prompt(True)
+            tokens = await self.count(system, schema, text)
+        with origin("event"):
+            self.emit(
+                BudgetEvent(
+                    label=label,
+                    tokens=tokens,
+                    limit=limit,
+                    source="estimate" if self.count_tokens is None else "tokenizer",
+                )
+            )
+        if tokens > limit:
+            error = BudgetError(label, tokens, limit)
+            mark(error, "budget")
+            raise error
+        await trio.lowlevel.checkpoint_if_cancelled()
+        request = GenerateRequest(
+            label=label,
+            system=system,
+            prompt=text,
+            schema=schema,
+            max_output_tokens=OUTPUT_CAPS[label],
+        )
+        with origin("model"):
+            generation = await self.generate(request)
+        self.usage.calls += 1
+        self.usage.input_tokens += generation.input_tokens
+        self.usage.output_tokens += generation.output_tokens
+        return generation

@@ -1,0 +1,70 @@
+"""The model port: one small protocol every bridge implements.
+
+Goliath never hands tool definitions to a model. Every call is a fresh context of one system
+prompt and one user prompt, optionally constrained to a JSON Schema (guided generation), so the
+same harness drives llama.cpp in-process, an OpenAI-compatible server or Apple's on-device
+model. Bridges live in submodules and import their SDKs lazily:
+
+- ``goliath.models.llamacpp.LlamaCppModel`` — in-process llama.cpp (the embedded default)
+- ``goliath.models.openai.OpenAICompatibleModel`` — any Chat Completions server
+- ``goliath.models.apple.AppleModel`` — Apple Foundation Models through ``apple-fm-sdk``
+- ``goliath.testing.FakeModel`` — a scripted model for tests
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol, runtime_checkable
+
+import msgspec
+
+__all__ = ["GenerateRequest", "Generation", "Label", "Model", "TokenCounting", "Windowed"]
+
+Label = Literal["conductor", "worker", "answer", "scribe"]
+
+
+class GenerateRequest(msgspec.Struct, frozen=True, kw_only=True):
+    """One model call: a fresh context, a system and a user prompt, and an optional schema.
+
+    ``schema`` is a JSON Schema; when present the reply must be constrained to it.
+    ``label`` names the harness stage making the call.
+    """
+
+    label: Label
+    system: str
+    prompt: str
+    schema: dict[str, Any] | None = None
+    max_output_tokens: int = 256
+
+
+class Generation(msgspec.Struct, frozen=True, kw_only=True):
+    """A model's reply and what it cost, in tokens."""
+
+    text: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@runtime_checkable
+class Model(Protocol):
+    """Anything that can answer a :class:`GenerateRequest`.
+
+    Bridges raise :class:`goliath.errors.ModelError` subclasses (with a provider ``code`` where
+    there is one) so the harness classifies failures by type, and honour Trio cancellation:
+    a cancelled call must stop generating promptly.
+    """
+
+    async def generate(self, request: GenerateRequest) -> Generation: ...
+
+
+@runtime_checkable
+class Windowed(Protocol):
+    """A model that knows its context window, in tokens."""
+
+    def window(self) -> int: ...
+
+
+@runtime_checkable
+class TokenCounting(Protocol):
+    """A model that counts tokens exactly, with its own tokenizer."""
+
+    def count_tokens(self, text: str) -> int: ...

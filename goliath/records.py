@@ -1,0 +1,124 @@
+"""Records a turn produces and consumes: steps, exchanges, memory, results, requests.
+
+They are msgspec Structs so they cross actors and transports as they are (JSON at the public
+edge, MessagePack inside) and persist in stores. Following msgspec's schema-evolution rules,
+new fields always get defaults and existing field types never change.
+"""
+
+from typing import Any, Literal
+
+import msgspec
+
+from .events import Event
+
+__all__ = [
+    "ConfirmRequest",
+    "Decision",
+    "Exchange",
+    "FallbackRequest",
+    "HandledBy",
+    "MemoryState",
+    "RunResult",
+    "SkipReason",
+    "StepRecord",
+]
+
+HandledBy = Literal["device", "cloud"]
+SkipReason = Literal["policy", "confirmation", "missing"]
+
+
+class StepRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One step of a turn, as the application sees it.
+
+    ``result`` is the compressed text the model saw; ``output`` is a JSON snapshot of the raw
+    tool output (``None`` when it did not serialize) and is never rendered into device prompts.
+    """
+
+    index: int
+    kind: Literal["tool", "answer"]
+    brief: str
+    tool: str | None = None
+    input: Any = None
+    result: str | None = None
+    output: Any = None
+    writes: bool = False
+    output_mode: Literal["summary", "content"] | None = None
+    skipped: bool = False
+    skip_reason: SkipReason | None = None
+    cached: bool = False
+    failed: bool = False
+    extension: str | None = None
+    text: str | None = None
+
+
+class Exchange(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One finished ask and its answer; ``at`` is seconds since the Unix epoch."""
+
+    ask: str
+    answer: str
+    at: float
+    best_effort: bool = False
+    steps: list[StepRecord] = msgspec.field(default_factory=list)
+
+
+class MemoryState(msgspec.Struct, kw_only=True):
+    """What a conversation remembers: a rolling brief and the last three exchanges verbatim."""
+
+    summary: str = ""
+    recent: list[Exchange] = msgspec.field(default_factory=list)
+
+
+class RunResult(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """The outcome of one turn.
+
+    ``text`` is the final reply (device, cloud, best-effort or an extension's stop text, else
+    ``""``); ``output`` is the validated structured answer, only ever for device answers.
+    ``model_calls``, ``input_tokens`` and ``output_tokens`` count what the device model did.
+    """
+
+    text: str
+    handled_by: HandledBy
+    steps: list[StepRecord] = msgspec.field(default_factory=list)
+    output: Any = None
+    best_effort: bool = False
+    stopped: dict[str, str] | None = None
+    diagnostics: list[dict[str, str]] = msgspec.field(default_factory=list)
+    trace: list[Event] = msgspec.field(default_factory=list)
+    conversation_id: str | None = None
+    turn_id: str = ""
+    model_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class ConfirmRequest(msgspec.Struct, frozen=True, kw_only=True):
+    """A write waiting for approval. ``input`` is a copy: changing it changes nothing."""
+
+    tool: str
+    input: dict[str, Any]
+    brief: str
+    conversation_id: str | None = None
+    turn_id: str = ""
+    call_id: str = ""
+
+
+class Decision(msgspec.Struct, frozen=True):
+    """An answer to a :class:`ConfirmRequest`, with an optional reason shown to the model."""
+
+    approved: bool
+    reason: str | None = None
+
+
+class FallbackRequest(msgspec.Struct, frozen=True, kw_only=True):
+    """What the cloud hand-off receives: the ask, memory, every step with raw outputs, and why.
+
+    Never a transcript: the cloud agent gets the same structured record the device built.
+    """
+
+    ask: str
+    summary: str
+    recent: list[Exchange]
+    steps: list[StepRecord]
+    reason: str
+    error: str | None = None
+    conversation_id: str | None = None

@@ -1,0 +1,341 @@
+"""Tools: what the agent can do, described so a small model can pick one and fill it.
+
+A tool is a name, a one-sentence description, a pydantic model of flat parameters and a
+function. ``@tool`` builds all of that from a plain function's signature and docstring; sync
+functions run in a worker thread (Decision D9) so they never block the Trio loop.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import keyword
+import re
+import typing
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal, overload
+
+import attrs
+import pydantic
+import trio
+
+from .budget import ResultBudget
+from .errors import ConfigError
+from .records import Exchange, StepRecord
+from .schema import compact_schema
+
+__all__ = ["OutputMode", "Tool", "ToolContext", "tool", "tools_by_name"]
+
+OutputMode = Literal["summary", "content"]
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@attrs.frozen(kw_only=True)
+class ToolContext:
+    """What a tool receives besides its arguments.
+
+    Attributes:
+        conversation_id: the conversation the turn belongs to (``None`` for the default one).
+        turn_id: the turn's id, stable across retries of the same request.
+        context: the application's own data for this run; never shown to a model.
+        steps: earlier steps of this turn, with raw ``output`` snapshots.
+        recent: the recalled recent exchanges, with their step records.
+        result_budget: for content-mode tools, how many tokens a result may use.
+    """
+
+    conversation_id: str | None = None
+    turn_id: str = ""
+    context: Any = None
+    steps: list[StepRecord] = attrs.field(factory=list)
+    recent: list[Exchange] = attrs.field(factory=list)
+    result_budget: ResultBudget = attrs.field(factory=lambda: ResultBudget(max_tokens=512))
+
+    def check_cancelled(self) -> None:
+        """Raise ``trio.Cancelled`` if the turn was cancelled; for long sync tools in threads.
+
+        A sync tool runs in a worker thread that Trio cannot interrupt; calling this between
+        units of work lets a cancelled turn stop promptly instead of waiting for the thread.
+        """
+        try:
+            trio.from_thread.check_cancelled()
+        except RuntimeError:  # not in a Trio worker thread: nothing to check
+            return
+
+
+Execute = Callable[[dict[str, Any], ToolContext], Any]
+ResolveInput = Callable[[dict[str, Any], ToolContext], "dict[str, Any] | Awaitable[dict[str, Any]]"]
+ToModelOutput = Callable[[Any], "str | Awaitable[str]"]
+
+
+def _check_name(name: object) -> str:
+    if not isinstance(name, str) or not _IDENTIFIER.match(name) or keyword.iskeyword(name):
+        raise ConfigError(
+            f"Tool name {name!r} is not a valid identifier. Use snake_case letters, digits and "
+            "underscores, e.g. 'list_tasks'."
+        )
+    return name
+
+
+def _check_parameters(parameters: object) -> type[pydantic.BaseModel]:
+    if not (isinstance(parameters, type) and issubclass(parameters, pydantic.BaseModel)):
+        raise ConfigError(
+            f"Tool parameters must be a pydantic model class, got {parameters!r}. Use the @tool "
+            "decorator to build one from a function signature."
+        )
+    compact_schema(parameters)  # raises ConfigError when no JSON Schema can be built
+    return parameters
+
+
+@attrs.frozen(init=False, slots=False)
+class Tool:
+    """A tool the conductor may choose and the worker fills.
+
+    Args:
+        name: what the conductor picks (an enum value in its schema); a valid identifier.
+        description: one sentence shown on every conductor call.
+        parameters: a pydantic model class of flat fields; no fields means no worker call.
+        execute: ``execute(args: dict, ctx: ToolContext)``, sync (run in a thread) or async.
+        writes: the tool changes things: it needs confirmation and invalidates cached reads.
+        requires_confirmation: without an explicit confirm handler the write is declined.
+        requires: tool names that must have succeeded earlier in the turn.
+        resolve_input: deterministic mapping of arguments before confirmation (no side effects).
+        to_model_output: replaces the structural summary of the output.
+        output_mode: ``"summary"`` (≤ 600 characters) or ``"content"`` (literal excerpts
+            governed by token budgets).
+    """
+
+    name: str
+    description: str
+    parameters: type[pydantic.BaseModel]
+    execute: Execute
+    writes: bool
+    requires_confirmation: bool
+    requires: tuple[str, ...]
+    resolve_input: ResolveInput | None
+    to_model_output: ToModelOutput | None
+    output_mode: OutputMode
+
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        parameters: type[pydantic.BaseModel],
+        execute: Execute,
+        *,
+        writes: bool = False,
+        requires_confirmation: bool = False,
+        requires: Iterable[str] = (),
+        resolve_input: ResolveInput | None = None,
+        to_model_output: ToModelOutput | None = None,
+        output_mode: OutputMode = "summary",
+    ) -> None:
+        if not callable(execute):
+            raise ConfigError(f"Tool {name!r}: execute must be callable, got {execute!r}.")
+        if output_mode not in ("summary", "content"):
+            raise ConfigError(
+                f"Tool {name!r}: output_mode must be 'summary' or 'content', got {output_mode!r}."
+            )
+        if isinstance(requires, str):
+            raise ConfigError(
+                f"Tool {name!r}: requires must be a list of tool names, not the string {requires!r}."
+            )
+        self.__attrs_init__(
+            name=_check_name(name),
+            description=" ".join(str(description).split()),
+            parameters=_check_parameters(parameters),
+            execute=execute,
+            writes=bool(writes),
+            requires_confirmation=bool(requires_confirmation),
+            requires=tuple(_check_name(required) for required in requires),
+            resolve_input=resolve_input,
+            to_model_output=to_model_output,
+            output_mode=output_mode,
+        )
+
+    @functools.cached_property
+    def has_arguments(self) -> bool:
+        """Whether the worker must fill arguments (a model with no fields needs no call)."""
+        return bool(self.parameters.model_fields)
+
+    @functools.cached_property
+    def schema(self) -> dict[str, Any]:
+        """The compact JSON Schema of the parameters."""
+        return compact_schema(self.parameters)
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> Any:
+        """Call ``execute``: async functions in the caller's task, sync ones in a worker thread."""
+        execute = self.execute
+        if _is_async(execute):
+            return await execute(args, ctx)
+        result = await trio.to_thread.run_sync(execute, args, ctx)
+        if inspect.isawaitable(result):  # a sync wrapper around an async function
+            return await result
+        return result
+
+
+def _is_async(fn: Callable[..., Any]) -> bool:
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
+        getattr(fn, "__call__", None)  # noqa: B004 - async callable objects
+    )
+
+
+_ARG_LINE = re.compile(r"^\s*(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+
+
+def _docstring_parts(fn: Callable[..., Any]) -> tuple[str, dict[str, str]]:
+    """The first docstring line and Google-style ``Args:`` descriptions."""
+    doc = inspect.getdoc(fn) or ""
+    lines = doc.splitlines()
+    summary = lines[0].strip() if lines else ""
+    descriptions: dict[str, str] = {}
+    current: str | None = None
+    in_args = False
+    for line in lines[1:]:
+        stripped = line.strip()
+        if stripped in ("Args:", "Arguments:", "Parameters:"):
+            in_args = True
+            continue
+        if in_args:
+            if stripped.endswith(":") and not line.startswith((" ", "\t")):
+                break  # the next section (Returns:, Raises:) begins
+            match = _ARG_LINE.match(line)
+            if match and line.startswith((" ", "\t")) and len(line) - len(line.lstrip()) <= 4:
+                current = match.group(1)
+                descriptions[current] = match.group(2).strip()
+            elif current and stripped:
+                descriptions[current] = f"{descriptions[current]} {stripped}".strip()
+    return summary, descriptions
+
+
+def _parameters_from_signature(
+    fn: Callable[..., Any], model_name: str
+) -> tuple[type[pydantic.BaseModel], str | None]:
+    signature = inspect.signature(fn)
+    try:
+        hints = typing.get_type_hints(fn, include_extras=True)
+    except Exception as exc:
+        raise ConfigError(f"Cannot resolve the type hints of {fn.__qualname__}: {exc}") from exc
+    _, descriptions = _docstring_parts(fn)
+    fields: dict[str, Any] = {}
+    context_param: str | None = None
+    for param in signature.parameters.values():
+        annotation = hints.get(param.name, Any)
+        if annotation is ToolContext or (
+            typing.get_origin(annotation) is None and annotation == "ToolContext"
+        ):
+            context_param = param.name
+            continue
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise ConfigError(
+                f"{fn.__qualname__}: *args/**kwargs cannot become tool parameters; name each one."
+            )
+        default = ... if param.default is param.empty else param.default
+        description = descriptions.get(param.name)
+        fields[param.name] = (annotation, pydantic.Field(default, description=description))
+    model = pydantic.create_model(model_name, **fields)
+    return model, context_param
+
+
+def _camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_")) or "Tool"
+
+
+@overload
+def tool(fn: Callable[..., Any], /) -> Tool: ...
+
+
+@overload
+def tool(
+    fn: None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    writes: bool = False,
+    requires_confirmation: bool = False,
+    requires: Iterable[str] = (),
+    resolve_input: ResolveInput | None = None,
+    to_model_output: ToModelOutput | None = None,
+    output_mode: OutputMode = "summary",
+) -> Callable[[Callable[..., Any]], Tool]: ...
+
+
+def tool(
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    writes: bool = False,
+    requires_confirmation: bool = False,
+    requires: Iterable[str] = (),
+    resolve_input: ResolveInput | None = None,
+    to_model_output: ToModelOutput | None = None,
+    output_mode: OutputMode = "summary",
+) -> Tool | Callable[[Callable[..., Any]], Tool]:
+    """Turn a function into a :class:`Tool`.
+
+    The name is the function's name, the description the first docstring line, and the
+    parameters come from the signature (types from annotations, descriptions from a Google-style
+    ``Args:`` section). A parameter annotated :class:`ToolContext` receives the context instead
+    of being shown to the model. Accepts every keyword :class:`Tool` does.
+    """
+
+    def build(function: Callable[..., Any]) -> Tool:
+        tool_name = name or function.__name__
+        summary, _ = _docstring_parts(function)
+        model, context_param = _parameters_from_signature(function, f"{_camel(tool_name)}Args")
+        is_async = inspect.iscoroutinefunction(function)
+
+        if is_async:
+
+            async def execute_async(args: dict[str, Any], ctx: ToolContext) -> Any:
+                extra = {context_param: ctx} if context_param else {}
+                return await function(**args, **extra)
+
+            execute: Execute = execute_async
+        else:
+
+            def execute_sync(args: dict[str, Any], ctx: ToolContext) -> Any:
+                extra = {context_param: ctx} if context_param else {}
+                return function(**args, **extra)
+
+            execute = execute_sync
+
+        built = Tool(
+            tool_name,
+            description if description is not None else summary,
+            model,
+            execute,
+            writes=writes,
+            requires_confirmation=requires_confirmation,
+            requires=requires,
+            resolve_input=resolve_input,
+            to_model_output=to_model_output,
+            output_mode=output_mode,
+        )
+        object.__setattr__(built, "__wrapped__", function)
+        return built
+
+    if fn is not None:
+        return build(fn)
+    return build
+
+
+def tools_by_name(tools: Iterable[Tool] | Mapping[str, Tool] | None) -> dict[str, Tool]:
+    """Key tools by their own ``name`` (the keys of a mapping are ignored); names must be unique."""
+    if tools is None:
+        return {}
+    items: Sequence[Any] = list(tools.values()) if isinstance(tools, Mapping) else list(tools)
+    result: dict[str, Tool] = {}
+    for item in items:
+        if not isinstance(item, Tool):
+            raise ConfigError(
+                f"Expected a Tool, got {item!r}. Decorate functions with @tool or build Tool(...)."
+            )
+        if item.name in result:
+            raise ConfigError(f"Two tools are named {item.name!r}; tool names must be unique.")
+        result[item.name] = item
+    return result

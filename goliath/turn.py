@@ -1,0 +1,981 @@
+"""One turn, top to bottom: recall → plan → worker → tool → judge → answer → remember.
+
+This module is the state machine; each stage's details live in its own module (conductor,
+worker, judge, answer, scribe, prompts, budget, compress). A turn knows nothing of actors: the
+conversation actor calls :func:`run_turn` with a ``generate`` port that reaches the model worker.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+import pydantic
+import trio
+
+from ._origin import Origin, origin, origin_of
+from ._util import maybe_await, message_of, named_message, try_snapshot
+from .answer import AnswerInvalid, compose_answer
+from .budget import (
+    EXCERPT_OMITTED,
+    ContentBudgets,
+    ResultBudget,
+    clip_tokens,
+    count_text,
+    fit_excerpt,
+)
+from .classify import classify_model_error
+from .compress import RESULT_CHARS, clip, summarize_tool_result
+from .conductor import InvalidPlan, Plan, plan_from_patch, request_plan
+from .config import AgentConfig, TurnRequest
+from .errors import BudgetError, ConfigError, ExtensionError, GoliathError
+from .events import (
+    AnswerEvent,
+    ConfirmEvent,
+    EscalateEvent,
+    Event,
+    MemoryErrorEvent,
+    PlanEvent,
+    RecallEvent,
+    RememberEvent,
+    ToolEvent,
+)
+from .extensions import OBSERVER_SECONDS, Denied, ExtensionRunner, RunOutcome, Skip, StopRun
+from .generation import Generate, ModelCaller
+from .judge import cap_reached, duplicate_verdict, last_two_failed, prerequisites_met
+from .memory._codec import copy_state
+from .prompts import (
+    answer_system,
+    answer_user,
+    arguments_correction,
+    compact_steps,
+    conductor_system,
+    conductor_user,
+    worker_system,
+)
+from .records import (
+    ConfirmRequest,
+    Decision,
+    Exchange,
+    FallbackRequest,
+    HandledBy,
+    MemoryState,
+    RunResult,
+    StepRecord,
+)
+from .scribe import RECENT_KEEP, fold_memory
+from .session import Session
+from .tools import Tool, ToolContext
+from .worker import (
+    Arguments,
+    Malformed,
+    Missing,
+    context_steps,
+    request_arguments,
+    validate_arguments,
+)
+
+__all__ = ["DEVICE_FAILED", "REASONS", "run_turn"]
+
+REASONS = (
+    "model-unavailable",
+    "too-many-steps",
+    "repeated-tool-call",
+    "empty-answer",
+    "answer-invalid",
+    "plan-invalid",
+    "conductor-asked",
+    "tool-args-invalid",
+    "tool-error",
+    "guardrail",
+    "context-budget",
+    "tool-prerequisite-missing",
+    "model-error",
+)
+"""Every escalation reason code (BEHAVIOR §2.8; ``no-model`` is not one, Decision D5)."""
+
+DEVICE_FAILED = frozenset({"model-error", "model-unavailable", "context-budget"})
+"""Reasons after which the device model is not called again in this turn (not even the scribe)."""
+
+NO_BEST_EFFORT = DEVICE_FAILED | {"answer-invalid"}
+PENDING_RESULT = "(tool execution did not complete)"
+PROCESSING_RESULT = "(tool executed; output processing did not complete)"
+UNSUMMARIZABLE = "completed (result could not be summarized)"
+CONTENT_CANDIDATE_CHARS = 16384
+
+
+async def run_turn(
+    config: AgentConfig, session: Session, request: TurnRequest, generate: Generate
+) -> RunResult:
+    """Run one turn of ``request`` in ``session`` and return its result.
+
+    Raises the original exception of a tool hook, memory store, confirm handler, fallback or
+    event callback; ``trio.Cancelled`` when cancelled (after ``on_error``/``on_finish`` ran).
+    """
+    turn = Turn(config, session, request, generate)
+    return await turn.run()
+
+
+class Turn:
+    """The state of one turn. Methods appear in the order a turn reaches them."""
+
+    def __init__(
+        self, config: AgentConfig, session: Session, request: TurnRequest, generate: Generate
+    ) -> None:
+        self.config = config
+        self.session = session
+        self.request = request
+        self.generate = generate
+        self.ask = request.ask
+        self.instructions = config.instructions
+        self.facts: dict[str, str] = {}
+        self.output_schema = request.output_schema or config.output_schema
+        self.steps: list[StepRecord] = []
+        self.trace: list[Event] = []
+        self.handled_by: HandledBy = "device"
+        self.escalating = False
+        self.original = MemoryState()
+        self.view = MemoryState()
+        self.hands_over = False
+        self.extensions = ExtensionRunner(
+            config.extensions,
+            run_id=request.turn_id,
+            conversation_id=request.conversation_id,
+            context=request.context,
+        )
+        self.window = 0
+        self.budgets: ContentBudgets | None = None
+        self.caller: ModelCaller | None = None
+
+    # ------------------------------------------------------------------ the run
+
+    async def run(self) -> RunResult:
+        await self._prepare()
+        try:
+            result = await self._recall_and_loop()
+        except StopRun as stop:
+            result = self._result(stop.text, stopped=stop)
+            await self._finish(RunOutcome("stopped", result=result))
+            return self._with_diagnostics(result)
+        except BaseException as exc:
+            await self._fail(exc)
+            raise
+        if not self.hands_over:
+            model_error = any(
+                isinstance(event, EscalateEvent) and event.reason == "model-error"
+                for event in self.trace
+            )
+            self.session.record_turn(model_error=model_error)
+        await self._finish(RunOutcome("completed", result=result))
+        return self._with_diagnostics(result)
+
+    async def _prepare(self) -> None:
+        """Resolve the window and budgets; failures here reject the run before any hook."""
+        config = self.config
+        self.hands_over = self.session.hands_over(
+            has_fallback=config.fallback is not None, retry_after=config.session_retry_after
+        )
+        cancelled = trio.current_effective_deadline() == -float("inf")
+        if (self.hands_over or cancelled) and self.session.last_window is not None:
+            window = self.session.last_window
+        else:
+            source = config.window
+            window = await maybe_await(source()) if callable(source) else source
+        if isinstance(window, bool) or not isinstance(window, int) or window <= 0:
+            raise ConfigError(f"window must be a positive integer token count, got {window!r}.")
+        self.session.last_window = self.window = window
+        self.budgets = ContentBudgets.resolve(window, config.budgets)
+        self.caller = ModelCaller(
+            generate=self.generate,
+            window=window,
+            count_tokens=config.count_tokens,
+            emit=self.emit,
+        )
+
+    async def _recall_and_loop(self) -> RunResult:
+        await trio.lowlevel.checkpoint_if_cancelled()
+        with origin("config"):
+            facts = self.config.facts
+            resolved = await maybe_await(facts()) if callable(facts) else facts
+            self.facts = dict(resolved or {})
+        await self._before_run()
+        await trio.lowlevel.checkpoint_if_cancelled()
+        with origin("memory"):
+            loaded = await self.session.memory.load()
+        self.original = copy_state(loaded)
+        self.view = await self._after_recall(copy_state(loaded))
+        self.emit(RecallEvent(summary=self.view.summary, recent=len(self.view.recent)))
+        if self.hands_over:
+            return await self._escalate("model-error", "session fallback")
+        try:
+            return await self._loop()
+        except Exception as exc:
+            return await self._escalate_failure(exc)
+
+    async def _escalate_failure(self, exc: Exception) -> RunResult:
+        """Turn a failure escaping the loop into an escalation, or let it reject the run (§2.7)."""
+        if self.escalating:
+            raise exc
+        if isinstance(exc, BudgetError) and not self.extensions.active:
+            return await self._escalate("context-budget", str(exc))
+        if origin_of(exc) != "model":
+            raise exc
+        classification = classify_model_error(exc)
+        if classification == "guardrail":
+            self.emit(EscalateEvent(reason="guardrail", error=named_message(exc)))
+            return self._result("")
+        return await self._escalate(classification, named_message(exc))
+
+    # ------------------------------------------------------------------ the step loop
+
+    async def _loop(self) -> RunResult:
+        retried = False
+        hint: str | None = None
+        attempt = 0
+        while True:
+            await trio.lowlevel.checkpoint_if_cancelled()
+            if cap_reached(self.steps, self.config.max_steps):
+                return await self._escalate("too-many-steps")
+            available, context_text = await self._before_plan(attempt)
+            plan = await self._plan(available, context_text, hint)
+            if isinstance(plan, InvalidPlan):
+                if retried:
+                    return await self._escalate("plan-invalid")
+                retried, hint, attempt = True, plan.hint, attempt + 1
+                continue
+            plan = await self._after_plan(plan, available, attempt)
+            retried, hint, attempt = False, None, 0
+            self.emit(
+                PlanEvent(
+                    index=len(self.steps),
+                    kind="tool" if plan.kind == "tool" else "answer",
+                    tool=plan.tool,
+                    why=plan.why,
+                    brief=plan.brief,
+                )
+            )
+            if plan.kind == "escalate":
+                return await self._escalate("conductor-asked")
+            if plan.kind == "answer":
+                return await self._answer(plan)
+            escalation = await self._tool_step(plan, {tool.name: tool for tool in available})
+            if escalation is not None:
+                return escalation
+
+    async def _plan(
+        self, available: list[Tool], context_text: str | None, hint: str | None
+    ) -> Plan | InvalidPlan:
+        if not available:
+            return Plan(kind="answer", brief="reply")
+        system = conductor_system(
+            instructions=self.instructions,
+            context_text=context_text,
+            max_steps=self.config.max_steps,
+            tools=available,
+            facts=self.facts,
+            examples=self.config.examples,
+        )
+
+        projected = await self._model_steps()
+
+        def prompt(compact: bool) -> str:
+            return conductor_user(
+                ask=self.ask,
+                summary=self.view.summary,
+                recent=self.view.recent,
+                steps=compact_steps(projected) if compact else projected,
+                max_steps=self.config.max_steps,
+                window=self.window,
+                hint=hint,
+            )
+
+        assert self.caller is not None
+        return await request_plan(
+            self.caller, system=system, prompt=prompt, tool_names=[t.name for t in available]
+        )
+
+    # ------------------------------------------------------------------ a tool step
+
+    async def _tool_step(self, plan: Plan, available: Mapping[str, Tool]) -> RunResult | None:
+        tool = available.get(plan.tool or "")
+        if tool is None:
+            return await self._escalate("plan-invalid")
+        if not prerequisites_met(tool, self.steps):
+            return await self._escalate("tool-prerequisite-missing")
+        ctx = self._tool_context()
+        started = trio.current_time()
+
+        filled = await self._arguments(tool, plan.brief)
+        if filled is None:
+            return await self._escalate("tool-args-invalid")
+        skip: tuple[str, str, str | None] | None = None  # (reason, result text, extension)
+        if isinstance(filled, Missing):
+            tool_input = filled.values
+            skip = ("missing", filled.result, None)
+        else:
+            tool_input = filled.values
+            decision = await self._before_tool(tool, tool_input, plan.brief)
+            if isinstance(decision, Denied):
+                text = (
+                    f"denied by extension {decision.extension}: {clip(decision.reason, 160)}. "
+                    "Do not retry unless asked."
+                )
+                skip = ("policy", text, decision.extension)
+            else:
+                tool_input = decision
+        if skip is None and tool.resolve_input is not None:
+            try:
+                resolved = await maybe_await(tool.resolve_input(copy.deepcopy(tool_input), ctx))
+                tool_input = validate_arguments(tool, resolved)
+            except Exception:
+                return await self._escalate("tool-args-invalid")
+        await trio.lowlevel.checkpoint_if_cancelled()
+
+        input_snapshot = try_snapshot(tool_input)
+        earlier: StepRecord | None = None
+        if skip is None:
+            verdict, earlier = duplicate_verdict(self.steps, tool, input_snapshot)
+            if verdict == "repeat":
+                return await self._escalate("repeated-tool-call")
+            if verdict == "execute":
+                earlier = None
+        if skip is None and earlier is None and tool.writes:
+            decision_made = await self._confirm(tool, tool_input, plan.brief)
+            if not decision_made.approved:
+                reason = f": {decision_made.reason}" if decision_made.reason else ""
+                skip = (
+                    "confirmation",
+                    f"declined by the user{reason}. Do not retry unless asked.",
+                    None,
+                )
+        await trio.lowlevel.checkpoint_if_cancelled()
+
+        step = StepRecord(
+            index=len(self.steps),
+            kind="tool",
+            brief=plan.brief,
+            tool=tool.name,
+            input=input_snapshot,
+            writes=tool.writes,
+            output_mode=tool.output_mode,
+            result=PENDING_RESULT,
+            output=earlier.output if earlier is not None else None,
+        )
+        self.steps.append(step)
+        outcome: dict[str, Any]
+        if skip is not None:
+            step.skipped, step.skip_reason, step.extension = True, skip[0], skip[2]  # type: ignore[assignment]
+            text = skip[1]
+            outcome = {"status": "skipped", "reason": skip[0], "extension": skip[2]}
+        elif earlier is not None:
+            step.cached = True
+            text = (
+                earlier.result or ""
+                if tool.output_mode == "content"
+                else f"same as step {earlier.index + 1}"
+            )
+            outcome = {"status": "cached", "from_step": earlier.index}
+        else:
+            text, outcome = await self._execute(tool, tool_input, ctx, step)
+        text = await self._after_tool(tool, input_snapshot, text, outcome)
+        text = await self._fit_result(tool, text)
+        step.result = text
+        elapsed = 0.0 if step.cached else round((trio.current_time() - started) * 1000, 3)
+        self.emit(ToolEvent(tool=tool.name, input=input_snapshot, result=text, ms=elapsed))
+        if last_two_failed(self.steps):
+            return await self._escalate("tool-error", text)
+        return None
+
+    async def _arguments(self, tool: Tool, brief: str) -> Arguments | Missing | None:
+        """The worker fills the tool's arguments; one retry for malformed replies (D1)."""
+        if not tool.has_arguments:
+            try:
+                return Arguments(validate_arguments(tool, {}))
+            except pydantic.ValidationError:
+                return None
+        system = worker_system(instructions=self.instructions, brief=brief)
+        shown = context_steps(tool, await self._model_steps())
+        notes: tuple[str, ...] = ()
+        for _attempt in range(2):
+
+            def prompt(_compact: bool, notes: tuple[str, ...] = notes) -> str:
+                return answer_user(
+                    ask=self.ask,
+                    summary=self.view.summary,
+                    recent=self.view.recent,
+                    steps=shown,
+                    window=self.window,
+                    notes=notes,
+                )
+
+            assert self.caller is not None
+            reply = await request_arguments(self.caller, tool, system=system, prompt=prompt)
+            if not isinstance(reply, Malformed):
+                return reply
+            notes = (arguments_correction(reply.error),)
+        return None
+
+    async def _confirm(self, tool: Tool, tool_input: dict[str, Any], brief: str) -> Decision:
+        """Ask before a write; no answer within ``confirm_timeout`` is a decline (D8)."""
+        await trio.lowlevel.checkpoint_if_cancelled()
+        request = ConfirmRequest(
+            tool=tool.name,
+            input=copy.deepcopy(try_snapshot(tool_input) or {}),
+            brief=brief,
+            conversation_id=self.request.conversation_id,
+            turn_id=self.request.turn_id,
+            call_id=f"call-{len(self.steps)}",
+        )
+        handler = self.request.confirm or self.config.confirm
+        timeout = self.config.confirm_timeout
+        decision = Decision(approved=False, reason="no answer")
+        with trio.move_on_after(timeout if timeout is not None else float("inf")):
+            with origin("confirm"):
+                if handler is None:
+                    raw: Any = not tool.requires_confirmation
+                else:
+                    raw = await maybe_await(handler(request))
+                decision = _decision(raw)
+        self.emit(ConfirmEvent(tool=tool.name, approved=decision.approved, reason=decision.reason))
+        return decision
+
+    async def _execute(
+        self, tool: Tool, tool_input: dict[str, Any], ctx: ToolContext, step: StepRecord
+    ) -> tuple[str, dict[str, Any]]:
+        try:
+            output = await tool.run(copy.deepcopy(tool_input), ctx)
+        except Exception as exc:
+            step.failed = True
+            message = message_of(exc)
+            text = f"error: {clip(message, 160)}. Try different arguments or another tool."
+            return text, {"status": "failed", "error": message}
+        step.output = try_snapshot(output)
+        step.result = PROCESSING_RESULT
+        await trio.lowlevel.checkpoint_if_cancelled()
+        return await self._format(tool, output), {"status": "executed", "output": step.output}
+
+    async def _format(self, tool: Tool, output: Any) -> str:
+        """What the model sees of an output: ``to_model_output`` or the structural summary."""
+        try:
+            if tool.to_model_output is not None:
+                text = await maybe_await(tool.to_model_output(output))
+                if not isinstance(text, str):
+                    raise TypeError(f"to_model_output returned {type(text).__name__}, not str")
+                return text
+            if tool.output_mode == "content":
+                if isinstance(output, str):
+                    return output
+                return summarize_tool_result(output, CONTENT_CANDIDATE_CHARS)
+            return summarize_tool_result(output)
+        except Exception:
+            return UNSUMMARIZABLE
+
+    async def _fit_result(self, tool: Tool, text: str) -> str:
+        if tool.output_mode != "content":
+            return clip(text, RESULT_CHARS)
+        assert self.budgets is not None
+        return await fit_excerpt(text, self.budgets.tool_result_tokens, self.config.count_tokens)
+
+    def _tool_context(self) -> ToolContext:
+        assert self.budgets is not None
+        return ToolContext(
+            conversation_id=self.request.conversation_id,
+            turn_id=self.request.turn_id,
+            context=self.request.context,
+            steps=copy.deepcopy(self.steps),
+            recent=copy.deepcopy(self.view.recent),
+            result_budget=ResultBudget(
+                max_tokens=self.budgets.tool_result_tokens, count_tokens=self.config.count_tokens
+            ),
+        )
+
+    async def _model_steps(self) -> list[StepRecord]:
+        """Steps as prompts show them: older content excerpts over the aggregate budget omitted.
+
+        Walks newest to oldest, so the latest excerpts stay; a smaller older excerpt can still
+        fit after a larger one was left out. The run's own records keep every excerpt.
+        """
+        assert self.budgets is not None
+        remaining = self.budgets.retrieved_context_tokens
+        projected = list(self.steps)
+        for position in range(len(projected) - 1, -1, -1):
+            step = projected[position]
+            if step.output_mode != "content" or not step.result:
+                continue
+            cost = await count_text(self.config.count_tokens, step.result)
+            if cost <= remaining:
+                remaining -= cost
+            else:
+                projected[position] = msgspec.structs.replace(step, result=EXCERPT_OMITTED)
+        return projected
+
+    # ------------------------------------------------------------------ answers
+
+    async def _answer(self, plan: Plan) -> RunResult:
+        try:
+            text, output = await self._compose(best_effort=False)
+        except AnswerInvalid:
+            return await self._escalate("answer-invalid")
+        if not text.strip():
+            return await self._escalate("empty-answer")
+        return await self._finish_answer(text, brief=plan.brief, output=output)
+
+    async def _compose(self, *, best_effort: bool) -> tuple[str, Any]:
+        system = answer_system(
+            instructions=self.instructions,
+            structured=self.output_schema is not None,
+            best_effort=best_effort,
+        )
+
+        projected = await self._model_steps()
+
+        def prompt(notes: tuple[str, ...], compact: bool) -> str:
+            return answer_user(
+                ask=self.ask,
+                summary=self.view.summary,
+                recent=self.view.recent,
+                steps=compact_steps(projected) if compact else projected,
+                window=self.window,
+                notes=notes,
+            )
+
+        assert self.caller is not None
+        return await compose_answer(
+            self.caller,
+            system=system,
+            prompt=prompt,
+            output_schema=self.output_schema,
+            nudge_when_empty=not best_effort,
+        )
+
+    async def _finish_answer(
+        self,
+        text: str,
+        *,
+        brief: str | None = None,
+        output: Any = None,
+        persist: bool = True,
+        best_effort: bool = False,
+        device_failed: bool = False,
+    ) -> RunResult:
+        await trio.lowlevel.checkpoint_if_cancelled()
+        if text.strip():
+            text = await self._after_answer(text, best_effort)
+        if brief is not None:
+            self.steps.append(
+                StepRecord(index=len(self.steps), kind="answer", brief=brief, text=text)
+            )
+        if text:
+            self.emit(AnswerEvent(text=text))
+        if persist:
+            await self._remember(text, best_effort=best_effort, device_failed=device_failed)
+        return self._result(text, output=output, best_effort=best_effort)
+
+    async def _remember(self, text: str, *, best_effort: bool, device_failed: bool) -> None:
+        exchange = Exchange(
+            ask=self.ask,
+            answer=text,
+            at=time.time(),
+            best_effort=best_effort,
+            steps=copy.deepcopy(self.steps),
+        )
+        await trio.lowlevel.checkpoint_if_cancelled()
+        assert self.caller is not None
+        candidate = await fold_memory(
+            self.caller,
+            self.original,
+            exchange,
+            instructions=self.instructions,
+            device_failed=device_failed,
+            emit=self.emit,
+        )
+        kept = await self._before_remember(candidate, exchange)
+        if kept is None:
+            return
+        kept.recent = kept.recent[-RECENT_KEEP:]
+        kept.summary = clip_tokens(kept.summary, self.window // 8)
+        await trio.lowlevel.checkpoint_if_cancelled()
+        try:
+            await self.session.memory.save(copy_state(kept))
+        except Exception as exc:
+            self.emit(MemoryErrorEvent(error=message_of(exc)))
+            return
+        self.emit(RememberEvent(summary=kept.summary))
+
+    # ------------------------------------------------------------------ escalation
+
+    async def _escalate(self, reason: str, error: str | None = None) -> RunResult:
+        """Hand the turn over: to the fallback when there is one, else a best-effort answer."""
+        self.escalating = True
+        self.emit(EscalateEvent(reason=reason, error=error))
+        fallback = self.config.fallback
+        if fallback is None:
+            if reason in NO_BEST_EFFORT:
+                return self._result("")
+            text, output = await self._best_effort()
+            return await self._finish_answer(
+                text, output=output, persist=bool(text.strip()), best_effort=True
+            )
+        request = FallbackRequest(
+            ask=self.ask,
+            summary=self.view.summary,
+            recent=copy.deepcopy(self.view.recent),
+            steps=copy.deepcopy(self.steps),
+            reason=reason,
+            error=error,
+            conversation_id=self.request.conversation_id,
+        )
+        request = await self._before_fallback(request)
+        await trio.lowlevel.checkpoint_if_cancelled()
+        self.handled_by = "cloud"
+        with origin("fallback"):
+            reply = await maybe_await(fallback(request))
+            text = _fallback_text(reply)
+        return await self._finish_answer(text, device_failed=reason in DEVICE_FAILED)
+
+    async def _best_effort(self) -> tuple[str, Any]:
+        try:
+            return await self._compose(best_effort=True)
+        except AnswerInvalid:
+            self.emit(EscalateEvent(reason="answer-invalid"))
+        except BudgetError:
+            if self.extensions.active:
+                raise
+        except Exception as exc:
+            if origin_of(exc) != "model":
+                raise
+            if classify_model_error(exc) == "guardrail":
+                self.emit(EscalateEvent(reason="guardrail", error=named_message(exc)))
+        return "", None
+
+    # ------------------------------------------------------------------ results and outcomes
+
+    def emit(self, event: Event) -> None:
+        """Record an event and hand it to the callbacks; a raising callback rejects the run."""
+        self.trace.append(event)
+        with origin("event"):
+            if self.config.on_event is not None:
+                self.config.on_event(event)
+            if self.request.on_event is not None:
+                self.request.on_event(event)
+
+    def _result(
+        self,
+        text: str,
+        *,
+        output: Any = None,
+        best_effort: bool = False,
+        stopped: StopRun | None = None,
+    ) -> RunResult:
+        usage = self.caller.usage if self.caller is not None else None
+        return RunResult(
+            text=text,
+            handled_by=self.handled_by,
+            steps=self.steps,
+            output=output if self.handled_by == "device" else None,
+            best_effort=best_effort,
+            stopped=(
+                {"extension": stopped.extension, "phase": stopped.phase, "reason": stopped.reason}
+                if stopped is not None
+                else None
+            ),
+            trace=self.trace,
+            conversation_id=self.request.conversation_id,
+            turn_id=self.request.turn_id,
+            model_calls=usage.calls if usage else 0,
+            input_tokens=usage.input_tokens if usage else 0,
+            output_tokens=usage.output_tokens if usage else 0,
+        )
+
+    def _with_diagnostics(self, result: RunResult) -> RunResult:
+        result.diagnostics = list(self.extensions.diagnostics)
+        return result
+
+    async def _fail(self, exc: BaseException) -> None:
+        """Let ``on_error`` then ``on_finish`` observe a failed or cancelled run."""
+        aborted = isinstance(exc, trio.Cancelled)
+        if aborted:
+            where: Origin = "harness"
+        elif isinstance(exc, StopRun):  # pragma: no cover - handled by run()
+            return
+        else:
+            where = _origin_for(exc)
+        outcome = RunOutcome(
+            "aborted" if aborted else "error",
+            error=exc,
+            origin=where,
+            steps=self.steps,
+            trace=self.trace,
+        )
+        with trio.CancelScope(shield=aborted) as scope:
+            if aborted:
+                scope.deadline = trio.current_time() + OBSERVER_SECONDS
+            await self.extensions.observe(
+                "on_error",
+                {"error": exc, "origin": where, "steps": self.steps, "trace": self.trace},
+            )
+            await self._finish(outcome)
+
+    async def _finish(self, outcome: RunOutcome) -> None:
+        with trio.move_on_after(OBSERVER_SECONDS):
+            await self.extensions.observe("on_finish", {"outcome": outcome})
+
+    # ------------------------------------------------------------------ extension phases
+
+    async def _before_run(self) -> None:
+        if not self.extensions.active:
+            return
+
+        def validate(patch: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
+            for key in ("ask", "instructions"):
+                if key in patch and not isinstance(patch[key], str):
+                    raise TypeError(f"{key} must be a string")
+            if "facts" in patch:
+                if not isinstance(patch["facts"], Mapping):
+                    raise TypeError("facts must be a dict of strings")
+                patch = {**patch, "facts": {**current["facts"], **patch["facts"]}}
+            return patch
+
+        patch, _ = await self.extensions.transform(
+            "before_run",
+            {"ask": self.ask, "instructions": self.instructions, "facts": self.facts},
+            frozenset({"ask", "instructions", "facts"}),
+            validate=validate,
+        )
+        self.ask = patch.get("ask", self.ask)
+        self.instructions = patch.get("instructions", self.instructions)
+        self.facts = dict(patch.get("facts", self.facts))
+
+    async def _after_recall(self, memory: MemoryState) -> MemoryState:
+        if not self.extensions.active:
+            return memory
+
+        def validate(patch: dict[str, Any], _current: dict[str, Any]) -> dict[str, Any]:
+            return {"memory": _memory_from(patch["memory"])}
+
+        patch, _ = await self.extensions.transform(
+            "after_recall", {"memory": memory}, frozenset({"memory"}), validate=validate
+        )
+        return patch.get("memory", memory)  # type: ignore[no-any-return]
+
+    async def _before_plan(self, attempt: int) -> tuple[list[Tool], str | None]:
+        available = list(self.config.tools.values())
+        if not self.extensions.active:
+            return available, None
+        descriptors = [
+            {"name": t.name, "description": t.description, "writes": t.writes} for t in available
+        ]
+        names = [t.name for t in available]
+        context_text: str | None = None
+
+        def validate(patch: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
+            out: dict[str, Any] = {}
+            if "tools" in patch:
+                kept = patch["tools"]
+                if not isinstance(kept, (list, tuple)) or not all(isinstance(n, str) for n in kept):
+                    raise TypeError("tools must be a list of tool names")
+                allowed = {d["name"] for d in current["tools"]}
+                out["tools"] = [
+                    d for d in current["tools"] if d["name"] in kept and d["name"] in allowed
+                ]
+            if "context_text" in patch:
+                if not isinstance(patch["context_text"], str):
+                    raise TypeError("context_text must be a string")
+                out["context_text"] = patch["context_text"]
+            return out
+
+        patch, _ = await self.extensions.transform(
+            "before_plan",
+            {
+                "ask": self.ask,
+                "tools": descriptors,
+                "context_text": context_text,
+                "steps": self.steps,
+                "attempt": attempt,
+            },
+            frozenset({"tools", "context_text"}),
+            validate=validate,
+        )
+        if "tools" in patch:
+            kept_names = {d["name"] for d in patch["tools"]}
+            available = [t for t in available if t.name in kept_names and t.name in names]
+        return available, patch.get("context_text", context_text)
+
+    async def _after_plan(self, plan: Plan, available: list[Tool], attempt: int) -> Plan:
+        if not self.extensions.active:
+            return plan
+        names = [t.name for t in available]
+
+        def validate(patch: dict[str, Any], _current: dict[str, Any]) -> dict[str, Any]:
+            replaced = plan_from_patch(patch["plan"], names)
+            return {"plan": replaced.as_dict()}
+
+        patch, _ = await self.extensions.transform(
+            "after_plan",
+            {
+                "plan": plan.as_dict(),
+                "tools": [
+                    {"name": t.name, "description": t.description, "writes": t.writes}
+                    for t in available
+                ],
+                "steps": self.steps,
+                "attempt": attempt,
+            },
+            frozenset({"plan"}),
+            validate=validate,
+        )
+        return plan_from_patch(patch["plan"], names) if "plan" in patch else plan
+
+    async def _before_tool(
+        self, tool: Tool, tool_input: dict[str, Any], brief: str
+    ) -> dict[str, Any] | Denied:
+        if not self.extensions.active:
+            return tool_input
+
+        def validate(patch: dict[str, Any], _current: dict[str, Any]) -> dict[str, Any]:
+            return {"input": validate_arguments(tool, patch["input"])}
+
+        patch, decision = await self.extensions.transform(
+            "before_tool",
+            {"tool": _tool_info(tool), "input": tool_input, "brief": brief, "steps": self.steps},
+            frozenset({"input"}),
+            validate=validate,
+            deny=True,
+        )
+        if isinstance(decision, Denied):
+            return decision
+        return patch.get("input", tool_input)  # type: ignore[no-any-return]
+
+    async def _after_tool(
+        self, tool: Tool, tool_input: Any, text: str, outcome: dict[str, Any]
+    ) -> str:
+        if not self.extensions.active:
+            return text
+
+        def validate(patch: dict[str, Any], _current: dict[str, Any]) -> dict[str, Any]:
+            if not isinstance(patch["result"], str):
+                raise TypeError("result must be a string")
+            return patch
+
+        patch, _ = await self.extensions.transform(
+            "after_tool",
+            {
+                "tool": _tool_info(tool),
+                "input": tool_input,
+                "result": text,
+                "outcome": outcome,
+                "steps": self.steps[:-1],
+            },
+            frozenset({"result"}),
+            validate=validate,
+        )
+        return patch.get("result", text)  # type: ignore[no-any-return]
+
+    async def _before_fallback(self, request: FallbackRequest) -> FallbackRequest:
+        if not self.extensions.active:
+            return request
+
+        def validate(patch: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
+            value = patch["request"]
+            if isinstance(value, dict):
+                value = msgspec.convert(value, FallbackRequest)
+            if not isinstance(value, FallbackRequest):
+                raise TypeError("request must be a FallbackRequest or a dict of its fields")
+            if value.reason != current["request"].reason:
+                raise ValueError("request.reason cannot be changed")
+            return {"request": value}
+
+        patch, _ = await self.extensions.transform(
+            "before_fallback", {"request": request}, frozenset({"request"}), validate=validate
+        )
+        return patch.get("request", request)  # type: ignore[no-any-return]
+
+    async def _after_answer(self, text: str, best_effort: bool) -> str:
+        if not self.extensions.active:
+            return text
+
+        def validate(patch: dict[str, Any], _current: dict[str, Any]) -> dict[str, Any]:
+            if not isinstance(patch["text"], str) or not patch["text"].strip():
+                raise ValueError("text must be a non-blank string")
+            return patch
+
+        patch, _ = await self.extensions.transform(
+            "after_answer",
+            {
+                "text": text,
+                "handled_by": self.handled_by,
+                "best_effort": best_effort,
+                "steps": self.steps,
+            },
+            frozenset({"text"}),
+            validate=validate,
+        )
+        return patch.get("text", text)  # type: ignore[no-any-return]
+
+    async def _before_remember(self, memory: MemoryState, exchange: Exchange) -> MemoryState | None:
+        if not self.extensions.active:
+            return memory
+
+        def validate(patch: dict[str, Any], _current: dict[str, Any]) -> dict[str, Any]:
+            return {"memory": _memory_from(patch["memory"])}
+
+        patch, decision = await self.extensions.transform(
+            "before_remember",
+            {"memory": memory, "exchange": exchange},
+            frozenset({"memory"}),
+            validate=validate,
+            skip=True,
+        )
+        if isinstance(decision, Skip):
+            return None
+        return patch.get("memory", memory)  # type: ignore[no-any-return]
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _decision(raw: Any) -> Decision:
+    if isinstance(raw, Decision):
+        return raw
+    if isinstance(raw, bool):
+        return Decision(approved=raw)
+    if isinstance(raw, dict) and isinstance(raw.get("approved"), bool):
+        reason = raw.get("reason")
+        return Decision(approved=raw["approved"], reason=str(reason) if reason else None)
+    raise GoliathError(
+        f"A confirm handler must return True/False or Decision(approved, reason); got {raw!r}."
+    )
+
+
+def _fallback_text(reply: Any) -> str:
+    if isinstance(reply, str):
+        return reply
+    if isinstance(reply, dict) and isinstance(reply.get("text"), str):
+        return str(reply["text"])
+    raise GoliathError(
+        f"A fallback must return the cloud's answer as a str (or {{'text': str}}); got {reply!r}."
+    )
+
+
+def _memory_from(value: Any) -> MemoryState:
+    if isinstance(value, MemoryState):
+        return copy_state(value)
+    if isinstance(value, dict):
+        return msgspec.convert(value, MemoryState)
+    raise TypeError(f"memory must be a MemoryState; got {value!r}")
+
+
+def _tool_info(tool: Tool) -> dict[str, Any]:
+    return {"name": tool.name, "description": tool.description, "writes": tool.writes}
+
+
+def _origin_for(exc: BaseException) -> Origin:
+    if isinstance(exc, ExtensionError):
+        return "extension"
+    if isinstance(exc, BudgetError):
+        return "budget"
+    found = origin_of(exc)
+    return found if found is not None else "harness"

@@ -1,0 +1,132 @@
+"""The worker: fills ONE tool's arguments in a fresh context, under the tool's own schema.
+
+It sees the brief, the ask and the minimum of context (the steps of required tools, else only
+the latest step), so a small model is never asked to juggle more than one tool. When a required
+value is not there it says so in ``missing`` instead of inventing one; ``missing`` comes last in
+the schema so it cannot take the argument budget.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import attrs
+import pydantic
+
+from ._origin import origin_of
+from .classify import is_invalid_output
+from .compress import clip
+from .generation import ModelCaller
+from .prompts import MISSING_DESCRIPTION
+from .records import StepRecord
+from .tools import Tool
+
+__all__ = [
+    "Arguments",
+    "Malformed",
+    "Missing",
+    "context_steps",
+    "request_arguments",
+    "validate_arguments",
+    "worker_schema",
+]
+
+MISSING_CHARS = 120
+_NOTHING_MISSING = {"", "none", "n/a", "na", "nothing", "null", "-", "no", "empty", "[]"}
+
+
+@attrs.frozen
+class Arguments:
+    values: dict[str, Any]
+
+
+@attrs.frozen
+class Missing:
+    """The worker named required values it did not have; the step is skipped, not guessed."""
+
+    what: str
+    values: dict[str, Any]
+
+    @property
+    def result(self) -> str:
+        return f"missing: {clip(self.what, MISSING_CHARS)}. Ask the user or use another tool."
+
+
+@attrs.frozen
+class Malformed:
+    """The reply was not usable arguments; ``error`` becomes the retry's hint."""
+
+    error: str
+
+
+def worker_schema(tool: Tool) -> dict[str, Any]:
+    """The tool's schema plus a trailing optional ``missing`` string."""
+    schema = dict(tool.schema)
+    if schema.get("type") == "object":
+        properties = dict(schema.get("properties", {}))
+        properties["missing"] = {"type": "string", "description": MISSING_DESCRIPTION}
+        schema["properties"] = properties
+    return schema
+
+
+def context_steps(tool: Tool, steps: Sequence[StepRecord]) -> list[StepRecord]:
+    """The steps a worker may see: those of required tools, otherwise only the latest one."""
+    if tool.requires:
+        return [step for step in steps if step.tool in tool.requires]
+    return list(steps[-1:])
+
+
+def validate_arguments(tool: Tool, values: Any) -> dict[str, Any]:
+    """Validate (and transform) arguments with the tool's model; raises ``ValidationError``."""
+    model = tool.parameters.model_validate(values)
+    return model.model_dump()
+
+
+def _validation_text(error: pydantic.ValidationError) -> str:
+    parts = []
+    for item in error.errors(include_url=False):
+        where = ".".join(str(part) for part in item.get("loc", ())) or "arguments"
+        parts.append(f"{where}: {item.get('msg', 'invalid')}")
+    return "; ".join(parts)
+
+
+def _is_nothing(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, list):
+        return all(_is_nothing(item) for item in value)
+    return isinstance(value, str) and value.strip().strip(".").lower() in _NOTHING_MISSING
+
+
+async def request_arguments(
+    caller: ModelCaller,
+    tool: Tool,
+    *,
+    system: str,
+    prompt: Callable[[bool], str],
+) -> Arguments | Missing | Malformed:
+    """One worker call; provider failures other than malformed output propagate."""
+    try:
+        generation = await caller.call(
+            "worker", system, prompt, worker_schema(tool), compactable=False
+        )
+    except Exception as exc:
+        if origin_of(exc) == "model" and is_invalid_output(exc):
+            return Malformed(str(exc))
+        raise
+    try:
+        data = json.loads(generation.text, strict=False)
+    except ValueError:
+        return Malformed("the reply was not JSON")
+    if not isinstance(data, dict):
+        return Malformed("the reply was not a JSON object")
+    missing = data.pop("missing", None)
+    if not _is_nothing(missing):
+        what = ", ".join(map(str, missing)) if isinstance(missing, list) else str(missing)
+        return Missing(what.strip(), data)
+    try:
+        return Arguments(validate_arguments(tool, data))
+    except pydantic.ValidationError as error:
+        return Malformed(_validation_text(error))
