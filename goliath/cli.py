@@ -1,0 +1,287 @@
+"""The ``goliath`` command: ``run``, ``chat``, ``serve`` and ``eval``.
+
+``run`` and ``chat`` ask on the terminal before any write and show progress while the model
+works; ``--model`` takes the specs of API.md §8 (``local`` by default: the packaged llama.cpp
+model).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+import trio
+
+from .agent import Agent
+from .errors import ConfigError, GoliathError
+from .events import Event
+from .prompts import step_log
+from .records import ConfirmRequest, Decision, RunResult
+from .tools import Tool
+
+__all__ = ["main", "resolve_model", "resolve_object"]
+
+
+def resolve_model(spec: str) -> Any:
+    """A model from a ``--model`` spec: ``local``, ``llamacpp:PATH``, ``apple``,
+    ``openai:BASE_URL#MODEL`` or ``fake:PATH``."""
+    if spec.startswith("fake:"):
+        from .testing import FakeModel
+
+        return FakeModel.from_file(spec.removeprefix("fake:"))
+    try:
+        from .models.spec import resolve_model as resolve
+    except ImportError as exc:  # pragma: no cover - bridges not installed
+        raise ConfigError(f"Cannot resolve --model {spec!r}: {exc}") from exc
+    return resolve(spec)
+
+
+def resolve_object(reference: str) -> Any:
+    """``MODULE:ATTR`` → the attribute (the current directory is importable, like uvicorn)."""
+    module_name, _, attribute = reference.partition(":")
+    if not module_name or not attribute:
+        raise ConfigError(f"Expected MODULE:ATTR (e.g. myapp.tools:TOOLS), got {reference!r}.")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ConfigError(f"Cannot import {module_name!r} for {reference!r}: {exc}") from exc
+    value: Any = module
+    for part in attribute.split("."):
+        try:
+            value = getattr(value, part)
+        except AttributeError:
+            raise ConfigError(f"{module_name!r} has no attribute {attribute!r}.") from None
+    return value
+
+
+def _tools(reference: str | None) -> list[Tool]:
+    if reference is None:
+        from .demo import task_list_tools
+
+        return task_list_tools()
+    value = resolve_object(reference)
+    if callable(value) and not isinstance(value, Tool):
+        value = value()
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, Tool):
+        value = [value]
+    return list(value)
+
+
+# ---------------------------------------------------------------- terminal I/O
+
+
+class Terminal:
+    """Prompts and progress on the terminal; reading stdin is cancellable (no stray thread)."""
+
+    def __init__(self, out: TextIO, err: TextIO, *, assume_yes: bool, progress: bool) -> None:
+        self.out = out
+        self.err = err
+        self.assume_yes = assume_yes
+        self.progress = progress
+        self._stdin: trio.lowlevel.FdStream | None = None
+        self._buffer = b""
+
+    async def read_line(self, prompt: str) -> str | None:
+        self.err.write(prompt)
+        self.err.flush()
+        if self._stdin is None:
+            self._stdin = trio.lowlevel.FdStream(os.dup(sys.stdin.fileno()))
+        while b"\n" not in self._buffer:
+            chunk = await self._stdin.receive_some(4096)
+            if not chunk:
+                if not self._buffer:
+                    return None
+                break
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line.decode(errors="replace").strip()
+
+    async def confirm(self, request: ConfirmRequest) -> Decision:
+        shown = f"{request.tool}({json.dumps(request.input, ensure_ascii=False)})"
+        if self.assume_yes:
+            self.err.write(f"  approved (--yes): {shown}\n")
+            return Decision(approved=True)
+        if not sys.stdin.isatty():
+            return Decision(approved=False, reason="no one at the terminal to approve it")
+        reply = await self.read_line(f"  Allow {shown}? {request.brief} [y/N] ")
+        if reply is not None and reply.lower() in ("y", "yes"):
+            return Decision(approved=True)
+        return Decision(approved=False, reason="the user said no")
+
+    def event(self, event: Event) -> None:
+        if not self.progress:
+            return
+        kind = event.type
+        if kind == "plan":
+            target = getattr(event, "tool", None)
+            self.err.write(
+                f"  · {'using ' + target if target else 'answering'}: {getattr(event, 'brief', '')}\n"
+            )
+        elif kind == "tool":
+            self.err.write(
+                f"  · {getattr(event, 'tool', '')} done ({getattr(event, 'ms', 0):.0f} ms)\n"
+            )
+        elif kind == "escalate":
+            self.err.write(f"  · escalating: {getattr(event, 'reason', '')}\n")
+        elif kind == "budget":
+            self.err.write(
+                f"  · thinking ({getattr(event, 'label', '')}, {getattr(event, 'tokens', 0)} tokens)…\n"
+            )
+        self.err.flush()
+
+    async def aclose(self) -> None:
+        if self._stdin is not None:
+            await self._stdin.aclose()
+
+
+def format_result(result: RunResult) -> str:
+    """The answer, where it was handled, and the step log."""
+    lines = [result.text or "(no answer)", ""]
+    summary = f"handled by: {result.handled_by}"
+    if result.best_effort:
+        summary += " (best effort)"
+    escalations = [e for e in result.trace if e.type == "escalate"]
+    if escalations:
+        summary += f" · escalated: {getattr(escalations[0], 'reason', '')}"
+    summary += f" · {len(result.steps)} step(s) · {result.model_calls} model call(s)"
+    summary += f" · {result.input_tokens} prompt tokens"
+    lines.append(summary)
+    log = step_log(result.steps)
+    if log:
+        lines.append("steps:")
+        lines.extend("  " + line for line in log.splitlines())
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- commands
+
+
+def _agent(args: argparse.Namespace, terminal: Terminal) -> Agent:
+    model = resolve_model(args.model)
+    from .memory import InMemory
+
+    return Agent(
+        model,
+        tools=_tools(args.tools),
+        memory=lambda conversation_id: InMemory(),
+        confirm=terminal.confirm,
+        on_event=terminal.event,
+        max_steps=args.max_steps,
+    )
+
+
+async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    terminal = Terminal(out, err, assume_yes=args.yes, progress=not args.quiet and not args.json)
+    agent = _agent(args, terminal)
+    try:
+        async with agent:
+            result = await agent.run(args.ask, conversation_id=args.conversation)
+    finally:
+        await terminal.aclose()
+    if args.json:
+        from actors.messages import ResultMessage, encode_json
+
+        out.write(encode_json(ResultMessage(turn_id=result.turn_id, result=result)).decode() + "\n")
+    else:
+        out.write(format_result(result) + "\n")
+    return 0
+
+
+async def _chat(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    terminal = Terminal(out, err, assume_yes=args.yes, progress=not args.quiet)
+    agent = _agent(args, terminal)
+    try:
+        async with agent:
+            out.write("Chat with the agent; an empty line or Ctrl-D ends it.\n")
+            while True:
+                ask = await terminal.read_line("you> ")
+                if not ask:
+                    return 0
+                result = await agent.run(ask, conversation_id=args.conversation or "chat")
+                out.write(format_result(result) + "\n\n")
+                out.flush()
+    finally:
+        await terminal.aclose()
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="goliath", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    def model_options(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--model",
+            default="local",
+            help="local | llamacpp:PATH | apple | openai:URL#MODEL | fake:PATH",
+        )
+        sub.add_argument(
+            "--tools", help="MODULE:ATTR holding the tools (default: a task-list demo)"
+        )
+        sub.add_argument("--conversation", help="conversation id (separate memory)")
+        sub.add_argument("--max-steps", type=int, default=5)
+        sub.add_argument("--yes", action="store_true", help="approve every write without asking")
+        sub.add_argument("--quiet", action="store_true", help="no progress lines")
+
+    run = commands.add_parser("run", help="run one turn and print the answer and the step log")
+    run.add_argument("ask")
+    run.add_argument("--json", action="store_true", help="print the RunResult as JSON")
+    model_options(run)
+    chat = commands.add_parser("chat", help="an interactive session")
+    model_options(chat)
+    serve = commands.add_parser("serve", help="the long-running daemon for many users")
+    serve.add_argument("target", help="MODULE:ATTR of an Agent or a factory returning one")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--socket", help="serve on this Unix socket instead of TCP")
+    serve.add_argument("--store", help="sqlite:PATH or postgres://...")
+    serve.add_argument("--token", help="bearer token (default: $GOLIATH_TOKEN, else generated)")
+    evaluate = commands.add_parser("eval", help="score a model on the everyday fixtures")
+    evaluate.add_argument("--model", default="local")
+    evaluate.add_argument("--runs", type=int, default=1)
+    evaluate.add_argument(
+        "--fixtures", help="a fixtures module or file (default: evals/everyday.py)"
+    )
+    evaluate.add_argument(
+        "--baseline", action="store_true", help="also run the naive-loop baseline"
+    )
+    evaluate.add_argument("--json", action="store_true")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    out, err = sys.stdout, sys.stderr
+    try:
+        if args.command == "run":
+            return trio.run(_run, args, out, err)
+        if args.command == "chat":
+            return trio.run(_chat, args, out, err)
+        if args.command == "serve":
+            serve_command = importlib.import_module("transports.serve").serve_command
+            return int(serve_command(args))
+        if args.command == "eval":
+            eval_command = importlib.import_module("goliath.evals.cli").eval_command
+            return int(
+                trio.run(
+                    eval_command, args.model, args.runs, args.fixtures, args.baseline, args.json
+                )
+            )
+    except (GoliathError, OSError) as exc:
+        err.write(f"goliath: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,432 @@
+"""The actor runtime behind Agent: serialization, concurrency, cancellation, supervision."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import trio
+
+from actors import RuntimeLimits
+from goliath import Agent, ConfirmRequest, Decision, tool
+from goliath.errors import BusyError, ConversationFailedError, TurnCancelled
+from goliath.extensions import Extension
+from goliath.memory import InMemory
+from goliath.models import GenerateRequest
+from goliath.testing import FakeModel
+from tests.helpers import answer, plan, task_tools, use
+
+
+def answering_model(text: str = "Done.", delay: float = 0.0) -> FakeModel:
+    """A model that answers every ask at once: a synthetic answer plan, then ``text``."""
+
+    def reply(request: GenerateRequest) -> dict[str, Any]:
+        if request.label == "conductor":
+            return plan("answer")
+        return answer(text)
+
+    return FakeModel(reply, delay=delay)
+
+
+class TestSerialization:
+    async def test_runs_of_one_conversation_never_overlap(self, autojump_clock: Any) -> None:
+        """A second run of a conversation starts only after the first has finished."""
+        log: list[str] = []
+
+        @tool
+        async def slow() -> str:
+            """Take a while."""
+            log.append("start")
+            await trio.sleep(5)
+            log.append("end")
+            return "ok"
+
+        script = [
+            use("slow"),
+            plan("answer"),
+            answer("one"),
+            use("slow"),
+            plan("answer"),
+            answer("two"),
+        ]
+        agent = Agent(FakeModel(script), tools=[slow])
+        async with agent, trio.open_nursery() as nursery:
+            nursery.start_soon(agent.run, "first")
+            nursery.start_soon(agent.run, "second")
+        assert log == ["start", "end", "start", "end"]
+
+    async def test_different_conversations_run_concurrently(self, autojump_clock: Any) -> None:
+        """A conversation blocked in a tool does not hold up another conversation."""
+        gate = trio.Event()
+        finished: list[str] = []
+
+        @tool
+        async def wait_for_gate() -> str:
+            """Wait until released."""
+            await gate.wait()
+            return "released"
+
+        def reply(request: GenerateRequest) -> dict[str, Any]:
+            if request.label == "conductor":
+                if "Ask: blocked" in request.prompt and "wait_for_gate(" not in request.prompt:
+                    return use("wait_for_gate")
+                return plan("answer")
+            return answer("fine")
+
+        agent = Agent(FakeModel(reply), tools=[wait_for_gate], memory=lambda cid: InMemory())
+
+        async def blocked() -> None:
+            await agent.run("blocked", conversation_id="a")
+            finished.append("a")
+
+        async def free() -> None:
+            await agent.run("free", conversation_id="b")
+            finished.append("b")
+            gate.set()
+
+        async with agent, trio.open_nursery() as nursery:
+            nursery.start_soon(blocked)
+            await trio.testing.wait_all_tasks_blocked()
+            nursery.start_soon(free)
+        assert finished == ["b", "a"]
+
+    async def test_a_failed_run_does_not_block_the_next(self) -> None:
+        """After a run raises, the conversation serves its next run normally."""
+        calls = 0
+
+        def on_event(event: Any) -> None:
+            nonlocal calls
+            calls += 1
+            if calls == 1:
+                raise KeyError("observer broke")
+
+        agent = Agent(answering_model(), on_event=on_event)
+        async with agent:
+            with pytest.raises(KeyError):
+                await agent.run("first")
+            result = await agent.run("second")
+        assert result.text == "Done."
+
+
+class TestCancellation:
+    async def test_cancelling_the_caller_cancels_the_model_call(self, autojump_clock: Any) -> None:
+        """The caller's scope reaches a turn waiting on the model; observers see it aborted."""
+        entered = trio.Event()
+        model_cancelled = trio.Event()
+        outcomes: list[str] = []
+
+        async def hang(request: GenerateRequest) -> dict[str, Any]:
+            entered.set()
+            try:
+                await trio.sleep_forever()
+            finally:
+                model_cancelled.set()
+            raise AssertionError("unreachable")
+
+        class Observer(Extension):
+            name = "observer"
+
+            def on_finish(self, ctx: Any) -> None:
+                outcomes.append(ctx.outcome.status)
+
+        agent = Agent(FakeModel(hang), extensions=[Observer()])
+        async with agent:
+            with trio.move_on_after(1) as scope:
+                await agent.run("hello")
+            assert scope.cancelled_caught
+            assert model_cancelled.is_set()
+            assert outcomes == ["aborted"]
+            # the conversation keeps working afterwards
+            agent.model._function = lambda request: (
+                plan("answer") if request.label == "conductor" else answer("back")
+            )
+            assert (await agent.run("again")).text == "back"
+
+    async def test_a_cancel_message_stops_a_turn_waiting_for_confirmation(
+        self, autojump_clock: Any
+    ) -> None:
+        """Cancel(turn_id) ends a turn parked in confirm; the write never executes."""
+        tasks, tools = task_tools()
+        asked = trio.Event()
+
+        async def confirm(request: ConfirmRequest) -> bool:
+            asked.set()
+            await trio.sleep_forever()
+            return True
+
+        script = [use("create_task", "add eggs"), {"json": {"title": "eggs"}}]
+        agent = Agent(FakeModel(script), tools=tools, confirm=confirm)
+        async with agent, trio.open_nursery() as nursery:
+            errors: list[BaseException] = []
+
+            async def run() -> None:
+                try:
+                    await agent.run("add eggs", turn_id="t-1")
+                except TurnCancelled as exc:
+                    errors.append(exc)
+
+            nursery.start_soon(run)
+            await asked.wait()
+            assert agent.runtime.cancel("t-1")
+        assert len(errors) == 1
+        assert [task["title"] for task in tasks] == ["Buy milk", "Call mom"]
+
+    async def test_cancel_reaches_a_running_async_tool(self, autojump_clock: Any) -> None:
+        """A cancelled turn stops inside an async tool, and nothing is remembered."""
+        started = trio.Event()
+        stopped = trio.Event()
+
+        @tool
+        async def long_job() -> str:
+            """Run for a long time."""
+            started.set()
+            try:
+                await trio.sleep_forever()
+            finally:
+                stopped.set()
+            return "never"
+
+        memory = InMemory()
+        agent = Agent(FakeModel([use("long_job")]), tools=[long_job], memory=memory)
+        async with agent:
+            with trio.move_on_after(10):
+                await agent.run("go")
+            assert stopped.is_set()
+        assert (await memory.load()).recent == []
+
+    async def test_a_queued_run_cancelled_before_it_starts_never_runs(
+        self, autojump_clock: Any
+    ) -> None:
+        """Cancelling a run still in the mailbox ends it at once without a model call."""
+        gate = trio.Event()
+
+        @tool
+        async def hold() -> str:
+            """Hold the conversation."""
+            await gate.wait()
+            return "held"
+
+        model = FakeModel([use("hold"), plan("answer"), answer("first done")])
+        agent = Agent(model, tools=[hold])
+        async with agent, trio.open_nursery() as nursery:
+            nursery.start_soon(agent.run, "first")
+            await trio.testing.wait_all_tasks_blocked()
+            errors: list[BaseException] = []
+
+            async def second() -> None:
+                try:
+                    await agent.run("second", turn_id="queued")
+                except TurnCancelled as exc:
+                    errors.append(exc)
+
+            async with trio.open_nursery() as inner:
+                inner.start_soon(second)
+                await trio.testing.wait_all_tasks_blocked()
+                agent.runtime.cancel("queued")
+            assert len(errors) == 1
+            gate.set()
+        assert model.remaining() == 0
+
+
+class TestSupervision:
+    async def test_a_crashing_conversation_leaves_a_hundred_others_unaffected(
+        self, autojump_clock: Any
+    ) -> None:
+        """An actor that keeps crashing is stopped after its restart limit; the rest all answer."""
+        attempts = 0
+
+        def memory_for(conversation_id: str | None) -> InMemory:
+            nonlocal attempts
+            if conversation_id == "bad":
+                attempts += 1
+                raise OSError("disk on fire")
+            return InMemory()
+
+        agent = Agent(answering_model(), memory=memory_for)
+        results: dict[str, str] = {}
+        async with agent:
+
+            async def good(n: int) -> None:
+                results[f"c{n}"] = (await agent.run("hi", conversation_id=f"c{n}")).text
+
+            async with trio.open_nursery() as nursery:
+                for n in range(100):
+                    nursery.start_soon(good, n)
+                with pytest.raises(ConversationFailedError, match="disk on fire"):
+                    await agent.run("hi", conversation_id="bad")
+            with pytest.raises(ConversationFailedError):
+                await agent.run("again", conversation_id="bad")
+            stats = agent.runtime.supervisor.statistics()
+        assert results == {f"c{n}": "Done." for n in range(100)}
+        assert attempts == 3
+        assert stats.failed_conversations == 1
+
+    async def test_activation_is_single_flight(self) -> None:
+        """Two simultaneous first runs of a conversation activate exactly one actor."""
+        made: list[str | None] = []
+
+        def memory_for(conversation_id: str | None) -> InMemory:
+            made.append(conversation_id)
+            return InMemory()
+
+        agent = Agent(answering_model(), memory=memory_for)
+        async with agent, trio.open_nursery() as nursery:
+            nursery.start_soon(agent.run, "one")
+            for _ in range(2):
+                nursery.start_soon(lambda: agent.run("x", conversation_id="same"))
+        assert made.count("same") == 1
+        assert agent._sessions["same"] is not None
+
+    async def test_a_full_run_mailbox_answers_busy_at_once(self, autojump_clock: Any) -> None:
+        """With the mailbox full, another run is refused immediately instead of waiting."""
+        gate = trio.Event()
+
+        @tool
+        async def hold() -> str:
+            """Hold the conversation."""
+            await gate.wait()
+            return "held"
+
+        def reply(request: GenerateRequest) -> dict[str, Any]:
+            if request.label == "conductor" and "hold(" not in request.prompt:
+                return use("hold")
+            return plan("answer") if request.label == "conductor" else answer("ok")
+
+        agent = Agent(FakeModel(reply), tools=[hold], runtime_limits=RuntimeLimits(run_mailbox=1))
+        async with agent, trio.open_nursery() as nursery:
+            nursery.start_soon(agent.run, "running")
+            await trio.testing.wait_all_tasks_blocked()
+            nursery.start_soon(agent.run, "queued")
+            await trio.testing.wait_all_tasks_blocked()
+            before = trio.current_time()
+            with pytest.raises(BusyError, match="queued"):
+                await agent.run("one too many")
+            assert trio.current_time() == before
+            gate.set()
+
+    async def test_a_repeated_turn_id_is_answered_from_its_record(self) -> None:
+        """At-most-once: the same turn id twice runs the tool once and returns the same result."""
+        tasks, tools = task_tools()
+        script = [
+            use("create_task", "add"),
+            {"json": {"title": "eggs"}},
+            plan("answer"),
+            answer("Added."),
+        ]
+        agent = Agent(FakeModel(script), tools=tools)
+        async with agent:
+            first = await agent.run("add eggs", turn_id="turn-42")
+            second = await agent.run("add eggs", turn_id="turn-42")
+        assert first is second
+        assert [task["title"] for task in tasks].count("eggs") == 1
+
+
+class TestPassivation:
+    async def test_an_idle_actor_is_passivated_and_reactivated_with_its_memory(
+        self, autojump_clock: Any
+    ) -> None:
+        """After the idle timeout the actor is gone; the next run finds the same memory."""
+        agent = Agent(
+            answering_model("Noted."),
+            memory=lambda cid: InMemory(),
+            runtime_limits=RuntimeLimits(idle_timeout=30),
+        )
+        async with agent:
+            await agent.run("remember the milk", conversation_id="c")
+            supervisor = agent.runtime.supervisor
+            assert supervisor.statistics().active_actors == 1
+            await trio.sleep(31)
+            assert supervisor.statistics().active_actors == 0
+            assert supervisor.passivations == 1
+            seen: list[str] = []
+            await agent.run(
+                "what did I say?",
+                conversation_id="c",
+                on_event=lambda e: seen.append(getattr(e, "type", "")),
+            )
+            assert supervisor.activations == 2
+        memory = await agent._sessions["c"].memory.load()
+        assert [exchange.ask for exchange in memory.recent] == [
+            "remember the milk",
+            "what did I say?",
+        ]
+
+
+class TestFairness:
+    async def test_a_flooding_conversation_cannot_starve_another(self, autojump_clock: Any) -> None:
+        """One conversation with many queued turns; another's single turn still finishes fast."""
+        agent = Agent(
+            answering_model(delay=1.0),
+            memory=lambda cid: InMemory(),
+            runtime_limits=RuntimeLimits(run_mailbox=64),
+        )
+        finished_at: dict[str, float] = {}
+        async with agent, trio.open_nursery() as nursery:
+            start = trio.current_time()
+
+            async def flood(n: int) -> None:
+                await agent.run(f"flood {n}", conversation_id="flood")
+                finished_at[f"flood {n}"] = trio.current_time() - start
+
+            async def quiet() -> None:
+                await agent.run("quiet", conversation_id="quiet")
+                finished_at["quiet"] = trio.current_time() - start
+
+            for n in range(20):
+                nursery.start_soon(flood, n)
+            await trio.testing.wait_all_tasks_blocked()
+            nursery.start_soon(quiet)
+        # a turn without tools is one answer call of 1 s (plus a scribe call from the fourth
+        # exchange on); the quiet turn waits for at most one flood call, not for the flood
+        assert finished_at["quiet"] <= 2.0
+        assert max(finished_at.values()) >= 20.0
+
+
+class TestShutdown:
+    async def test_leaving_the_block_lets_a_running_turn_finish_within_the_grace(
+        self, autojump_clock: Any
+    ) -> None:
+        """Shutdown stops intake, waits for the running turn, then closes."""
+        agent = Agent(answering_model(delay=2.0), runtime_limits=RuntimeLimits(drain_grace=10))
+        results: list[str] = []
+        async with agent, trio.open_nursery() as nursery:
+
+            async def run() -> None:
+                results.append((await agent.run("hi")).text)
+
+            nursery.start_soon(run)
+            await trio.testing.wait_all_tasks_blocked()
+        assert results == ["Done."]
+
+    async def test_run_outside_the_runtime_says_how_to_start_it(self) -> None:
+        """agent.run() before `async with agent:` raises an error that names the fix."""
+        from goliath import GoliathError
+
+        with pytest.raises(GoliathError, match="async with agent"):
+            await Agent(answering_model()).run("hi")
+
+    async def test_a_model_factory_is_called_for_every_generation(self) -> None:
+        """A zero-argument model factory gives a fresh model per call."""
+        made = 0
+
+        def factory() -> FakeModel:
+            nonlocal made
+            made += 1
+            return answering_model()
+
+        async with Agent(factory) as agent:
+            await agent.run("hello")
+            await agent.run("again")
+        assert made == 2  # one answer call per turn, each from a fresh model
+
+    def test_run_sync_keeps_memory_between_calls(self) -> None:
+        """In-process memory survives between run_sync calls of the same Agent."""
+        agent = Agent(answering_model())
+        agent.run_sync("first")
+        result = agent.run_sync("second")
+        assert result.text == "Done."
+        assert len(agent._sessions[""].memory._state.recent) == 2
+
+
+def _unused(decision: Decision) -> None:  # keep Decision imported for type readers
+    pass

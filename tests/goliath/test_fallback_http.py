@@ -1,0 +1,130 @@
+"""http_fallback against a real HTTP server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from goliath import Agent
+from goliath.fallback import HttpFallbackError, http_fallback
+from goliath.testing import FakeModel
+from tests.helpers import task_tools, use
+
+
+class CloudServer:
+    """A tiny real cloud endpoint: records requests, answers from a queue of replies."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.replies: list[tuple[int, bytes]] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length", "0"))
+                body = self.rfile.read(length)
+                server.requests.append(
+                    {"headers": dict(self.headers), "body": json.loads(body), "path": self.path}
+                )
+                status, reply = (
+                    server.replies.pop(0) if server.replies else (200, b'{"text": "cloud says hi"}')
+                )
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(reply)))
+                self.end_headers()
+                self.wfile.write(reply)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/agent"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self) -> CloudServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join()
+
+
+@pytest.fixture
+def cloud() -> Iterator[CloudServer]:
+    with CloudServer() as server:
+        yield server
+
+
+async def test_an_escalated_turn_is_posted_as_json_and_answered_by_the_cloud(
+    cloud: CloudServer,
+) -> None:
+    """The fallback POSTs ask, summary, recent, steps, reason, error and returns the text."""
+    _, tools = task_tools()
+    model = FakeModel([use("list_tasks"), {"json": {"kind": "escalate", "brief": "beyond me"}}])
+    agent = Agent(model, tools=tools, fallback=http_fallback(cloud.url, headers={"x-key": "k1"}))
+    async with agent:
+        result = await agent.run("plan my week")
+    assert result.text == "cloud says hi"
+    assert result.handled_by == "cloud"
+    [request] = cloud.requests
+    assert request["headers"]["content-type"] == "application/json"
+    assert request["headers"]["x-key"] == "k1"
+    body = request["body"]
+    assert set(body) == {"ask", "summary", "recent", "steps", "reason", "error"}
+    assert body["error"] is None
+    assert body["ask"] == "plan my week"
+    assert body["reason"] == "conductor-asked"
+    assert body["steps"][0]["output"] == [{"title": "Buy milk"}, {"title": "Call mom"}]
+
+
+async def test_rotating_headers_come_from_an_async_function(cloud: CloudServer) -> None:
+    """headers may be an async function, called for every request."""
+    tokens = iter(["t1", "t2"])
+
+    async def headers() -> dict[str, str]:
+        return {"authorization": f"Bearer {next(tokens)}"}
+
+    fallback = http_fallback(cloud.url, headers=headers)
+    agent = Agent(
+        FakeModel([{"json": {"kind": "escalate", "brief": "no"}}] * 2),
+        tools=task_tools()[1],
+        fallback=fallback,
+    )
+    async with agent:
+        await agent.run("one")
+        await agent.run("two")
+    assert [r["headers"]["authorization"] for r in cloud.requests] == ["Bearer t1", "Bearer t2"]
+
+
+async def test_a_non_2xx_reply_rejects_the_run_and_is_not_retried(cloud: CloudServer) -> None:
+    """A 503 from the cloud makes the run raise; the fallback was called exactly once."""
+    cloud.replies.append((503, b'{"error": "down"}'))
+    agent = Agent(
+        FakeModel([{"json": {"kind": "escalate", "brief": "no"}}]),
+        tools=task_tools()[1],
+        fallback=http_fallback(cloud.url),
+    )
+    async with agent:
+        with pytest.raises(HttpFallbackError, match="503 from"):
+            await agent.run("plan my week")
+    assert len(cloud.requests) == 1
+
+
+async def test_a_reply_without_text_is_an_error(cloud: CloudServer) -> None:
+    """A 2xx reply without a `text` string is refused with a message saying so."""
+    cloud.replies.append((200, b'{"answer": "wrong field"}'))
+    fallback = http_fallback(cloud.url)
+    from goliath import FallbackRequest
+
+    with pytest.raises(HttpFallbackError, match="no `text` string"):
+        await fallback(
+            FallbackRequest(ask="a", summary="", recent=[], steps=[], reason="model-error")
+        )
