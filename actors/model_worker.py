@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 import attrs
+import msgspec
 import outcome
 import trio
 
@@ -61,12 +62,10 @@ class ModelWorker:
         *,
         slots: int = 1,
         queue_limit: int = DEFAULT_QUEUE_LIMIT,
-        on_wait: Callable[[str, float], None] | None = None,
     ) -> None:
         self._source = model
         self._slots = slots
         self._queue_limit = queue_limit
-        self._on_wait = on_wait
         self._queues: dict[str, collections.deque[_Job]] = {}
         self._ready: collections.deque[str] = collections.deque()
         self._queued = 0
@@ -162,10 +161,10 @@ class ModelWorker:
             if job.scope is not None:
                 job.scope.cancel()
             raise
-        if self._on_wait is not None and job.started_at is not None:
-            self._on_wait(conversation, (job.started_at - job.enqueued_at) * 1000)
-        assert job.result is not None
-        return job.result.unwrap()
+        assert job.result is not None and job.started_at is not None
+        generation = job.result.unwrap()
+        waited = round((job.started_at - job.enqueued_at) * 1000, 3)
+        return msgspec.structs.replace(generation, queue_ms=waited)
 
     def statistics(self) -> ModelWorkerStatistics:
         return ModelWorkerStatistics(

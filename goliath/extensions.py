@@ -46,7 +46,9 @@ HOOKS = (
     "on_error",
     "on_finish",
 )
-OBSERVERS = ("on_error", "on_finish")
+OBSERVERS = ("on_error", "on_finish", "on_model_call")
+"""Hooks that only observe. ``on_model_call`` is Goliath's addition to the original hooks:
+one call per model call (label, ms, queue_ms, tokens, error) — what tracing needs."""
 STOP_PHASES = frozenset(
     {"before_run", "after_plan", "before_tool", "before_fallback", "after_answer"}
 )
@@ -197,6 +199,10 @@ class ExtensionRunner:
     @property
     def active(self) -> bool:
         return bool(self.extensions)
+
+    def observes(self, phase: str) -> bool:
+        """Whether any extension defines ``phase`` (to skip building data nobody reads)."""
+        return any(_resolve_hook(extension, phase) is not None for extension in self.extensions)
 
     def _context(self, extension: Any, phase: str, data: dict[str, Any]) -> HookContext:
         return HookContext(

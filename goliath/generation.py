@@ -29,7 +29,7 @@ from .errors import BudgetError
 from .events import BudgetEvent, Event
 from .models import GenerateRequest, Generation
 
-__all__ = ["Generate", "ModelCaller", "Usage"]
+__all__ = ["Generate", "ModelCall", "ModelCallObserver", "ModelCaller", "Usage"]
 
 Generate = Callable[[GenerateRequest], Awaitable[Generation]]
 
@@ -41,6 +41,23 @@ class Usage:
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    queue_ms: float = 0.0
+    model_ms: float = 0.0
+
+
+@attrs.frozen
+class ModelCall:
+    """One finished (or failed) model call, for observers such as tracing."""
+
+    label: str
+    ms: float
+    queue_ms: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    error: BaseException | None = None
+
+
+ModelCallObserver = Callable[[ModelCall], Awaitable[None]]
 
 
 @attrs.define
@@ -50,6 +67,7 @@ class ModelCaller:
     count_tokens: TokenCounter | None
     emit: Callable[[Event], None]
     usage: Usage = attrs.field(factory=Usage)
+    observe: ModelCallObserver | None = None
 
     async def count(self, system: str, schema: dict[str, Any] | None, prompt: str) -> int:
         """Tokens of system + schema + prompt, plus the template overhead (§3.4)."""
@@ -108,9 +126,30 @@ class ModelCaller:
             schema=schema,
             max_output_tokens=OUTPUT_CAPS[label],
         )
-        with origin("model"):
-            generation = await self.generate(request)
-        self.usage.calls += 1
-        self.usage.input_tokens += generation.input_tokens
-        self.usage.output_tokens += generation.output_tokens
+        started = trio.current_time()
+        try:
+            with origin("model"):
+                generation = await self.generate(request)
+        except Exception as exc:
+            if self.observe is not None:
+                elapsed = (trio.current_time() - started) * 1000
+                await self.observe(ModelCall(label=label, ms=round(elapsed, 3), error=exc))
+            raise
+        elapsed = round((trio.current_time() - started) * 1000, 3)
+        usage = self.usage
+        usage.calls += 1
+        usage.input_tokens += generation.input_tokens
+        usage.output_tokens += generation.output_tokens
+        usage.queue_ms += generation.queue_ms
+        usage.model_ms += elapsed - generation.queue_ms
+        if self.observe is not None:
+            await self.observe(
+                ModelCall(
+                    label=label,
+                    ms=elapsed,
+                    queue_ms=generation.queue_ms,
+                    input_tokens=generation.input_tokens,
+                    output_tokens=generation.output_tokens,
+                )
+            )
         return generation

@@ -73,7 +73,8 @@ class RunResult(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     ``text`` is the final reply (device, cloud, best-effort or an extension's stop text, else
     ``""``); ``output`` is the validated structured answer, only ever for device answers.
-    ``model_calls``, ``input_tokens`` and ``output_tokens`` count what the device model did.
+    ``model_calls``, ``input_tokens`` and ``output_tokens`` count what the device model did;
+    ``queue_ms`` is how long its calls waited for the model behind other conversations.
     """
 
     text: str
@@ -89,6 +90,7 @@ class RunResult(msgspec.Struct, kw_only=True, omit_defaults=True):
     model_calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    queue_ms: float = 0.0
 
 
 class ConfirmRequest(msgspec.Struct, frozen=True, kw_only=True):

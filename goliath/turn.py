@@ -44,7 +44,7 @@ from .events import (
     ToolEvent,
 )
 from .extensions import OBSERVER_SECONDS, Denied, ExtensionRunner, RunOutcome, Skip, StopRun
-from .generation import Generate, ModelCaller
+from .generation import Generate, ModelCall, ModelCaller
 from .judge import cap_reached, duplicate_verdict, last_two_failed, prerequisites_met
 from .memory._codec import copy_state
 from .prompts import (
@@ -193,6 +193,7 @@ class Turn:
             window=window,
             count_tokens=config.count_tokens,
             emit=self.emit,
+            observe=self._observe_model_call if self.extensions.observes("on_model_call") else None,
         )
 
     async def _recall_and_loop(self) -> RunResult:
@@ -688,6 +689,7 @@ class Turn:
             model_calls=usage.calls if usage else 0,
             input_tokens=usage.input_tokens if usage else 0,
             output_tokens=usage.output_tokens if usage else 0,
+            queue_ms=round(usage.queue_ms, 3) if usage else 0.0,
         )
 
     def _with_diagnostics(self, result: RunResult) -> RunResult:
@@ -718,6 +720,19 @@ class Turn:
                 {"error": exc, "origin": where, "steps": self.steps, "trace": self.trace},
             )
             await self._finish(outcome)
+
+    async def _observe_model_call(self, call: ModelCall) -> None:
+        await self.extensions.observe(
+            "on_model_call",
+            {
+                "label": call.label,
+                "ms": call.ms,
+                "queue_ms": call.queue_ms,
+                "input_tokens": call.input_tokens,
+                "output_tokens": call.output_tokens,
+                "error": call.error,
+            },
+        )
 
     async def _finish(self, outcome: RunOutcome) -> None:
         with trio.move_on_after(OBSERVER_SECONDS):

@@ -37,11 +37,15 @@ class GenerateRequest(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Generation(msgspec.Struct, frozen=True, kw_only=True):
-    """A model's reply and what it cost, in tokens."""
+    """A model's reply and what it cost, in tokens.
+
+    ``queue_ms`` is filled in by the model worker: how long the call waited for the model.
+    """
 
     text: str
     input_tokens: int = 0
     output_tokens: int = 0
+    queue_ms: float = 0.0
 
 
 @runtime_checkable
