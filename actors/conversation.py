@@ -18,6 +18,7 @@ from goliath.models import GenerateRequest, Generation
 from goliath.session import Session
 from goliath.turn import run_turn
 
+from .mailbox import Mailbox
 from .messages import Cancel, ConfirmReply, Control, Failure, ResultMessage
 from .ticket import Ticket
 
@@ -43,13 +44,13 @@ class ConversationActor:
         self.config = config
         self._open_session = open_session
         self._generate = generate
-        self.run_inbox, self._runs = trio.open_memory_channel[Ticket](mailbox_size)
-        self.control_inbox, self._control = trio.open_memory_channel[Control](CONTROL_MAILBOX)
+        self.runs: Mailbox[Ticket] = Mailbox(mailbox_size)
+        self.control: Mailbox[Control] | None = None  # exists only while a turn runs
         self.current: Ticket | None = None
         self.turns_run = 0
 
     def has_queued_runs(self) -> bool:
-        return self._runs.statistics().current_buffer_used > 0
+        return len(self.runs) > 0
 
     async def serve(
         self, *, idle_timeout: float, passivate: Callable[[ConversationActor], bool]
@@ -63,7 +64,7 @@ class ConversationActor:
         while True:
             ticket: Ticket | None = None
             with trio.move_on_after(idle_timeout if idle_timeout > 0 else math.inf):
-                ticket = await self._runs.receive()
+                ticket = await self.runs.get()
             if ticket is None:
                 if not self.has_queued_runs() and passivate(self):
                     return
@@ -74,6 +75,7 @@ class ConversationActor:
 
     async def _run(self, ticket: Ticket, session: Session) -> None:
         self.current = ticket
+        self.control = control = Mailbox[Control](CONTROL_MAILBOX)
         ticket.status = "running"
         key = self.key
 
@@ -82,7 +84,7 @@ class ConversationActor:
 
         try:
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(self._serve_control, ticket)
+                nursery.start_soon(self._serve_control, ticket, control)
                 with trio.CancelScope() as scope:
                     ticket.scope = scope
                     if ticket.cancel_reason is not None:
@@ -105,6 +107,7 @@ class ConversationActor:
         finally:
             self.turns_run += 1
             self.current = None
+            self.control = None
             ticket.scope = None
             if not ticket.done.is_set():
                 reason = ticket.cancel_reason or "shutdown"
@@ -121,8 +124,9 @@ class ConversationActor:
                     )
                 )
 
-    async def _serve_control(self, ticket: Ticket) -> None:
-        async for message in self._control:
+    async def _serve_control(self, ticket: Ticket, control: Mailbox[Control]) -> None:
+        while True:
+            message = await control.get()
             if message.turn_id != ticket.turn_id:
                 continue  # addressed to a turn that already ended
             match message:

@@ -117,7 +117,7 @@ class Supervisor:
         ticket = Ticket(request=request, key=key, outbox=outbox)
         actor = self._actors.get(key) or self._activate(key)
         try:
-            actor.run_inbox.send_nowait(ticket)
+            actor.runs.put_nowait(ticket)
         except trio.WouldBlock:
             raise BusyError(
                 f"Conversation {request.conversation_id!r} already has {self._mailbox_size} runs "
@@ -137,9 +137,9 @@ class Supervisor:
         if ticket.done.is_set():
             return True
         actor = self._actors.get(ticket.key)
-        if ticket.scope is not None and actor is not None:
+        if ticket.scope is not None and actor is not None and actor.control is not None:
             try:
-                actor.control_inbox.send_nowait(Cancel(turn_id=turn_id, reason=reason))
+                actor.control.put_nowait(Cancel(turn_id=turn_id, reason=reason))
                 return True
             except trio.WouldBlock:
                 pass
@@ -159,9 +159,9 @@ class Supervisor:
             turn_id=turn_id, call_id=call_id, approved=decision.approved, reason=decision.reason
         )
         try:
-            if actor is None:
+            if actor is None or actor.control is None:
                 raise trio.WouldBlock
-            actor.control_inbox.send_nowait(message)
+            actor.control.put_nowait(message)
         except trio.WouldBlock:
             pending.resolve(decision)
         return "ok"
@@ -206,16 +206,14 @@ class Supervisor:
         return False
 
     async def _supervise(self, actor: ConversationActor) -> None:
-        crashes: collections.deque[float] = collections.deque()
+        crashes: list[float] = []  # allocated per actor, so kept small; grows only on crashes
         while True:
             try:
                 await actor.serve(idle_timeout=self._idle_timeout, passivate=self._passivate)
                 return
             except Exception as exc:
                 now = trio.current_time()
-                crashes.append(now)
-                while crashes and now - crashes[0] > self._restart_window:
-                    crashes.popleft()
+                crashes = [at for at in crashes if now - at <= self._restart_window] + [now]
                 if len(crashes) >= self._restart_limit:
                     self._stop_failed(actor, exc)
                     return
@@ -231,11 +229,11 @@ class Supervisor:
             f"{type(error).__name__}: {error})."
         )
         failure.__cause__ = error
-        actor.run_inbox.close()
+        actor.runs.close()
         while True:
             try:
-                ticket = actor._runs.receive_nowait()
-            except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
+                ticket = actor.runs.get_nowait()
+            except (trio.WouldBlock, trio.EndOfChannel):
                 break
             ticket.fail(failure, code="conversation_failed")
             ticket.send(
