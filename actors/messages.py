@@ -14,19 +14,26 @@ import msgspec
 
 from goliath.events import Event
 from goliath.models import GenerateRequest, Generation
-from goliath.records import RunResult
+from goliath.records import MemoryState, RunResult
 
 __all__ = [
+    "Ack",
+    "AnyMessage",
     "Cancel",
     "ConfirmAsk",
     "ConfirmReply",
     "Control",
+    "DeleteMemory",
     "EventMessage",
     "Failure",
     "FailureCode",
     "Generate",
     "Generated",
+    "GetMemory",
+    "GetTurn",
+    "Hello",
     "Inbound",
+    "MemoryReply",
     "Message",
     "Outbound",
     "ResultMessage",
@@ -61,9 +68,13 @@ class Run(Message, tag="run", frozen=True):
 
 
 class Cancel(Message, tag="cancel", frozen=True):
-    """Stop the turn at its next checkpoint (or drop it if it is still queued)."""
+    """Stop the turn at its next checkpoint (or drop it if it is still queued).
+
+    With ``conversation_id`` set, a turn of another conversation is refused.
+    """
 
     reason: str = "client"
+    conversation_id: str | None = None
 
 
 class ConfirmReply(Message, tag="confirm_reply", frozen=True):
@@ -72,6 +83,7 @@ class ConfirmReply(Message, tag="confirm_reply", frozen=True):
     call_id: str
     approved: bool
     reason: str | None = None
+    conversation_id: str | None = None
 
 
 class ConfirmAsk(Message, tag="confirm_request", frozen=True):
@@ -99,12 +111,17 @@ class ResultMessage(Message, tag="result", frozen=True):
 FailureCode = Literal[
     "busy",
     "cancelled",
+    "conflict",
     "conversation_failed",
     "draining",
     "error",
+    "forbidden",
     "interrupted",
     "invalid",
     "not_found",
+    "shutdown",
+    "too_large",
+    "unauthorized",
 ]
 
 
@@ -142,20 +159,62 @@ class TurnStatus(Message, tag="turn_status", frozen=True):
     result: RunResult | None = None
 
 
-Inbound = Run | Cancel | ConfirmReply
+class GetTurn(Message, tag="get_turn", frozen=True):
+    """Ask where a turn stands; answered with :class:`TurnStatus`."""
+
+
+class GetMemory(Message, tag="get_memory", frozen=True):
+    """Ask for a conversation's memory; answered with :class:`MemoryReply`.
+
+    ``turn_id`` correlates the reply on a shared connection; any unique string will do.
+    """
+
+    conversation_id: str | None = None
+
+
+class DeleteMemory(Message, tag="delete_memory", frozen=True):
+    """Forget a conversation's memory; answered with :class:`Ack`."""
+
+    conversation_id: str | None = None
+
+
+class MemoryReply(Message, tag="memory", frozen=True):
+    """A conversation's memory, in reply to :class:`GetMemory`."""
+
+    conversation_id: str | None
+    state: MemoryState
+
+
+class Ack(Message, tag="ack", frozen=True):
+    """A request without a payload to return was carried out."""
+
+
+class Hello(Message, tag="hello", frozen=True):
+    """First frame on a TCP stream connection: the bearer token (``turn_id`` unused)."""
+
+    token: str
+
+
+Inbound = Run | Cancel | ConfirmReply | GetTurn | GetMemory | DeleteMemory | Hello
 Control = Cancel | ConfirmReply
-Outbound = ConfirmAsk | EventMessage | ResultMessage | Failure
+Outbound = ConfirmAsk | EventMessage | ResultMessage | Failure | TurnStatus | MemoryReply | Ack
 AnyMessage = (
     Run
     | Cancel
     | ConfirmReply
+    | GetTurn
+    | GetMemory
+    | DeleteMemory
+    | Hello
     | ConfirmAsk
     | EventMessage
     | ResultMessage
     | Failure
+    | TurnStatus
+    | MemoryReply
+    | Ack
     | Generate
     | Generated
-    | TurnStatus
 )
 
 

@@ -7,22 +7,43 @@ so the caller knows it is ready and nothing it starts runs unowned.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import attrs
+import msgspec
+import outcome
 import trio
 
+from goliath.agent import check_conversation_id
 from goliath.config import AgentConfig, TurnRequest
+from goliath.errors import BusyError, ConfigError, ConversationFailedError, DrainingError
 from goliath.models import GenerateRequest, Generation
-from goliath.records import ConfirmRequest, Decision
+from goliath.records import ConfirmRequest, Decision, MemoryState
 from goliath.session import Session
 
-from .messages import ConfirmAsk, EventMessage, Outbound
+from .messages import (
+    Ack,
+    Cancel,
+    ConfirmAsk,
+    ConfirmReply,
+    DeleteMemory,
+    EventMessage,
+    Failure,
+    FailureCode,
+    GetMemory,
+    GetTurn,
+    Inbound,
+    MemoryReply,
+    Outbound,
+    ResultMessage,
+    Run,
+    TurnStatus,
+)
 from .model_worker import ModelSource, ModelWorker
 from .supervisor import Supervisor
 from .ticket import PendingConfirm, Ticket
 
-__all__ = ["Runtime", "RuntimeLimits"]
+__all__ = ["RequestError", "Runtime", "RuntimeLimits", "failure_code", "final_message"]
 
 
 @attrs.frozen(kw_only=True)
@@ -147,3 +168,114 @@ class Runtime:
 
     async def drain(self, grace: float | None = None) -> None:
         await self.supervisor.drain(self.limits.drain_grace if grace is None else grace)
+
+    # ---------------------------------------------------------------- requests from transports
+
+    async def handle(self, message: Inbound, outbox: Callable[[Outbound], None]) -> Ticket | None:
+        """Carry out one request from a transport; replies go to ``outbox``.
+
+        A ``Run`` returns its ticket (its events, confirmation asks and end follow through
+        ``outbox``); other requests answer once. Refusals raise :class:`RequestError`.
+        """
+        match message:
+            case Run(turn_id=turn_id, ask=ask, conversation_id=conversation_id, context=context):
+                try:
+                    check_conversation_id(conversation_id)
+                except ConfigError as exc:
+                    raise RequestError("invalid", str(exc)) from exc
+                known = self.supervisor.ticket(turn_id)
+                if known is not None:  # at-most-once: answer from the record, never run twice
+                    if known.conversation_id != conversation_id:
+                        raise RequestError(
+                            "conflict", f"turn id {turn_id!r} belongs to another conversation"
+                        )
+                    await known.done.wait()
+                    outbox(final_message(known))
+                    return known
+                request = TurnRequest(
+                    ask=ask, turn_id=turn_id, conversation_id=conversation_id, context=context
+                )
+                try:
+                    return self.submit_remote(request, outbox)
+                except (BusyError, DrainingError, ConversationFailedError, ConfigError) as exc:
+                    raise RequestError(failure_code(exc), str(exc)) from exc
+            case Cancel(turn_id=turn_id, reason=reason, conversation_id=conversation_id):
+                self._owned(turn_id, conversation_id)
+                self.cancel(turn_id, reason)
+                outbox(Ack(turn_id=turn_id))
+            case ConfirmReply(turn_id=turn_id, call_id=call_id, conversation_id=conversation_id):
+                self._owned(turn_id, conversation_id)
+                answer = self.confirm(
+                    turn_id, call_id, Decision(approved=message.approved, reason=message.reason)
+                )
+                if answer == "unknown":
+                    raise RequestError(
+                        "not_found", f"turn {turn_id!r} has no pending call {call_id!r}"
+                    )
+                if answer == "answered":
+                    raise RequestError("conflict", f"call {call_id!r} was already answered")
+                outbox(Ack(turn_id=turn_id))
+            case GetTurn(turn_id=turn_id):
+                ticket = self._owned(turn_id, None)
+                outbox(
+                    TurnStatus(
+                        turn_id=turn_id,
+                        conversation_id=ticket.conversation_id,
+                        status=ticket.status,
+                        result=ticket.result,
+                    )
+                )
+            case GetMemory(turn_id=turn_id, conversation_id=conversation_id):
+                check_conversation_id(conversation_id)
+                session = await self.supervisor.session(conversation_id)
+                state = await session.memory.load()
+                outbox(MemoryReply(turn_id=turn_id, conversation_id=conversation_id, state=state))
+            case DeleteMemory(turn_id=turn_id, conversation_id=conversation_id):
+                check_conversation_id(conversation_id)
+                session = await self.supervisor.session(conversation_id)
+                await session.memory.save(MemoryState())
+                outbox(Ack(turn_id=turn_id))
+            case _:
+                raise RequestError("invalid", f"{message.type!r} is not a request")
+        return None
+
+    def _owned(self, turn_id: str, conversation_id: str | None) -> Ticket:
+        ticket = self.supervisor.ticket(turn_id)
+        if ticket is None or (
+            conversation_id is not None and ticket.conversation_id != conversation_id
+        ):
+            where = f" in conversation {conversation_id!r}" if conversation_id is not None else ""
+            raise RequestError("not_found", f"there is no turn {turn_id!r}{where}")
+        return ticket
+
+
+class RequestError(Exception):
+    """A request the runtime refuses; ``code`` is a :data:`~actors.messages.FailureCode`."""
+
+    def __init__(self, code: FailureCode, message: str) -> None:
+        super().__init__(message)
+        self.code: FailureCode = code
+        self.message = message
+
+
+def final_message(ticket: Ticket) -> Outbound:
+    """The last message of a finished turn: its result, or why there is none."""
+    result = ticket.result
+    if result is not None:
+        return ResultMessage(turn_id=ticket.turn_id, result=result)
+    error = ticket.outcome.error if isinstance(ticket.outcome, outcome.Error) else None
+    code: Any = ticket.error_code or "error"
+    return Failure(turn_id=ticket.turn_id, code=code, message=str(error) if error else "no result")
+
+
+def failure_code(error: BaseException) -> FailureCode:
+    """The wire code for an error raised while submitting a run."""
+    if isinstance(error, BusyError):
+        return "busy"
+    if isinstance(error, DrainingError):
+        return "draining"
+    if isinstance(error, ConversationFailedError):
+        return "conversation_failed"
+    if isinstance(error, (ConfigError, msgspec.ValidationError)):
+        return "invalid"
+    return "error"

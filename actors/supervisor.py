@@ -191,6 +191,10 @@ class Supervisor:
         self._nursery.start_soon(self._supervise, actor, name=f"conversation:{key or '<default>'}")
         return actor
 
+    async def session(self, conversation_id: str | None) -> Session:
+        """The conversation's session (memory and counters), created on first use."""
+        return await self._session(conversation_key(conversation_id))
+
     async def _session(self, key: str) -> Session:
         session = self.sessions.get(key)
         if session is None:

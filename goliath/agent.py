@@ -78,6 +78,9 @@ class Agent:
         *,
         runtime_limits: Any = None,
     ) -> None:
+        self._options = {
+            name: value for name, value in locals().items() if name not in ("self", "__class__")
+        }
         if model is None or not (hasattr(model, "generate") or callable(model)):
             raise ConfigError(
                 f"model must be a goliath.models.Model (something with async generate()) or a "
@@ -137,6 +140,15 @@ class Agent:
         self._runtime: Any = None
         self._exit_stack: contextlib.AsyncExitStack | None = None
         self._nursery: trio.Nursery | None = None
+
+    def with_options(self, **changes: Any) -> Agent:
+        """A new agent with the same options except ``changes`` (e.g. another ``memory``)."""
+        unknown = set(changes) - set(self._options)
+        if unknown:
+            raise ConfigError(f"Agent has no option(s) {sorted(unknown)}.")
+        options = {**self._options, **changes}
+        model = options.pop("model")
+        return Agent(model, **options)
 
     # ---------------------------------------------------------------- lifecycle
 

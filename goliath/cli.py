@@ -244,6 +244,12 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--socket", help="serve on this Unix socket instead of TCP")
     serve.add_argument("--store", help="sqlite:PATH or postgres://...")
     serve.add_argument("--token", help="bearer token (default: $GOLIATH_TOKEN, else generated)")
+    serve.add_argument(
+        "--stream-socket", help="also serve MessagePack frames on this Unix socket (mode 0600)"
+    )
+    serve.add_argument(
+        "--grace", type=float, default=10.0, help="seconds running turns may finish on shutdown"
+    )
     evaluate = commands.add_parser("eval", help="score a model on the everyday fixtures")
     evaluate.add_argument("--model", default="local")
     evaluate.add_argument("--runs", type=int, default=1)

@@ -1,0 +1,124 @@
+"""`goliath serve` as a real process: it starts, serves, and drains on SIGTERM."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import trio
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def start_daemon(*extra: str) -> tuple[trio.Process, str]:
+    process = await trio.lowlevel.open_process(
+        [
+            sys.executable,
+            "-m",
+            "goliath.cli",
+            "serve",
+            "tests.transports.daemon_app:make_agent",
+            "--port",
+            "0",
+            "--token",
+            "T0k3n",
+            *extra,
+        ],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert process.stderr is not None
+    buffer = b""
+    with trio.fail_after(30):
+        while (match := re.search(rb"serving on (http://[\d.]+:\d+)", buffer)) is None:
+            chunk = await process.stderr.receive_some(4096)
+            if not chunk:
+                raise AssertionError(f"daemon exited early: {buffer.decode()}")
+            buffer += chunk
+    return process, match.group(1).decode()
+
+
+async def test_sigterm_drains_and_tells_in_flight_clients() -> None:
+    """On SIGTERM new runs get 503, a running turn is cancelled after the grace, its client
+    hears why, and the process exits cleanly."""
+    process, url = await start_daemon("--grace", "0.5")
+    headers = {"authorization": "Bearer T0k3n"}
+    events: list[tuple[str, Any]] = []
+    try:
+        async with httpx.AsyncClient(base_url=url, headers=headers, timeout=30) as http:
+            assert (await http.get("/readyz")).status_code == 200
+            async with http.stream(
+                "POST", "/v1/conversations/a/runs", json={"ask": "wait"}
+            ) as response:
+                name = ""
+                async for line in response.aiter_lines():
+                    if line.startswith("event:"):
+                        name = line[6:].strip()
+                    elif line.startswith("data:"):
+                        events.append((name, json.loads(line[5:])))
+                        if name == "plan":
+                            process.send_signal(signal.SIGTERM)
+                            await trio.sleep(0.1)
+                            refused = await http.post(
+                                "/v1/conversations/b/runs", json={"ask": "hi"}
+                            )
+                            assert refused.status_code == 503
+                            assert refused.json()["error"]["code"] == "draining"
+        with trio.fail_after(15):
+            code = await process.wait()
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    assert events[-1][0] == "error"
+    assert events[-1][1]["code"] == "cancelled"
+    assert "shutting down" in events[-1][1]["message"]
+    assert code == 0
+
+
+async def test_the_daemon_prints_a_generated_token_when_none_is_set() -> None:
+    """Without --token or GOLIATH_TOKEN the daemon makes one and prints it."""
+    env = {k: v for k, v in os.environ.items() if k != "GOLIATH_TOKEN"}
+    process = await trio.lowlevel.open_process(
+        [
+            sys.executable,
+            "-m",
+            "goliath.cli",
+            "serve",
+            "tests.transports.daemon_app:make_agent",
+            "--port",
+            "0",
+        ],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        env={**env, "PYTHONPATH": str(ROOT)},
+    )
+    assert process.stderr is not None
+    buffer = b""
+    try:
+        with trio.fail_after(30):
+            while b"serving on" not in buffer:
+                buffer += await process.stderr.receive_some(4096)
+        token = re.search(rb"token is (\S+)", buffer)
+        url = re.search(rb"serving on (http://[\d.]+:\d+)", buffer)
+        assert token is not None and url is not None
+        async with httpx.AsyncClient(base_url=url.group(1).decode()) as http:
+            assert (await http.get("/v1/turns/x")).status_code == 401
+            authorized = await http.get(
+                "/v1/turns/x", headers={"authorization": f"Bearer {token.group(1).decode()}"}
+            )
+            assert authorized.status_code == 404
+    finally:
+        process.send_signal(signal.SIGTERM)
+        with trio.fail_after(15):
+            await process.wait()

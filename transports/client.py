@@ -1,0 +1,374 @@
+"""A Python client for the daemon: async under Trio, plus a sync wrapper for scripts.
+
+``Client`` speaks the runtime's messages over any :class:`~transports.base.Transport`: HTTP
+(``Client.http(url, token=...)``), the MessagePack stream (``Client.stream(path=...)``) or
+in-process (``Client(InProcTransport(agent))``). A write waiting for approval calls your
+``confirm`` function and sends the reply back, so the person decides.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import httpx
+import msgspec
+import trio
+
+from actors.messages import (
+    Ack,
+    Cancel,
+    ConfirmAsk,
+    ConfirmReply,
+    DeleteMemory,
+    EventMessage,
+    Failure,
+    GetMemory,
+    GetTurn,
+    Inbound,
+    MemoryReply,
+    Outbound,
+    ResultMessage,
+    Run,
+    TurnStatus,
+)
+from goliath._util import maybe_await
+from goliath.errors import GoliathError
+from goliath.events import Event
+from goliath.records import ConfirmRequest, Decision, MemoryState, RunResult
+
+from .base import Transport, TransportError
+
+__all__ = ["Client", "HttpTransport", "RemoteError", "SyncClient"]
+
+
+class RemoteError(GoliathError):
+    """The daemon refused a request or a turn failed there; ``code`` says which way."""
+
+    def __init__(self, code: str, message: str, status: int | None = None) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.status = status
+
+
+ConfirmCallback = Callable[[ConfirmRequest], Any]
+EventCallback = Callable[[Event], Any]
+_event_decoder = msgspec.json.Decoder(Event)
+_result_decoder = msgspec.json.Decoder(RunResult)
+_memory_decoder = msgspec.json.Decoder(MemoryState)
+
+
+class Client:
+    """Run turns on a Goliath daemon and answer their confirmations."""
+
+    def __init__(self, transport: Transport) -> None:
+        self.transport = transport
+
+    @classmethod
+    def http(
+        cls,
+        base_url: str = "http://127.0.0.1:8765",
+        *,
+        token: str | None = None,
+        uds: str | None = None,
+        timeout: float = 300.0,
+    ) -> Client:
+        """A client over HTTP (``uds``: an HTTP-over-Unix-socket path)."""
+        return cls(HttpTransport(base_url, token=token, uds=uds, timeout=timeout))
+
+    @classmethod
+    def stream(
+        cls,
+        *,
+        path: str | None = None,
+        host: str | None = None,
+        port: int | None = None,
+        token: str | None = None,
+    ) -> Client:
+        """A client over MessagePack frames (Unix socket ``path``, or TCP ``host``/``port``)."""
+        from .stream import StreamTransport
+
+        return cls(StreamTransport(path=path, host=host, port=port, token=token))
+
+    async def __aenter__(self) -> Client:
+        await self.transport.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self.transport.aclose()
+
+    async def run(
+        self,
+        ask: str,
+        *,
+        conversation_id: str | None = None,
+        turn_id: str | None = None,
+        context: Any = None,
+        confirm: ConfirmCallback | None = None,
+        on_event: EventCallback | None = None,
+    ) -> RunResult:
+        """Run one turn and return its result.
+
+        ``confirm`` (sync or async) decides each write; without one, writes are declined.
+        Raises :class:`RemoteError` when the daemon refuses the run or the turn fails.
+        """
+        message = Run(
+            turn_id=turn_id or uuid.uuid4().hex,
+            ask=ask,
+            conversation_id=conversation_id,
+            context=context,
+        )
+        async for reply in self.transport.send(message):
+            match reply:
+                case EventMessage(event=event):
+                    if on_event is not None:
+                        await maybe_await(on_event(event))
+                case ConfirmAsk():
+                    decision = await self._decide(reply, confirm)
+                    await self._one(
+                        ConfirmReply(
+                            turn_id=reply.turn_id,
+                            call_id=reply.call_id,
+                            approved=decision.approved,
+                            reason=decision.reason,
+                            conversation_id=conversation_id,
+                        )
+                    )
+                case ResultMessage(result=result):
+                    return result
+                case Failure(code=code, message=text):
+                    raise RemoteError(code, text)
+        raise TransportError("the connection ended before the turn's result arrived")
+
+    async def _decide(self, ask: ConfirmAsk, confirm: ConfirmCallback | None) -> Decision:
+        if confirm is None:
+            return Decision(approved=False, reason="this client has no way to ask")
+        request = ConfirmRequest(
+            tool=ask.tool,
+            input=dict(ask.input),
+            brief=ask.brief,
+            conversation_id=ask.conversation_id,
+            turn_id=ask.turn_id,
+            call_id=ask.call_id,
+        )
+        raw = await maybe_await(confirm(request))
+        if isinstance(raw, Decision):
+            return raw
+        return Decision(approved=bool(raw))
+
+    async def _one(self, message: Inbound) -> Outbound:
+        async for reply in self.transport.send(message):
+            if isinstance(reply, Failure):
+                raise RemoteError(reply.code, reply.message)
+            return reply
+        raise TransportError(f"no reply to {message.type}")
+
+    async def cancel(self, turn_id: str, *, conversation_id: str | None = None) -> None:
+        await self._one(Cancel(turn_id=turn_id, conversation_id=conversation_id))
+
+    async def confirm(
+        self,
+        turn_id: str,
+        call_id: str,
+        approved: bool,
+        reason: str | None = None,
+        *,
+        conversation_id: str | None = None,
+    ) -> None:
+        await self._one(
+            ConfirmReply(
+                turn_id=turn_id,
+                call_id=call_id,
+                approved=approved,
+                reason=reason,
+                conversation_id=conversation_id,
+            )
+        )
+
+    async def turn(self, turn_id: str) -> TurnStatus:
+        reply = await self._one(GetTurn(turn_id=turn_id))
+        assert isinstance(reply, TurnStatus)
+        return reply
+
+    async def memory(self, conversation_id: str) -> MemoryState:
+        reply = await self._one(
+            GetMemory(turn_id=uuid.uuid4().hex, conversation_id=conversation_id)
+        )
+        assert isinstance(reply, MemoryReply)
+        return reply.state
+
+    async def forget(self, conversation_id: str) -> None:
+        await self._one(DeleteMemory(turn_id=uuid.uuid4().hex, conversation_id=conversation_id))
+
+
+class SyncClient:
+    """The same calls from synchronous code; each call runs its own short Trio loop."""
+
+    def __init__(self, make_client: Callable[[], Client]) -> None:
+        self._make = make_client
+
+    @classmethod
+    def http(cls, base_url: str = "http://127.0.0.1:8765", **options: Any) -> SyncClient:
+        return cls(lambda: Client.http(base_url, **options))
+
+    def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        async def main() -> Any:
+            async with self._make() as client:
+                return await getattr(client, method)(*args, **kwargs)
+
+        return trio.run(main)
+
+    def run(self, ask: str, **options: Any) -> RunResult:
+        result: RunResult = self._call("run", ask, **options)
+        return result
+
+    def cancel(self, turn_id: str, **options: Any) -> None:
+        self._call("cancel", turn_id, **options)
+
+    def turn(self, turn_id: str) -> TurnStatus:
+        status: TurnStatus = self._call("turn", turn_id)
+        return status
+
+    def memory(self, conversation_id: str) -> MemoryState:
+        state: MemoryState = self._call("memory", conversation_id)
+        return state
+
+    def forget(self, conversation_id: str) -> None:
+        self._call("forget", conversation_id)
+
+
+class HttpTransport(Transport):
+    """The daemon's HTTP API, through httpx (which runs under Trio)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        token: str | None = None,
+        uds: str | None = None,
+        timeout: float = 300.0,
+        client: httpx.AsyncClient | None = None,
+    ) -> None:
+        headers = {"authorization": f"Bearer {token}"} if token else {}
+        transport = httpx.AsyncHTTPTransport(uds=uds) if uds else None
+        self._http = client or httpx.AsyncClient(
+            base_url=base_url, headers=headers, timeout=timeout, transport=transport
+        )
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def send(self, message: Inbound) -> AsyncIterator[Outbound]:
+        match message:
+            case Run():
+                async for reply in self._run(message):
+                    yield reply
+                return
+            case Cancel(turn_id=turn_id):
+                body: dict[str, Any] = {
+                    "conversation_id": message.conversation_id,
+                    "reason": message.reason,
+                }
+                response = await self._http.post(f"/v1/turns/{turn_id}/cancel", json=body)
+            case ConfirmReply(turn_id=turn_id):
+                body = {
+                    "call_id": message.call_id,
+                    "approved": message.approved,
+                    "reason": message.reason,
+                    "conversation_id": message.conversation_id,
+                }
+                response = await self._http.post(f"/v1/turns/{turn_id}/confirm", json=body)
+            case GetTurn(turn_id=turn_id):
+                response = await self._http.get(f"/v1/turns/{turn_id}")
+                if response.is_success:
+                    data = response.json()
+                    result = data.get("result")
+                    yield TurnStatus(
+                        turn_id=data["turn_id"],
+                        conversation_id=data["conversation_id"],
+                        status=data["status"],
+                        result=msgspec.convert(result, RunResult) if result else None,
+                    )
+                    return
+            case GetMemory(conversation_id=conversation_id):
+                response = await self._http.get(
+                    f"/v1/conversations/{_required(conversation_id)}/memory"
+                )
+                if response.is_success:
+                    yield MemoryReply(
+                        turn_id=message.turn_id,
+                        conversation_id=conversation_id,
+                        state=_memory_decoder.decode(response.content),
+                    )
+                    return
+            case DeleteMemory(conversation_id=conversation_id):
+                response = await self._http.delete(
+                    f"/v1/conversations/{_required(conversation_id)}/memory"
+                )
+            case _:
+                raise TransportError(f"{message.type} cannot be sent over HTTP")
+        if response.is_success:
+            yield Ack(turn_id=message.turn_id)
+        else:
+            yield _failure(message.turn_id, response)
+
+    async def _run(self, message: Run) -> AsyncIterator[Outbound]:
+        body = {"ask": message.ask, "turn_id": message.turn_id, "context": message.context}
+        path = f"/v1/conversations/{_required(message.conversation_id)}/runs"
+        async with self._http.stream("POST", path, json=body) as response:
+            if not response.is_success:
+                await response.aread()
+                yield _failure(message.turn_id, response)
+                return
+            event = ""
+            async for line in response.aiter_lines():
+                if line.startswith("event:"):
+                    event = line[6:].strip()
+                elif line.startswith("data:"):
+                    reply = _from_sse(message.turn_id, event, line[5:].strip())
+                    if reply is not None:
+                        yield reply
+                        if isinstance(reply, (ResultMessage, Failure)):
+                            return
+
+
+def _required(conversation_id: str | None) -> str:
+    if not conversation_id:
+        raise GoliathError("Over HTTP every run needs a conversation_id (the URL names it).")
+    return conversation_id
+
+
+def _failure(turn_id: str, response: httpx.Response) -> Failure:
+    try:
+        detail = response.json()["error"]
+        code, text = detail["code"], detail["message"]
+    except (ValueError, KeyError, TypeError):
+        code, text = "error", f"HTTP {response.status_code}"
+    return Failure(turn_id=turn_id, code=code, message=text)
+
+
+def _from_sse(turn_id: str, event: str, data: str) -> Outbound | None:
+    if event == "turn":
+        return None
+    if event == "confirm_request":
+        payload = msgspec.json.decode(data)
+        return ConfirmAsk(
+            turn_id=payload["turn_id"],
+            call_id=payload["call_id"],
+            tool=payload["tool"],
+            input=payload["input"],
+            brief=payload["brief"],
+        )
+    if event == "result":
+        return ResultMessage(turn_id=turn_id, result=_result_decoder.decode(data))
+    if event == "error":
+        payload = msgspec.json.decode(data)
+        return Failure(
+            turn_id=turn_id, code=payload.get("code", "error"), message=payload.get("message", "")
+        )
+    return EventMessage(turn_id=turn_id, event=_event_decoder.decode(data))

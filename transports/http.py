@@ -1,0 +1,406 @@
+"""The daemon's HTTP front door: a JSON API with Server-Sent Events, served by Hypercorn on Trio.
+
+A run streams its trace events as they happen; a write waiting for approval sends a
+``confirm_request`` event and waits for ``POST /v1/turns/{turn_id}/confirm`` — the person
+decides, not a callback in the server. Every route but the health checks needs the bearer
+token (a Unix socket relies on its 0600 file mode instead).
+"""
+
+from __future__ import annotations
+
+import hmac
+import math
+import os
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import trio
+
+from actors.messages import (
+    Cancel,
+    ConfirmAsk,
+    ConfirmReply,
+    DeleteMemory,
+    EventMessage,
+    Failure,
+    GetMemory,
+    GetTurn,
+    Inbound,
+    MemoryReply,
+    Outbound,
+    ResultMessage,
+    Run,
+    TurnStatus,
+)
+from actors.runtime import RequestError, Runtime
+
+from ._asgi import (
+    ID_PATTERN,
+    ClientGone,
+    HTTPError,
+    Receive,
+    Scope,
+    Send,
+    header,
+    json_response,
+    path_segments,
+    query,
+    read_body,
+    send_error,
+    send_status,
+)
+from .openapi import openapi_document
+
+__all__ = ["HttpLimits", "create_app", "serve_http"]
+
+STATUS = {
+    "busy": 429,
+    "draining": 503,
+    "invalid": 400,
+    "conversation_failed": 503,
+    "not_found": 404,
+    "conflict": 409,
+    "forbidden": 403,
+    "too_large": 413,
+    "unauthorized": 401,
+}
+HEARTBEAT_SECONDS = 15.0
+"""Idle SSE streams get a comment line this often, so proxies keep them open."""
+
+
+class HttpLimits(msgspec.Struct, frozen=True, kw_only=True):
+    """Request bounds of the HTTP front door, with units."""
+
+    max_body_bytes: int = 64 * 1024
+    max_ask_chars: int = 8_000
+
+
+class RunBody(msgspec.Struct, forbid_unknown_fields=True):
+    ask: str
+    turn_id: str | None = None
+    context: Any = None
+
+
+class ConfirmBody(msgspec.Struct, forbid_unknown_fields=True):
+    call_id: str
+    approved: bool
+    reason: str | None = None
+    conversation_id: str | None = None
+
+
+class CancelBody(msgspec.Struct, forbid_unknown_fields=True):
+    conversation_id: str | None = None
+    reason: str = "client"
+
+
+_encoder = msgspec.json.Encoder()
+STATIC = Path(__file__).resolve().parent / "static"
+
+
+def _checked_id(value: str, what: str) -> str:
+    if not ID_PATTERN.match(value):
+        raise HTTPError(
+            400,
+            "invalid",
+            f"{what} {value[:40]!r} is not valid: use 1-128 letters, digits and . _ : @ -, "
+            "starting with a letter or digit",
+        )
+    return value
+
+
+def _decode(body: bytes, kind: type[Any]) -> Any:
+    if not body.strip():
+        body = b"{}"
+    try:
+        return msgspec.json.decode(body, type=kind)
+    except msgspec.ValidationError as exc:
+        raise HTTPError(400, "invalid", f"invalid request body: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise HTTPError(400, "invalid", f"the body is not valid JSON: {exc}") from None
+
+
+def create_app(
+    runtime: Runtime | Callable[[], Runtime],
+    *,
+    token: str | None,
+    limits: HttpLimits | None = None,
+) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
+    """The ASGI application. ``token=None`` disables auth (for a 0600 Unix socket only)."""
+    bounds = limits or HttpLimits()
+    document = _encoder.encode(openapi_document())
+    get_runtime = runtime if callable(runtime) else (lambda: runtime)
+
+    def authorize(scope: Scope) -> None:
+        if token is None:
+            return
+        given = header(scope, "authorization") or ""
+        scheme, _, value = given.partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(
+            value.strip().encode(), token.encode()
+        ):
+            raise HTTPError(
+                401, "unauthorized", "a valid `Authorization: Bearer <token>` header is required"
+            )
+
+    async def request(message: Inbound, timeout: float = 30.0) -> Outbound:
+        """Hand a non-run request to the runtime and return its single reply."""
+        send, receive = trio.open_memory_channel[Outbound](math.inf)
+        try:
+            await get_runtime().handle(message, send.send_nowait)
+        except RequestError as exc:
+            raise HTTPError(STATUS.get(exc.code, 500), exc.code, exc.message) from None
+        with trio.fail_after(timeout):
+            return await receive.receive()
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if scope["type"] != "http":
+            return
+        try:
+            await route(scope, receive, send)
+        except HTTPError as error:
+            await send_error(send, error)
+        except ClientGone:
+            return
+
+    async def route(scope: Scope, receive: Receive, send: Send) -> None:
+        method = scope["method"]
+        parts = path_segments(scope)
+        match method, parts:
+            case "GET", ["healthz"]:
+                return await json_response(send, 200, {"status": "ok"})
+            case "GET", ["readyz"]:
+                live = get_runtime()
+                if not (live.ready and live.supervisor.accepting):
+                    raise HTTPError(503, "draining", "the daemon is starting or shutting down")
+                return await json_response(send, 200, {"status": "ready"})
+            case "GET", ["openapi.json"]:
+                return await json_response(send, 200, document)
+            case "GET", [] | ["index.html"]:
+                return await _static(send, "chat.html")
+        authorize(scope)
+        match method, parts:
+            case "POST", ["v1", "conversations", conversation_id, "runs"]:
+                await run(scope, receive, send, _checked_id(conversation_id, "conversation id"))
+            case "POST", ["v1", "turns", turn_id, "confirm"]:
+                body = _decode(await read_body(scope, receive, bounds.max_body_bytes), ConfirmBody)
+                conversation = body.conversation_id or query(scope).get("conversation_id")
+                await request(
+                    ConfirmReply(
+                        turn_id=_checked_id(turn_id, "turn id"),
+                        call_id=body.call_id,
+                        approved=body.approved,
+                        reason=body.reason,
+                        conversation_id=conversation,
+                    )
+                )
+                await send_status(send, 204)
+            case "POST", ["v1", "turns", turn_id, "cancel"]:
+                body = _decode(await read_body(scope, receive, bounds.max_body_bytes), CancelBody)
+                conversation = body.conversation_id or query(scope).get("conversation_id")
+                await request(
+                    Cancel(
+                        turn_id=_checked_id(turn_id, "turn id"),
+                        reason=body.reason,
+                        conversation_id=conversation,
+                    )
+                )
+                await send_status(send, 202)
+            case "GET", ["v1", "turns", turn_id]:
+                reply = await request(GetTurn(turn_id=_checked_id(turn_id, "turn id")))
+                assert isinstance(reply, TurnStatus)
+                payload: dict[str, Any] = {
+                    "turn_id": reply.turn_id,
+                    "conversation_id": reply.conversation_id,
+                    "status": reply.status,
+                }
+                if reply.result is not None:
+                    payload["result"] = reply.result
+                await json_response(send, 200, payload)
+            case "GET", ["v1", "conversations", conversation_id, "memory"]:
+                cid = _checked_id(conversation_id, "conversation id")
+                reply = await request(GetMemory(turn_id=uuid.uuid4().hex, conversation_id=cid))
+                assert isinstance(reply, MemoryReply)
+                await json_response(send, 200, reply.state)
+            case "DELETE", ["v1", "conversations", conversation_id, "memory"]:
+                cid = _checked_id(conversation_id, "conversation id")
+                await request(DeleteMemory(turn_id=uuid.uuid4().hex, conversation_id=cid))
+                await send_status(send, 204)
+            case _, ["v1", *_]:
+                raise HTTPError(404, "not_found", f"no route for {method} {scope['path']}")
+            case _:
+                raise HTTPError(404, "not_found", f"no route for {method} {scope['path']}")
+
+    async def run(scope: Scope, receive: Receive, send: Send, conversation_id: str) -> None:
+        body = _decode(await read_body(scope, receive, bounds.max_body_bytes), RunBody)
+        if len(body.ask) > bounds.max_ask_chars:
+            raise HTTPError(
+                413,
+                "too_large",
+                f"the ask is {len(body.ask)} characters; the limit is {bounds.max_ask_chars}. "
+                "Small models read short asks well: shorten it, or put long material in files.",
+            )
+        turn_id = _checked_id(body.turn_id, "turn id") if body.turn_id else uuid.uuid4().hex
+        outbox, replies = trio.open_memory_channel[Outbound](math.inf)
+        message = Run(
+            turn_id=turn_id, ask=body.ask, conversation_id=conversation_id, context=body.context
+        )
+        live = get_runtime()
+        try:
+            await live.handle(message, outbox.send_nowait)
+        except RequestError as exc:
+            raise HTTPError(STATUS.get(exc.code, 500), exc.code, exc.message) from None
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [
+                    (b"content-type", b"text/event-stream; charset=utf-8"),
+                    (b"cache-control", b"no-cache"),
+                    (b"x-accel-buffering", b"no"),
+                    (b"x-goliath-turn-id", turn_id.encode()),
+                ],
+            }
+        )
+        await _stream(send, receive, replies, turn_id, conversation_id)
+
+    return app
+
+
+def _sse(event: str, payload: Any) -> bytes:
+    data = payload if isinstance(payload, bytes) else _encoder.encode(payload)
+    return b"event: " + event.encode() + b"\ndata: " + data + b"\n\n"
+
+
+def _to_sse(message: Outbound) -> tuple[bytes, bool]:
+    """The SSE frame for one runtime message, and whether it ends the stream."""
+    match message:
+        case EventMessage(event=event):
+            return _sse(event.type, event), False
+        case ConfirmAsk():
+            payload = {
+                "turn_id": message.turn_id,
+                "call_id": message.call_id,
+                "tool": message.tool,
+                "input": message.input,
+                "brief": message.brief,
+            }
+            return _sse("confirm_request", payload), False
+        case ResultMessage(result=result):
+            from goliath._util import json_snapshot
+
+            return _sse("result", json_snapshot(result)), True
+        case Failure(code=code, message=text):
+            return _sse("error", {"code": code, "message": text}), True
+    return b"", False
+
+
+async def _stream(
+    send: Send,
+    receive: Receive,
+    replies: trio.MemoryReceiveChannel[Outbound],
+    turn_id: str,
+    conversation_id: str,
+) -> None:
+    """Forward a turn's messages as SSE until its end or the client's departure.
+
+    A client that leaves does not cancel the turn: it keeps running and its result can be read
+    with ``GET /v1/turns/{turn_id}`` (cancel explicitly to stop it).
+    """
+    async with trio.open_nursery() as nursery:
+
+        async def watch_disconnect() -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            nursery.cancel_scope.cancel()
+
+        nursery.start_soon(watch_disconnect)
+        await send(
+            {
+                "type": "http.response.body",
+                "body": _sse("turn", {"turn_id": turn_id, "conversation_id": conversation_id}),
+                "more_body": True,
+            }
+        )
+        while True:
+            with trio.move_on_after(HEARTBEAT_SECONDS) as idle:
+                message = await replies.receive()
+            if idle.cancelled_caught:
+                await send(
+                    {"type": "http.response.body", "body": b": keep-alive\n\n", "more_body": True}
+                )
+                continue
+            frame, last = _to_sse(message)
+            if frame:
+                await send({"type": "http.response.body", "body": frame, "more_body": not last})
+            if last:
+                break
+        nursery.cancel_scope.cancel()
+
+
+async def _static(send: Send, name: str) -> None:
+    path = STATIC / name
+    try:
+        body = await trio.Path(path).read_bytes()
+    except FileNotFoundError:
+        raise HTTPError(404, "not_found", f"{name} is not installed") from None
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [
+                (b"content-type", b"text/html; charset=utf-8"),
+                (b"content-length", str(len(body)).encode()),
+                (
+                    b"content-security-policy",
+                    b"default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'",
+                ),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+async def serve_http(
+    runtime: Runtime | Callable[[], Runtime],
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    unix_socket: str | os.PathLike[str] | None = None,
+    token: str | None,
+    limits: HttpLimits | None = None,
+    shutdown_trigger: Callable[[], Awaitable[None]] | None = None,
+    graceful_timeout: float = 5.0,
+    task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve the HTTP API until ``shutdown_trigger`` returns or the caller is cancelled.
+
+    ``await nursery.start(serve_http, runtime, port=0, token=...)`` returns the bound
+    addresses (e.g. ``["http://127.0.0.1:54321"]``). With ``unix_socket`` the socket file is
+    created with mode 0600 and no token is required unless one is given.
+    """
+    from hypercorn.config import Config
+    from hypercorn.trio import serve
+
+    config = Config()
+    if unix_socket is not None:
+        config.bind = [f"unix:{os.fspath(unix_socket)}"]
+        config.umask = 0o177
+    else:
+        config.bind = [f"{host}:{port}"]
+    config.graceful_timeout = graceful_timeout
+    config.accesslog = None
+    config.errorlog = None
+    config.keep_alive_timeout = 30
+    app = create_app(runtime, token=token, limits=limits)
+    await serve(app, config, shutdown_trigger=shutdown_trigger, task_status=task_status)  # type: ignore[arg-type]

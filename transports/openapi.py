@@ -1,0 +1,236 @@
+"""The OpenAPI 3.1 document of the daemon's HTTP API (served at ``/openapi.json``).
+
+Built from the same msgspec Structs the server decodes and encodes, so the document cannot
+drift from the code; ``docs/openapi.json`` is the checked-in copy, pinned by a test.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from goliath.records import MemoryState, RunResult
+
+__all__ = ["openapi_document"]
+
+_REF = "#/components/schemas/{name}"
+
+
+class ErrorDetail(msgspec.Struct):
+    code: str
+    message: str
+
+
+class Error(msgspec.Struct):
+    """Every error response: what went wrong (``code``) and what to do about it (``message``)."""
+
+    error: ErrorDetail
+
+
+class RunRequest(msgspec.Struct, forbid_unknown_fields=True):
+    """Start a turn. ``turn_id`` makes retries safe: a known id is answered from its record."""
+
+    ask: str
+    turn_id: str | None = None
+    context: Any = None
+
+
+class ConfirmRequestBody(msgspec.Struct, forbid_unknown_fields=True):
+    """Answer a pending ``confirm_request`` event of the turn."""
+
+    call_id: str
+    approved: bool
+    reason: str | None = None
+    conversation_id: str | None = None
+
+
+class CancelRequestBody(msgspec.Struct, forbid_unknown_fields=True):
+    conversation_id: str | None = None
+    reason: str = "client"
+
+
+class TurnInfo(msgspec.Struct):
+    turn_id: str
+    conversation_id: str | None
+    status: str
+    result: RunResult | None = None
+
+
+class Health(msgspec.Struct):
+    status: str
+
+
+def _error(description: str) -> dict[str, Any]:
+    return {
+        "description": description,
+        "content": {"application/json": {"schema": {"$ref": _REF.format(name="Error")}}},
+    }
+
+
+def _json(name: str, description: str) -> dict[str, Any]:
+    return {
+        "description": description,
+        "content": {"application/json": {"schema": {"$ref": _REF.format(name=name)}}},
+    }
+
+
+def _body(name: str, required: bool = True) -> dict[str, Any]:
+    return {
+        "required": required,
+        "content": {"application/json": {"schema": {"$ref": _REF.format(name=name)}}},
+    }
+
+
+ID_SCHEMA = {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$"}
+UNAUTHORIZED = _error("missing or wrong bearer token")
+
+
+def openapi_document() -> dict[str, Any]:
+    """The API as OpenAPI 3.1, with schemas generated from the wire types."""
+    _, components = msgspec.json.schema_components(
+        [
+            Error,
+            RunRequest,
+            ConfirmRequestBody,
+            CancelRequestBody,
+            TurnInfo,
+            MemoryState,
+            Health,
+            RunResult,
+        ],
+        ref_template=_REF,
+    )
+    conversation = {"name": "conversation_id", "in": "path", "required": True, "schema": ID_SCHEMA}
+    turn = {"name": "turn_id", "in": "path", "required": True, "schema": ID_SCHEMA}
+    security: list[dict[str, list[str]]] = [{"bearer": []}]
+    paths: dict[str, Any] = {
+        "/v1/conversations/{conversation_id}/runs": {
+            "post": {
+                "summary": "Start a turn and stream its events",
+                "description": (
+                    "Server-Sent Events: `turn` first ({turn_id, conversation_id}), then one event "
+                    "per trace event (`event:` is its type, `data:` its JSON), `confirm_request` "
+                    "({turn_id, call_id, tool, input, brief}) while a write waits, and a last "
+                    "`result` (the RunResult) or `error` ({code, message})."
+                ),
+                "operationId": "startRun",
+                "parameters": [conversation],
+                "requestBody": _body("RunRequest"),
+                "security": security,
+                "responses": {
+                    "200": {
+                        "description": "the turn's events",
+                        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+                    },
+                    "400": _error("malformed body or id"),
+                    "401": UNAUTHORIZED,
+                    "409": _error("the turn id belongs to another conversation"),
+                    "413": _error("the body or the ask is too large"),
+                    "429": _error("the conversation already has too many runs queued"),
+                    "503": _error("the daemon is draining, or the conversation was stopped"),
+                },
+            }
+        },
+        "/v1/turns/{turn_id}/confirm": {
+            "post": {
+                "summary": "Answer a pending confirmation",
+                "operationId": "confirmTurn",
+                "parameters": [turn],
+                "requestBody": _body("ConfirmRequestBody"),
+                "security": security,
+                "responses": {
+                    "204": {"description": "delivered"},
+                    "400": _error("malformed body or id"),
+                    "401": UNAUTHORIZED,
+                    "404": _error("unknown turn or call (or a turn of another conversation)"),
+                    "409": _error("already answered"),
+                    "413": _error("the body is too large"),
+                },
+            }
+        },
+        "/v1/turns/{turn_id}/cancel": {
+            "post": {
+                "summary": "Cancel a turn",
+                "operationId": "cancelTurn",
+                "parameters": [turn],
+                "requestBody": _body("CancelRequestBody", required=False),
+                "security": security,
+                "responses": {
+                    "202": {"description": "the turn stops at its next checkpoint"},
+                    "400": _error("malformed body or id"),
+                    "401": UNAUTHORIZED,
+                    "404": _error("unknown turn (or a turn of another conversation)"),
+                    "413": _error("the body is too large"),
+                },
+            }
+        },
+        "/v1/turns/{turn_id}": {
+            "get": {
+                "summary": "Where a turn stands",
+                "operationId": "getTurn",
+                "parameters": [turn],
+                "security": security,
+                "responses": {
+                    "200": _json("TurnInfo", "status, and the result when done"),
+                    "400": _error("malformed id"),
+                    "401": UNAUTHORIZED,
+                    "404": _error("unknown turn"),
+                },
+            }
+        },
+        "/v1/conversations/{conversation_id}/memory": {
+            "get": {
+                "summary": "A conversation's memory",
+                "operationId": "getMemory",
+                "parameters": [conversation],
+                "security": security,
+                "responses": {
+                    "200": _json("MemoryState", "the rolling brief and the recent exchanges"),
+                    "400": _error("malformed id"),
+                    "401": UNAUTHORIZED,
+                },
+            },
+            "delete": {
+                "summary": "Forget a conversation",
+                "operationId": "deleteMemory",
+                "parameters": [conversation],
+                "security": security,
+                "responses": {
+                    "204": {"description": "forgotten"},
+                    "400": _error("malformed id"),
+                    "401": UNAUTHORIZED,
+                },
+            },
+        },
+        "/healthz": {
+            "get": {
+                "summary": "Alive",
+                "operationId": "health",
+                "responses": {"200": _json("Health", "the process is alive")},
+            }
+        },
+        "/readyz": {
+            "get": {
+                "summary": "Ready for runs",
+                "operationId": "ready",
+                "responses": {
+                    "200": _json("Health", "accepting runs"),
+                    "503": _error("starting or draining"),
+                },
+            }
+        },
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Goliath daemon",
+            "version": "1",
+            "description": "Agent turns for small on-device models, for many users at once.",
+        },
+        "paths": paths,
+        "components": {
+            "schemas": components,
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+        },
+    }

@@ -1,0 +1,144 @@
+"""``goliath serve``: the long-running daemon for many users.
+
+Loads an ``Agent`` (or a factory of one) from ``MODULE:ATTR``, serves the HTTP API on TCP
+(bearer token) or a Unix socket (mode 0600), optionally the MessagePack stream protocol, and on
+SIGTERM/SIGINT drains: new runs get 503, running turns may finish within the grace period, the
+rest are cancelled and their clients receive a final ``error`` event saying so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import inspect
+import os
+import secrets
+import signal
+import sys
+
+import trio
+
+from goliath.agent import Agent
+from goliath.cli import resolve_object
+from goliath.errors import ConfigError
+
+from .http import serve_http
+from .stream import serve_stream
+
+__all__ = ["load_agent", "serve_agent", "serve_command"]
+
+SHUTDOWN_NOTICE_SECONDS = 2.0
+"""After cancelling the last turns on shutdown, how long their clients get to hear about it."""
+
+
+async def load_agent(target: str) -> Agent:
+    """``MODULE:ATTR`` → an Agent; a callable is called (sync or async) to make one."""
+    value = resolve_object(target)
+    if not isinstance(value, Agent) and callable(value):
+        value = value()
+        if inspect.isawaitable(value):
+            value = await value
+    if not isinstance(value, Agent):
+        raise ConfigError(f"{target} is {value!r}, not a goliath.Agent or a factory returning one.")
+    return value
+
+
+def _with_store(agent: Agent, store: str | None) -> Agent:
+    if store is None:
+        return agent
+    if store.startswith("sqlite:"):
+        from goliath.memory import SQLiteMemory
+
+        path = store.removeprefix("sqlite:")
+        return agent.with_options(memory=lambda cid: SQLiteMemory(path, cid or "default"))
+    raise ConfigError(
+        f"--store {store!r}: expected sqlite:PATH (postgres:// comes with scale-out)."
+    )
+
+
+async def serve_agent(
+    agent: Agent,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    socket: str | None = None,
+    stream_socket: str | None = None,
+    token: str | None,
+    grace: float = 10.0,
+    stop: trio.Event | None = None,
+    task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Run the daemon until SIGTERM/SIGINT (or ``stop``), then drain and exit."""
+    async with agent:
+        runtime = agent.runtime
+        http_closed = trio.Event()
+        async with trio.open_nursery() as nursery:
+            binds: list[str] = await nursery.start(
+                functools.partial(
+                    serve_http,
+                    runtime,
+                    host=host,
+                    port=port,
+                    unix_socket=socket,
+                    token=None if socket else token,
+                    shutdown_trigger=http_closed.wait,
+                )
+            )
+            if stream_socket:
+                await nursery.start(functools.partial(serve_stream, runtime, path=stream_socket))
+                binds.append(f"stream+unix://{stream_socket}")
+            task_status.started(binds)
+            await _wait_for_stop(stop)
+            await runtime.drain(grace)
+            for ticket in runtime.supervisor.running():
+                runtime.cancel(ticket.turn_id, "the daemon is shutting down")
+            with trio.move_on_after(SHUTDOWN_NOTICE_SECONDS):
+                for ticket in runtime.supervisor.running():
+                    await ticket.done.wait()
+                await trio.sleep(0.05)  # let the last SSE frames leave
+            http_closed.set()
+
+
+async def _wait_for_stop(stop: trio.Event | None) -> None:
+    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        async with trio.open_nursery() as nursery:
+
+            async def on_signal() -> None:
+                async for _ in signals:
+                    break
+                nursery.cancel_scope.cancel()
+
+            async def on_event() -> None:
+                if stop is not None:
+                    await stop.wait()
+                    nursery.cancel_scope.cancel()
+
+            nursery.start_soon(on_signal)
+            nursery.start_soon(on_event)
+
+
+def serve_command(args: argparse.Namespace) -> int:
+    token = args.token or os.environ.get("GOLIATH_TOKEN")
+    if token is None and not args.socket:
+        token = secrets.token_urlsafe(24)
+        print(f"goliath: no token configured; this run's token is {token}", file=sys.stderr)
+
+    async def main() -> None:
+        agent = _with_store(await load_agent(args.target), args.store)
+        async with trio.open_nursery() as nursery:
+            binds = await nursery.start(
+                functools.partial(
+                    serve_agent,
+                    agent,
+                    host=args.host,
+                    port=args.port,
+                    socket=args.socket,
+                    stream_socket=args.stream_socket,
+                    token=token,
+                    grace=args.grace,
+                )
+            )
+            print(f"goliath: serving on {', '.join(binds)}", file=sys.stderr, flush=True)
+
+    trio.run(main)
+    return 0
