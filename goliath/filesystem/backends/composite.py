@@ -9,14 +9,15 @@ with ``Read-only route: <prefix>``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
 import trio
 
 from ...errors import ConfigError
-from ..errors import FileMissingError, ReadOnlyError
+from ..errors import FileMissingError, FilesystemError, ReadOnlyError
 from ..paths import DEFAULT_PAGE, MAX_PAGE, clip_path, file_path, normalize_path, page_limit, within
 from ..types import FileEntry, FileInfo, FileListing, FilesystemBackend
 
@@ -81,6 +82,23 @@ def _mount(raw_prefix: object, route: object) -> Mount:
     return Mount(prefix=prefix, backend=backend, read_only=read_only)  # type: ignore[arg-type]
 
 
+@contextlib.contextmanager
+def _external_paths(mount: Mount, key: str) -> Iterator[None]:
+    """Re-word a mounted backend's refusal with the path the caller used, not the local one."""
+    try:
+        yield
+    except FilesystemError as exc:
+        local = mount.local(key)
+        if local == key:
+            raise
+        text = str(exc).replace(clip_path(local), clip_path(key), 1)
+        try:
+            reworded = type(exc)(text)
+        except Exception:  # a backend's own error class with another signature
+            raise exc from None
+        raise reworded from exc
+
+
 class CompositeFilesystem:
     """Backends mounted under prefixes. Create with :func:`composite_filesystem`."""
 
@@ -122,7 +140,8 @@ class CompositeFilesystem:
     async def read(self, path: str) -> FileEntry:
         key = file_path(path)
         mount = self._serving(key)
-        entry = await mount.backend.read(mount.local(key))
+        with _external_paths(mount, key):
+            entry = await mount.backend.read(mount.local(key))
         return FileEntry(path=key, revision=entry.revision, content=entry.content)
 
     async def list(
@@ -140,8 +159,8 @@ class CompositeFilesystem:
                 continue
             if after is not None and within(after, mount.prefix):
                 local_after: str | None = mount.local(after)
-            elif after is not None and after > mount.prefix:
-                continue  # every path under this prefix sorts before `after`
+            elif after is not None and after > mount.prefix + "/":
+                continue  # every path under prefix + "/" sorts before `after`
             else:
                 local_after = None
             candidates += await self._collect(mount, folder, local_after, root, after, size)
@@ -184,17 +203,19 @@ class CompositeFilesystem:
     async def write(self, path: str, content: str, *, expected_revision: str | None) -> FileInfo:
         key = file_path(path)
         mount = self._writable(key)
-        info = await mount.backend.write(  # type: ignore[attr-defined]
-            mount.local(key), content, expected_revision=expected_revision
-        )
+        with _external_paths(mount, key):
+            info = await mount.backend.write(  # type: ignore[attr-defined]
+                mount.local(key), content, expected_revision=expected_revision
+            )
         return FileInfo(key, info.revision)
 
     async def remove(self, path: str, *, expected_revision: str) -> None:
         key = file_path(path)
         mount = self._writable(key)
-        await mount.backend.remove(  # type: ignore[attr-defined]
-            mount.local(key), expected_revision=expected_revision
-        )
+        with _external_paths(mount, key):
+            await mount.backend.remove(  # type: ignore[attr-defined]
+                mount.local(key), expected_revision=expected_revision
+            )
 
     def _writable(self, key: str) -> Mount:
         mount = self._serving(key)
