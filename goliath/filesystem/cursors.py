@@ -59,18 +59,18 @@ def decode_cursor(value: str | None, query: str) -> Cursor:
     if len(value) > MAX_CURSOR_CHARS:
         raise InvalidCursorError(
             f"The cursor is {len(value)} characters long (limit {MAX_CURSOR_CHARS}); copy "
-            "next_cursor exactly, or omit cursor to start over."
+            "next_cursor exactly, or omit cursor to start over"
         )
     try:
         cursor = _decoder.decode(value)
     except (msgspec.DecodeError, msgspec.ValidationError):
         raise InvalidCursorError(
             "The cursor is not valid; copy next_cursor exactly from the previous result, or omit "
-            "cursor to start over."
+            "cursor to start over"
         ) from None
     if cursor.query != query:
         raise InvalidCursorError(
             "The cursor belongs to a different query; repeat the same arguments with it, or omit "
-            "cursor to start over."
+            "cursor to start over"
         )
     return cursor

@@ -14,7 +14,8 @@
 
 A tool that raises one becomes a failed step whose text (``error: <message>. Try different
 arguments or another tool.``) the model sees, clipped to 160 characters, so every message
-puts what went wrong and what to do first and keeps it short.
+puts what went wrong and what to do first, keeps it short, and ends without a period (the
+harness adds one).
 """
 
 from __future__ import annotations

@@ -28,23 +28,23 @@ class _Token:
 def check_glob(pattern: object) -> str:
     """Validate a glob pattern: absolute, ≤ 512 chars, no backslashes or dot segments."""
     if not isinstance(pattern, str):
-        raise InvalidPathError(f"A glob pattern must be a string like '/**/*.md', got {pattern!r}.")
+        raise InvalidPathError(f"A glob pattern must be a string like '/**/*.md', got {pattern!r}")
     if len(pattern) > MAX_PATH_CHARS:
         raise InvalidPathError(
-            f"Glob pattern is {len(pattern)} characters long; the limit is {MAX_PATH_CHARS}."
+            f"Glob pattern is {len(pattern)} characters long; the limit is {MAX_PATH_CHARS}"
         )
     if not pattern.startswith("/"):
         raise InvalidPathError(
             f"Glob pattern {show(pattern)} is relative; start it with '/', like '/notes/*.md' or "
-            "'/**/*.md'."
+            "'/**/*.md'"
         )
     if "\\" in pattern:
         raise InvalidPathError(
-            f"Glob pattern {show(pattern)} contains a backslash; separate folders with '/'."
+            f"Glob pattern {show(pattern)} contains a backslash; separate folders with '/'"
         )
     if any(segment in (".", "..") for segment in pattern.split("/")):
         raise InvalidPathError(
-            f"Glob pattern {show(pattern)} contains a '.' or '..' segment; write it out in full."
+            f"Glob pattern {show(pattern)} contains a '.' or '..' segment; write it out in full"
         )
     return pattern
 

@@ -62,32 +62,32 @@ def normalize_path(path: object) -> str:
             holds a backslash, a control character or a ``.``/``..`` segment.
     """
     if not isinstance(path, str):
-        raise InvalidPathError(f"A path must be a string like '/notes/a.md', got {path!r}.")
+        raise InvalidPathError(f"A path must be a string like '/notes/a.md', got {path!r}")
     if len(path) > MAX_PATH_CHARS:
         raise InvalidPathError(
-            f"Path is {len(path)} characters long; the limit is {MAX_PATH_CHARS}. Use a shorter path."
+            f"Path is {len(path)} characters long; the limit is {MAX_PATH_CHARS}. Use a shorter path"
         )
     if "\\" in path:
         raise InvalidPathError(
-            f"Path {show(path)} contains a backslash; separate folders with '/' instead."
+            f"Path {show(path)} contains a backslash; separate folders with '/' instead"
         )
     for char in path:
         category = unicodedata.category(char)
         if category == "Cc":
             raise InvalidPathError(
-                f"Path {show(path)} contains the control character {char!r}; remove it."
+                f"Path {show(path)} contains the control character {char!r}; remove it"
             )
         if category == "Cs":
-            raise InvalidPathError(f"Path {show(path)} is not valid Unicode (a lone surrogate).")
+            raise InvalidPathError(f"Path {show(path)} is not valid Unicode (a lone surrogate)")
     if not path.startswith("/"):
         raise InvalidPathError(
             f"Path {show(path)} is relative; use an absolute path that starts with '/', "
-            "like '/notes/a.md'."
+            "like '/notes/a.md'"
         )
     parts = [part for part in path.split("/") if part]
     if any(part in (".", "..") for part in parts):
         raise InvalidPathError(
-            f"Path {show(path)} contains a '.' or '..' segment; write the absolute path out in full."
+            f"Path {show(path)} contains a '.' or '..' segment; write the absolute path out in full"
         )
     return "/" + "/".join(parts)
 
@@ -96,7 +96,7 @@ def file_path(path: object) -> str:
     """Like :func:`normalize_path`, but the root ``/`` (a folder, never a file) is refused."""
     result = normalize_path(path)
     if result == "/":
-        raise InvalidPathError("'/' is the root folder, not a file; give a file path like '/a.md'.")
+        raise InvalidPathError("'/' is the root folder, not a file; give a file path like '/a.md'")
     return result
 
 
@@ -110,7 +110,7 @@ def check_content(content: object, path: str) -> str:
     if not isinstance(content, str):
         raise InvalidArgumentError(
             f"Content of {show(path)} must be text (str), got {type(content).__name__}; "
-            "decode bytes first."
+            "decode bytes first"
         )
     if len(content) > MAX_FILE_BYTES:  # every character takes at least one byte
         raise _too_large(path, len(content.encode("utf-8", "surrogatepass")))
@@ -118,7 +118,7 @@ def check_content(content: object, path: str) -> str:
         size = len(content.encode("utf-8"))
     except UnicodeEncodeError:
         raise InvalidArgumentError(
-            f"Content of {show(path)} is not valid Unicode text (it holds a lone surrogate)."
+            f"Content of {show(path)} is not valid Unicode text (it holds a lone surrogate)"
         ) from None
     if size > MAX_FILE_BYTES:
         raise _too_large(path, size)
@@ -128,14 +128,14 @@ def check_content(content: object, path: str) -> str:
 def _too_large(path: str, size: int) -> FileTooLargeError:
     return FileTooLargeError(
         f"File {show(path)} is {size:,} bytes; the limit is 1 MiB ({MAX_FILE_BYTES:,} bytes). "
-        "Split it into smaller files."
+        "Split it into smaller files"
     )
 
 
 def page_limit(limit: object) -> int:
     """Validate a ``list`` page size (1..256)."""
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
-        raise InvalidArgumentError(f"A list limit must be between 1 and {MAX_PAGE}, got {limit!r}.")
+        raise InvalidArgumentError(f"A list limit must be between 1 and {MAX_PAGE}, got {limit!r}")
     return limit
 
 

@@ -48,7 +48,7 @@ async def read_page(
     """
     if cursor and offset is not None:
         raise InvalidArgumentError(
-            "Use offset or cursor, not both: the cursor already says where to continue."
+            "Use offset or cursor, not both: the cursor already says where to continue"
         )
     content = entry.content
     query = query_key("read", entry.path)
@@ -57,17 +57,17 @@ async def read_page(
         if state.revision != entry.revision:
             raise InvalidCursorError(
                 f"File {clip_path(entry.path)} changed since this cursor was made; read it again "
-                "without a cursor."
+                "without a cursor"
             )
         start = state.position
         if start > len(content):
-            raise InvalidCursorError("The read cursor points past the end of the file.")
+            raise InvalidCursorError("The read cursor points past the end of the file")
     else:
         first = offset or 0
         if first > 0 and first >= _line_count(content):
             raise InvalidArgumentError(
                 f"offset {first} is past the end of {clip_path(entry.path)}, which has "
-                f"{_line_count(content)} lines (offsets start at 0)."
+                f"{_line_count(content)} lines (offsets start at 0)"
             )
         start = _line_start(content, first)
     end = start
@@ -101,6 +101,6 @@ async def read_page(
     if length == 0 and start < len(content):
         raise FilesystemError(
             f"The tool result budget ({budget.max_tokens} tokens) is too small to show any "
-            "content; raise budgets.tool_result_tokens."
+            "content; raise budgets.tool_result_tokens"
         )
     return make(candidate[:length])

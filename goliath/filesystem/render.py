@@ -45,7 +45,7 @@ async def fit_prefix(text: str, render: Callable[[str], str], budget: ResultBudg
     if await budget.count(render("")) > budget.max_tokens:
         raise FilesystemError(
             f"The tool result budget ({budget.max_tokens} tokens) is too small even for the "
-            "result's metadata; raise budgets.tool_result_tokens."
+            "result's metadata; raise budgets.tool_result_tokens"
         )
     low, high = 0, len(text)
     if budget.count_tokens is None:

@@ -64,7 +64,7 @@ class _Search:
         if await self.budget.count(render_search(value)) > self.budget.max_tokens:
             raise FilesystemError(
                 f"The tool result budget ({self.budget.max_tokens} tokens) is too small for the "
-                "search metadata; raise budgets.tool_result_tokens."
+                "search metadata; raise budgets.tool_result_tokens"
             )
         return value
 
@@ -83,7 +83,7 @@ class _Search:
             if "excerpt" not in match:
                 raise FilesystemError(
                     f"The tool result budget ({self.budget.max_tokens} tokens) is too small for "
-                    "one match; narrow the pattern or raise budgets.tool_result_tokens."
+                    "one match; narrow the pattern or raise budgets.tool_result_tokens"
                 )
             excerpt = match["excerpt"]
             shrunk = ResultBudget(max_tokens=limit, count_tokens=self.budget.count_tokens)
@@ -117,7 +117,7 @@ async def search(
     """
     state = decode_cursor(cursor, query_key(kind, root, pattern, ignore_case))
     if state.after and not within(file_path(state.after), root):
-        raise InvalidCursorError("The cursor points outside the search root; omit it to restart.")
+        raise InvalidCursorError("The cursor points outside the search root; omit it to restart")
     run = _Search(budget, state)
     matcher: Callable[[str], bool] | None = None
     needle: re.Pattern[str] | None = None
@@ -147,7 +147,7 @@ async def search(
                 if require_files and not cursor and scanned_files == 0:
                     raise FileMissingError(
                         f"Nothing to search at {clip_path(root)}: no file or folder there. Use "
-                        "glob to find paths."
+                        "glob to find paths"
                     )
                 return await run.finish(False)
             pending = list(page.files)
@@ -163,16 +163,26 @@ async def search(
             scanned_files += 1
         else:
             assert needle is not None
-            entry = await backend.read(info.path)
+            try:
+                entry = await backend.read(info.path)
+            except FileMissingError:
+                if state.revision:  # the file this cursor paused in is gone
+                    raise InvalidCursorError(
+                        f"File {clip_path(info.path)} was deleted since this cursor was made; "
+                        "repeat the search without a cursor"
+                    ) from None
+                state.after = info.path  # deleted after it was listed: nothing to search
+                scanned_files += 1
+                continue
             if state.revision and state.revision != entry.revision:
                 raise InvalidCursorError(
                     f"File {clip_path(entry.path)} changed since this cursor was made; repeat the "
-                    "search without a cursor."
+                    "search without a cursor"
                 )
             state.after, state.revision = entry.path, entry.revision
             content = entry.content
             if state.position > len(content):
-                raise InvalidCursorError("The search cursor points past the end of the file.")
+                raise InvalidCursorError("The search cursor points past the end of the file")
             while state.position < len(content) and scanned_chars < MAX_SCAN_CHARS:
                 start = state.position
                 newline = content.find("\n", start)

@@ -10,21 +10,29 @@ version it has not read.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any
+from typing import Any
 
 import attrs
 import pydantic
-from pydantic import AfterValidator, Field
 
 from .._util import maybe_await
 from ..records import Decision
 from ..tools import Tool, ToolContext
+from .arguments import (
+    DeleteFileArgs,
+    EditFileArgs,
+    GlobArgs,
+    GrepArgs,
+    WriteFileArgs,
+    parse_arguments,
+    read_args_model,
+)
+from .backends._common import changed
 from .errors import (
     InvalidArgumentError,
     InvalidPathError,
     NotApprovedError,
     ReadOnlyError,
-    RevisionConflictError,
 )
 from .paths import check_content, clip_path, file_path, normalize_path, within
 from .reading import read_page
@@ -62,108 +70,9 @@ class FileChange:
 
 ApproveHandler = Callable[[FileChange], "bool | Decision | Awaitable[bool | Decision]"]
 
-_CURSOR_TEXT = "Copy next_cursor from the previous result to continue. Omit on the first call."
-Cursor = Annotated[str | None, Field(None, max_length=4096, description=_CURSOR_TEXT)]
-
 
 def _is_backend(value: object) -> bool:
     return callable(getattr(value, "read", None)) and callable(getattr(value, "list", None))
-
-
-def _parse(model: type[pydantic.BaseModel], args: dict[str, Any]) -> Any:
-    """Validate arguments (again, for direct calls) with errors short enough for a step."""
-    try:
-        return model.model_validate(args)
-    except pydantic.ValidationError as error:
-        parts = []
-        for item in error.errors(include_url=False):
-            where = ".".join(str(part) for part in item.get("loc", ())) or "arguments"
-            message = str(item.get("msg", "invalid")).removeprefix("Value error, ")
-            parts.append(message if message.startswith(where) else f"{where}: {message}")
-        raise InvalidArgumentError("; ".join(parts)) from None
-
-
-class GlobArgs(pydantic.BaseModel):
-    pattern: str = Field(
-        description="Absolute pattern such as /notes/*.md or /**/*.md; * matches within a name, "
-        "** across folders."
-    )
-    cursor: Cursor = None
-
-
-class GrepArgs(pydantic.BaseModel):
-    pattern: str = Field(
-        min_length=1,
-        max_length=256,
-        description="Literal text to find, such as greenhouse. Not a file path or regex.",
-    )
-    path: str | None = Field(
-        None, description="File or folder to search, such as /notes. Omit to search all files."
-    )
-    ignore_case: bool | None = Field(None, description="Ignore case (default true).")
-    cursor: Cursor = None
-
-
-def read_args_model(max_lines: int, default_lines: int) -> type[pydantic.BaseModel]:
-    """``read_file`` parameters; ``limit`` is bounded by this filesystem's ``max_lines``."""
-
-    def check_limit(value: int | None) -> int | None:
-        if value is not None and not 1 <= value <= max_lines:
-            raise ValueError(
-                f"limit must be between 1 and {max_lines} lines, got {value}; read further "
-                "with next_cursor."
-            )
-        return value
-
-    def check_offset(value: int | None) -> int | None:
-        if value is not None and value < 0:
-            raise ValueError(f"offset counts lines from 0 and cannot be negative, got {value}.")
-        return value
-
-    limit_text = f"Lines to read, 1 to {max_lines} (default {default_lines})."
-    return pydantic.create_model(
-        "ReadFileArgs",
-        path=(str, Field(description="Absolute file path, such as /notes/today.md.")),
-        offset=(
-            Annotated[int | None, AfterValidator(check_offset)],
-            Field(
-                None,
-                description="Zero-based line to start at. Omit to start at the beginning.",
-                json_schema_extra={"minimum": 0},
-            ),
-        ),
-        limit=(
-            Annotated[int | None, AfterValidator(check_limit)],
-            Field(
-                None,
-                description=limit_text,
-                json_schema_extra={"minimum": 1, "maximum": max_lines},
-            ),
-        ),
-        cursor=(Cursor, None),
-    )
-
-
-class WriteFileArgs(pydantic.BaseModel):
-    path: str = Field(description="Absolute file path, such as /notes/idea.md.")
-    content: str = Field(description="The complete new content of the file.")
-    revision: str | None = Field(
-        None,
-        description="Current revision from read_file, to replace an existing file. Omit to "
-        "create a new file.",
-    )
-
-
-class EditFileArgs(pydantic.BaseModel):
-    path: str = Field(description="Absolute file path, such as /notes/idea.md.")
-    revision: str = Field(min_length=1, description="Current revision of the file from read_file.")
-    old_text: str = Field(min_length=1, description="Exact text to replace; must occur once.")
-    new_text: str = Field(description="The replacement text.")
-
-
-class DeleteFileArgs(pydantic.BaseModel):
-    path: str = Field(description="Absolute path of the file to delete.")
-    revision: str = Field(min_length=1, description="Current revision of the file from read_file.")
 
 
 def _occurrences(text: str, needle: str) -> int:
@@ -195,7 +104,7 @@ class Toolkit:
         if not _is_backend(backend):
             raise TypeError(
                 f"The filesystem's backend function returned {backend!r}; it must return a "
-                "backend (something with async read and list)."
+                "backend (something with async read and list)"
             )
         return backend  # type: ignore[no-any-return]
 
@@ -204,7 +113,7 @@ class Toolkit:
         key = file_path(value) if file else normalize_path(value)
         if not within(key, self.root):
             raise InvalidPathError(
-                f"Path {clip_path(key)} is outside this filesystem's root {clip_path(self.root)}."
+                f"Path {clip_path(key)} is outside this filesystem's root {clip_path(self.root)}"
             )
         return key
 
@@ -215,7 +124,7 @@ class Toolkit:
             or not callable(getattr(backend, "write", None))
             or not callable(getattr(backend, "remove", None))
         ):
-            raise ReadOnlyError("Read-only filesystem.")
+            raise ReadOnlyError("Read-only filesystem")
         return backend
 
     async def check_approved(self, change: FileChange) -> None:
@@ -229,19 +138,19 @@ class Toolkit:
         else:
             raise TypeError(
                 f"The filesystem's approve handler returned {raw!r}; it must return True/False "
-                "or goliath.Decision(approved, reason)."
+                "or goliath.Decision(approved, reason)"
             )
         if not approved:
             because = f": {reason}" if reason else ""
             raise NotApprovedError(
                 f"Change to {clip_path(change.path)} was not approved{because}. Do not retry "
-                "unless asked."
+                "unless asked"
             )
 
     # ------------------------------------------------------------ read tools
 
     async def glob(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
-        parsed = _parse(GlobArgs, args)
+        parsed = parse_arguments(GlobArgs, args)
         return await search(
             await self.backend(ctx),
             kind="glob",
@@ -254,7 +163,7 @@ class Toolkit:
         )
 
     async def grep(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
-        parsed = _parse(GrepArgs, args)
+        parsed = parse_arguments(GrepArgs, args)
         given = parsed.path is not None and parsed.path.strip() not in ("", "/")
         root = self.path(parsed.path, file=False) if given else self.root
         return await search(
@@ -269,15 +178,17 @@ class Toolkit:
             require_files=given,
         )
 
-    def read_file_execute(self) -> Callable[[dict[str, Any], ToolContext], Awaitable[Any]]:
-        model = read_args_model(self.max_lines, self.default_lines)
+    def read_file(
+        self, model: type[pydantic.BaseModel]
+    ) -> Callable[[dict[str, Any], ToolContext], Awaitable[dict[str, Any]]]:
+        """The ``read_file`` execute, validating with this filesystem's ``model``."""
 
         async def read_file(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
-            parsed = _parse(model, args)
+            parsed = parse_arguments(model, args)
             key = self.path(parsed.path)
             if parsed.cursor and parsed.offset is not None:
                 raise InvalidArgumentError(
-                    "Use offset or cursor, not both: the cursor already says where to continue."
+                    "Use offset or cursor, not both: the cursor already says where to continue"
                 )
             entry = await (await self.backend(ctx)).read(key)
             return await read_page(
@@ -293,7 +204,7 @@ class Toolkit:
     # ------------------------------------------------------------ write tools
 
     async def write_file(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
-        parsed = _parse(WriteFileArgs, args)
+        parsed = parse_arguments(WriteFileArgs, args)
         key = self.path(parsed.path)
         check_content(parsed.content, key)
         revision = parsed.revision.strip() if parsed.revision and parsed.revision.strip() else None
@@ -312,24 +223,21 @@ class Toolkit:
         return {"path": info.path, "revision": info.revision}
 
     async def edit_file(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
-        parsed = _parse(EditFileArgs, args)
+        parsed = parse_arguments(EditFileArgs, args)
         key = self.path(parsed.path)
         backend = await self.writable(ctx)
         entry = await backend.read(key)
         if entry.revision != parsed.revision:
-            raise RevisionConflictError(
-                f"File {clip_path(key)} changed: revision {parsed.revision[:24]} is not current. "
-                "Read it again and use the new revision."
-            )
+            raise changed(key, parsed.revision)
         count = _occurrences(entry.content, parsed.old_text)
         if count == 0:
             raise InvalidArgumentError(
-                f"old_text was not found in {clip_path(key)}; read the file and copy the exact text."
+                f"old_text was not found in {clip_path(key)}; read the file and copy the exact text"
             )
         if count > 1:
             raise InvalidArgumentError(
                 f"old_text occurs more than once in {clip_path(key)}; include more of the "
-                "surrounding text so it matches exactly once."
+                "surrounding text so it matches exactly once"
             )
         content = entry.content.replace(parsed.old_text, parsed.new_text, 1)
         check_content(content, key)
@@ -347,7 +255,7 @@ class Toolkit:
         return {"path": info.path, "revision": info.revision}
 
     async def delete_file(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
-        parsed = _parse(DeleteFileArgs, args)
+        parsed = parse_arguments(DeleteFileArgs, args)
         key = self.path(parsed.path)
         backend = await self.writable(ctx)
         await self.check_approved(
@@ -389,12 +297,13 @@ class Toolkit:
                 to_model_output=render_search,
             )
         if name == "read_file":
+            model = read_args_model(self.max_lines, self.default_lines)
             return Tool(
                 "read_file",
                 f"Read lines of a file ({lines}); use next_cursor to continue and revision "
                 "to edit.",
-                read_args_model(self.max_lines, self.default_lines),
-                self.read_file_execute(),
+                model,
+                self.read_file(model),
                 output_mode="content",
                 to_model_output=render_read,
             )

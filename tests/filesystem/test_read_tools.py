@@ -292,3 +292,55 @@ async def test_a_root_confines_every_tool(make_backend: Any, kind: str) -> None:
     everything = await call(fs, "glob", pattern="/**")
     assert all(m["path"].startswith("/notes/") for m in everything["matches"])
     assert len(everything["matches"]) == 3
+
+
+async def test_grep_ignores_case_beyond_ascii(make_backend: Any, kind: str) -> None:
+    """'GRÜN' finds 'grün': case folding is Unicode-aware."""
+    fs = create_filesystem(await make_backend(kind, {"/a.txt": "Das Gras ist grün.\n"}))
+    [match] = (await call(fs, "grep", pattern="GRÜN"))["matches"]
+    assert match["excerpt"] == "Das Gras ist grün."
+
+
+async def test_a_search_cursor_into_a_changed_file_is_refused(
+    make_backend: Any, writable_kind: str
+) -> None:
+    """Paused inside a file that then changes or disappears, grep says to start over."""
+    backend = await make_backend(writable_kind, {"/a.txt": "hit\nhit\n", "/b.txt": "hit\nhit\n"})
+    fs = create_filesystem(backend, search={"max_matches": 1})
+    paused_in_a = await call(fs, "grep", pattern="hit")
+    revision = (await backend.read("/a.txt")).revision
+    await backend.write("/a.txt", "hit\nhit\nhit\n", expected_revision=revision)
+    with pytest.raises(InvalidCursorError, match="changed since this cursor"):
+        await call(fs, "grep", pattern="hit", cursor=paused_in_a["next_cursor"])
+    first = await call(fs, "grep", pattern="hit")
+    await backend.remove("/a.txt", expected_revision=(await backend.read("/a.txt")).revision)
+    with pytest.raises(InvalidCursorError, match="deleted since this cursor"):
+        await call(fs, "grep", pattern="hit", cursor=first["next_cursor"])
+
+
+class StaleListing:
+    """A third-party backend whose listing still shows a file that is already gone."""
+
+    def __init__(self, files: dict[str, str]) -> None:
+        from goliath.filesystem import in_memory_filesystem
+
+        self.inner = in_memory_filesystem(files)
+
+    async def read(self, path: str) -> Any:
+        return await self.inner.read(path)
+
+    async def list(self, directory: str = "/", *, after: str | None = None, limit: int = 64) -> Any:
+        from goliath.filesystem import FileInfo, FileListing
+
+        page = await self.inner.list(directory, after=after, limit=limit)
+        ghost = [] if after and after >= "/b-gone.txt" else [FileInfo("/b-gone.txt", "r1")]
+        files = sorted([*page.files, *ghost], key=lambda info: info.path)[:limit]
+        return FileListing(files=files, next=page.next)
+
+
+async def test_grep_skips_a_file_deleted_after_it_was_listed() -> None:
+    """A listed file that cannot be read any more is skipped, not fatal to the search."""
+    fs = create_filesystem(StaleListing({"/a.txt": "hit\n", "/c.txt": "hit\n"}))
+    found = await call(fs, "grep", pattern="hit")
+    assert [m["path"] for m in found["matches"]] == ["/a.txt", "/c.txt"]
+    assert found["next_cursor"] is None

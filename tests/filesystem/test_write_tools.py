@@ -147,7 +147,7 @@ async def test_delete_file_removes_one_file_by_revision(
     ids=["static", "memory-read-only"],
 )
 async def test_write_tools_over_a_read_only_backend_fail(backend: Any) -> None:
-    """Every write tool says 'Read-only filesystem.' when the backend cannot change."""
+    """Every write tool says 'Read-only filesystem' when the backend cannot change."""
     fs = writable(backend)
     revision = await revision_of(fs, "/todo.txt")
     attempts = [
@@ -159,7 +159,7 @@ async def test_write_tools_over_a_read_only_backend_fail(backend: Any) -> None:
         ("delete_file", {"path": "/todo.txt", "revision": revision}),
     ]
     for name, args in attempts:
-        with pytest.raises(ReadOnlyError, match=r"^Read-only filesystem\.$"):
+        with pytest.raises(ReadOnlyError, match=r"^Read-only filesystem$"):
             await call(fs, name, **args)
 
 

@@ -132,9 +132,7 @@ class CompositeFilesystem:
         mount = self.route(path)
         if mount is None:
             prefixes = ", ".join(sorted(m.prefix for m in self.mounts))
-            raise FileMissingError(
-                f"No route holds {clip_path(path)}; files live under {prefixes}."
-            )
+            raise FileMissingError(f"No route holds {clip_path(path)}; files live under {prefixes}")
         return mount
 
     async def read(self, path: str) -> FileEntry:

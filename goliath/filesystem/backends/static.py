@@ -1,7 +1,7 @@
 """A read-only snapshot of files given up front: documents shipped with an app, a notes folder.
 
 Contents are copied at creation and there is no ``write`` or ``remove``, so write tools over it
-fail with "Read-only filesystem." Revisions are digests of the content, so they are the same in
+fail with "Read-only filesystem". Revisions are digests of the content, so they are the same in
 every process and every run.
 """
 
