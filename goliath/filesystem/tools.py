@@ -3,8 +3,8 @@
 Read tools (``glob``, ``grep``, ``read_file``) are content-mode tools: their results are
 literal excerpts fitted to ``ToolContext.result_budget``. Write tools (``write_file``,
 ``edit_file``, ``delete_file``) are marked ``writes`` and ``requires_confirmation``, and change
-a file only through a compare-and-swap on its revision, so a model can never overwrite a
-version it has not read.
+a file only through a compare-and-swap on its revision, so a write never silently replaces a
+version newer than the one the model saw.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from .arguments import (
 )
 from .backends._common import changed
 from .errors import (
+    FileMissingError,
     InvalidArgumentError,
     InvalidPathError,
     NotApprovedError,
@@ -190,7 +191,16 @@ class Toolkit:
                 raise InvalidArgumentError(
                     "Use offset or cursor, not both: the cursor already says where to continue"
                 )
-            entry = await (await self.backend(ctx)).read(key)
+            backend = await self.backend(ctx)
+            try:
+                entry = await backend.read(key)
+            except FileMissingError:
+                if (await backend.list(key, limit=1)).files:
+                    raise FileMissingError(
+                        f"{clip_path(key)} is a folder, not a file; use glob with "
+                        f"{clip_path(key)}/* to see what it holds"
+                    ) from None
+                raise
             return await read_page(
                 entry,
                 offset=parsed.offset,

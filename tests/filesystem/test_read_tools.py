@@ -127,10 +127,12 @@ async def test_read_file_fails_when_the_budget_cannot_hold_any_content(
 
 
 async def test_reading_a_missing_file_is_refused(make_backend: Any, kind: str) -> None:
-    """A missing file is a clear error naming it."""
+    """A missing file is a clear error naming it; a folder is called a folder."""
     fs = create_filesystem(await make_backend(kind, NOTES))
     with pytest.raises(FileMissingError, match=re.escape("File not found: /notes/none.md")):
         await call(fs, "read_file", path="/notes/none.md")
+    with pytest.raises(FileMissingError, match="/notes/deep is a folder, not a file; use glob"):
+        await call(fs, "read_file", path="/notes/deep")
 
 
 # ---------------------------------------------------------------- grep
