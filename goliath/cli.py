@@ -34,10 +34,7 @@ def resolve_model(spec: str) -> Any:
         from .testing import FakeModel
 
         return FakeModel.from_file(spec.removeprefix("fake:"))
-    try:
-        from .models.spec import resolve_model as resolve
-    except ImportError as exc:  # pragma: no cover - bridges not installed
-        raise ConfigError(f"Cannot resolve --model {spec!r}: {exc}") from exc
+    resolve = importlib.import_module("goliath.models.spec").resolve_model
     return resolve(spec)
 
 
