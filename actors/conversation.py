@@ -20,6 +20,7 @@ from goliath.turn import run_turn
 
 from .mailbox import Mailbox
 from .messages import Cancel, ConfirmReply, Control, Failure, ResultMessage
+from .model_worker import RunningCall
 from .ticket import Ticket
 
 __all__ = ["ConversationActor"]
@@ -38,12 +39,12 @@ class ConversationActor:
         mailbox_size: int,
         config: AgentConfig,
         open_session: Callable[[], Awaitable[Session]],
-        generate: Callable[[GenerateRequest, str, str], Awaitable[Generation]],
+        start: Callable[[GenerateRequest, str, str], Awaitable[RunningCall]],
     ) -> None:
         self.key = key
         self.config = config
         self._open_session = open_session
-        self._generate = generate
+        self._start = start
         self.runs: Mailbox[Ticket] = Mailbox(mailbox_size)
         self.control: Mailbox[Control] | None = None  # exists only while a turn runs
         self.current: Ticket | None = None
@@ -79,8 +80,7 @@ class ConversationActor:
         ticket.status = "running"
         key = self.key
 
-        async def generate(request: GenerateRequest) -> Generation:
-            return await self._generate(request, key, ticket.turn_id)
+        port = _ModelPort(self._start, key, ticket.turn_id)
 
         try:
             async with trio.open_nursery() as nursery:
@@ -90,7 +90,7 @@ class ConversationActor:
                     if ticket.cancel_reason is not None:
                         scope.cancel()
                     try:
-                        result = await run_turn(self.config, session, ticket.request, generate)
+                        result = await run_turn(self.config, session, ticket.request, port)
                     except Exception as exc:
                         ticket.fail(exc)
                         ticket.send(
@@ -138,3 +138,26 @@ class ConversationActor:
                         from goliath.records import Decision
 
                         pending.resolve(Decision(approved=approved, reason=reason))
+
+
+class _ModelPort:
+    """The turn's way to the model worker: a call, or two phases (started, then the result)."""
+
+    __slots__ = ("_conversation", "_start", "_turn_id")
+
+    def __init__(
+        self,
+        start: Callable[[GenerateRequest, str, str], Awaitable[RunningCall]],
+        conversation: str,
+        turn_id: str,
+    ) -> None:
+        self._start = start
+        self._conversation = conversation
+        self._turn_id = turn_id
+
+    async def start(self, request: GenerateRequest) -> RunningCall:
+        return await self._start(request, self._conversation, self._turn_id)
+
+    async def __call__(self, request: GenerateRequest) -> Generation:
+        call = await self.start(request)
+        return await call.result()

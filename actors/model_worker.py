@@ -23,7 +23,7 @@ from goliath.models import GenerateRequest, Generation, Model
 
 from .messages import Generate
 
-__all__ = ["ModelSource", "ModelWorker", "ModelWorkerStatistics"]
+__all__ = ["ModelSource", "ModelWorker", "ModelWorkerStatistics", "RunningCall"]
 
 ModelSource = Model | Callable[[], Model]
 DEFAULT_QUEUE_LIMIT = 10_000
@@ -35,11 +35,41 @@ class _Job:
     message: Generate
     key: str
     enqueued_at: float
+    started: trio.Event = attrs.field(factory=trio.Event)
     done: trio.Event = attrs.field(factory=trio.Event)
     result: outcome.Outcome[Generation] | None = None
     scope: trio.CancelScope | None = None
     abandoned: bool = False
     started_at: float | None = None
+
+    def abandon(self) -> None:
+        """The caller is gone: drop the call if queued, cancel it in the worker if running."""
+        self.abandoned = True
+        if self.scope is not None:
+            self.scope.cancel()
+
+
+class RunningCall:
+    """A model call the worker has started: its queue wait, and its result to await."""
+
+    def __init__(self, job: _Job) -> None:
+        self._job = job
+        assert job.started_at is not None
+        self.queue_ms = round((job.started_at - job.enqueued_at) * 1000, 3)
+
+    async def result(self) -> Generation:
+        """The reply; cancelling the caller cancels the call in the worker."""
+        job = self._job
+        try:
+            await job.done.wait()
+        except trio.Cancelled:
+            job.abandon()
+            raise
+        assert job.result is not None
+        return msgspec.structs.replace(job.result.unwrap(), queue_ms=self.queue_ms)
+
+    def cancel(self) -> None:
+        self._job.abandon()
 
 
 @attrs.frozen
@@ -115,25 +145,19 @@ class ModelWorker:
         assert self._limiter is not None
         self._running += 1
         job.started_at = trio.current_time()
+        job.started.set()
         try:
             with trio.CancelScope() as job.scope:
                 if job.abandoned:
                     job.scope.cancel()
-                job.result = await outcome.acapture(self._model().generate, job.message.request)
+                job.result = await outcome.acapture(self._call, job.message.request)
         finally:
             self._running -= 1
             self._completed += 1
             self._limiter.release_on_behalf_of(slot)
             job.done.set()
 
-    async def generate(
-        self, request: GenerateRequest, *, conversation: str, turn_id: str = ""
-    ) -> Generation:
-        """Queue one call for ``conversation`` and wait for its reply.
-
-        Cancellation: cancelling the caller drops a queued call, or cancels a running one in the
-        worker (the bridge stops between tokens); the slot is released once the bridge returns.
-        """
+    def _enqueue(self, request: GenerateRequest, conversation: str, turn_id: str) -> _Job:
         if self._nursery is None:
             raise RuntimeError(
                 "the model worker is not running; start it with nursery.start(serve)"
@@ -154,17 +178,36 @@ class ModelWorker:
         queue.append(job)
         self._queued += 1
         self._wakeup.set()
+        return job
+
+    async def start(
+        self, request: GenerateRequest, *, conversation: str, turn_id: str = ""
+    ) -> RunningCall:
+        """Queue one call for ``conversation`` and wait until the model starts on it.
+
+        Returns a :class:`RunningCall` (how long it waited, and its result to await). Two phases
+        let the turn report the queue wait before the reply arrives.
+
+        Cancellation: cancelling the caller drops the queued call.
+        """
+        job = self._enqueue(request, conversation, turn_id)
         try:
-            await job.done.wait()
+            await job.started.wait()
         except trio.Cancelled:
-            job.abandoned = True
-            if job.scope is not None:
-                job.scope.cancel()
+            job.abandon()
             raise
-        assert job.result is not None and job.started_at is not None
-        generation = job.result.unwrap()
-        waited = round((job.started_at - job.enqueued_at) * 1000, 3)
-        return msgspec.structs.replace(generation, queue_ms=waited)
+        return RunningCall(job)
+
+    async def generate(
+        self, request: GenerateRequest, *, conversation: str, turn_id: str = ""
+    ) -> Generation:
+        """Queue one call for ``conversation`` and wait for its reply.
+
+        Cancellation: cancelling the caller drops a queued call, or cancels a running one in the
+        worker (the bridge stops between tokens); the slot is released once the bridge returns.
+        """
+        call = await self.start(request, conversation=conversation, turn_id=turn_id)
+        return await call.result()
 
     def statistics(self) -> ModelWorkerStatistics:
         return ModelWorkerStatistics(

@@ -17,7 +17,7 @@ import trio
 from goliath.agent import check_conversation_id
 from goliath.config import AgentConfig, TurnRequest
 from goliath.errors import BusyError, ConfigError, ConversationFailedError, DrainingError
-from goliath.models import GenerateRequest, Generation
+from goliath.models import GenerateRequest
 from goliath.records import ConfirmRequest, Decision, MemoryState
 from goliath.session import Session
 
@@ -39,7 +39,7 @@ from .messages import (
     Run,
     TurnStatus,
 )
-from .model_worker import ModelSource, ModelWorker
+from .model_worker import ModelSource, ModelWorker, RunningCall
 from .supervisor import Supervisor
 from .ticket import PendingConfirm, Ticket
 
@@ -90,7 +90,7 @@ class Runtime:
         self.supervisor = Supervisor(
             config=config,
             make_session=make_session,
-            generate=self._generate,
+            start=self._start,
             mailbox_size=self.limits.run_mailbox,
             idle_timeout=self.limits.idle_timeout,
             restart_limit=self.limits.restart_limit,
@@ -100,8 +100,8 @@ class Runtime:
         )
         self.ready = False
 
-    async def _generate(self, request: GenerateRequest, key: str, turn_id: str) -> Generation:
-        return await self.model_worker.generate(request, conversation=key, turn_id=turn_id)
+    async def _start(self, request: GenerateRequest, key: str, turn_id: str) -> RunningCall:
+        return await self.model_worker.start(request, conversation=key, turn_id=turn_id)
 
     async def serve(
         self, *, task_status: trio.TaskStatus[Runtime] = trio.TASK_STATUS_IGNORED

@@ -18,12 +18,13 @@ import trio
 
 from goliath.config import AgentConfig, TurnRequest
 from goliath.errors import BusyError, ConversationFailedError, DrainingError
-from goliath.models import GenerateRequest, Generation
+from goliath.models import GenerateRequest
 from goliath.records import Decision
 from goliath.session import Session
 
 from .conversation import ConversationActor
 from .messages import Cancel, ConfirmReply, Failure, Outbound
+from .model_worker import RunningCall
 from .ticket import Ticket
 
 __all__ = ["Supervisor", "SupervisorStatistics", "conversation_key"]
@@ -54,7 +55,7 @@ class Supervisor:
         *,
         config: AgentConfig,
         make_session: Callable[[str | None], Awaitable[Session]],
-        generate: Callable[[GenerateRequest, str, str], Awaitable[Generation]],
+        start: Callable[[GenerateRequest, str, str], Awaitable[RunningCall]],
         mailbox_size: int,
         idle_timeout: float,
         restart_limit: int,
@@ -64,7 +65,7 @@ class Supervisor:
     ) -> None:
         self.config = config
         self._make_session = make_session
-        self._generate = generate
+        self._start = start
         self._mailbox_size = mailbox_size
         self._idle_timeout = idle_timeout
         self._restart_limit = restart_limit
@@ -184,7 +185,7 @@ class Supervisor:
             mailbox_size=self._mailbox_size,
             config=self.config,
             open_session=lambda: self._session(key),
-            generate=self._generate,
+            start=self._start,
         )
         self._actors[key] = actor
         self.activations += 1

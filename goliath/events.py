@@ -96,12 +96,17 @@ class MemoryErrorEvent(EventBase, tag="memory_error", frozen=True):
 
 
 class BudgetEvent(EventBase, tag="budget", frozen=True):
-    """A model call's prompt was counted against its stage's input limit."""
+    """A model call's prompt was counted against its stage's input limit.
+
+    Emitted once per attempted call, just before the model starts on it; ``queue_ms`` is how
+    long the call waited for the model behind other conversations (0 when it did not wait).
+    """
 
     label: str
     tokens: int
     limit: int
     source: Literal["tokenizer", "estimate"] = "estimate"
+    queue_ms: float = 0.0
 
 
 Event = (

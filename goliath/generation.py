@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 import trio
@@ -69,6 +69,40 @@ class ModelCaller:
     usage: Usage = attrs.field(factory=Usage)
     observe: ModelCallObserver | None = None
 
+    def _emit(self, event: BudgetEvent) -> None:
+        with origin("event"):
+            self.emit(event)
+
+    async def _generate(
+        self,
+        request: GenerateRequest,
+        tokens: int,
+        limit: int,
+        source: Literal["tokenizer", "estimate"],
+    ) -> Generation:
+        """Report the budget once the model is free for this call (with the queue wait), then
+        wait for the reply. A plain port (a function) has no queue: report, then call."""
+        start = getattr(self.generate, "start", None)
+        if start is None:
+            self._emit(BudgetEvent(label=request.label, tokens=tokens, limit=limit, source=source))
+            return await self.generate(request)
+        running = await start(request)
+        try:
+            self._emit(
+                BudgetEvent(
+                    label=request.label,
+                    tokens=tokens,
+                    limit=limit,
+                    source=source,
+                    queue_ms=running.queue_ms,
+                )
+            )
+            generation: Generation = await running.result()
+        except BaseException:
+            running.cancel()
+            raise
+        return generation
+
     async def count(self, system: str, schema: dict[str, Any] | None, prompt: str) -> int:
         """Tokens of system + schema + prompt, plus the template overhead (§3.4)."""
         schema_text = json.dumps(schema, separators=(",", ":")) if schema is not None else ""
@@ -105,16 +139,11 @@ class ModelCaller:
         if tokens > limit and compactable:
             text = prompt(True)
             tokens = await self.count(system, schema, text)
-        with origin("event"):
-            self.emit(
-                BudgetEvent(
-                    label=label,
-                    tokens=tokens,
-                    limit=limit,
-                    source="estimate" if self.count_tokens is None else "tokenizer",
-                )
-            )
+        source: Literal["tokenizer", "estimate"] = (
+            "estimate" if self.count_tokens is None else "tokenizer"
+        )
         if tokens > limit:
+            self._emit(BudgetEvent(label=label, tokens=tokens, limit=limit, source=source))
             error = BudgetError(label, tokens, limit)
             mark(error, "budget")
             raise error
@@ -129,7 +158,7 @@ class ModelCaller:
         started = trio.current_time()
         try:
             with origin("model"):
-                generation = await self.generate(request)
+                generation = await self._generate(request, tokens, limit, source)
         except Exception as exc:
             if self.observe is not None:
                 elapsed = (trio.current_time() - started) * 1000

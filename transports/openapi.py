@@ -234,3 +234,9 @@ def openapi_document() -> dict[str, Any]:
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
         },
     }
+
+
+if __name__ == "__main__":  # python -m transports.openapi > docs/openapi.json
+    import json
+
+    print(json.dumps(openapi_document(), indent=2, sort_keys=True))

@@ -368,8 +368,14 @@ class TestFairness:
                 await agent.run(f"flood {n}", conversation_id="flood")
                 finished_at[f"flood {n}"] = trio.current_time() - start
 
+            waits: list[float] = []
+
             async def quiet() -> None:
-                await agent.run("quiet", conversation_id="quiet")
+                await agent.run(
+                    "quiet",
+                    conversation_id="quiet",
+                    on_event=lambda e: waits.append(e.queue_ms) if e.type == "budget" else None,
+                )
                 finished_at["quiet"] = trio.current_time() - start
 
             for n in range(20):
@@ -380,6 +386,7 @@ class TestFairness:
         # exchange on); the quiet turn waits for at most one flood call, not for the flood
         assert finished_at["quiet"] <= 2.0
         assert max(finished_at.values()) >= 20.0
+        assert waits == [1000.0]  # its one call waited behind exactly one flood call, and says so
 
 
 class TestShutdown:
