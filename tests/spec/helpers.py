@@ -58,7 +58,11 @@ def fail(error: BaseException) -> dict[str, Any]:
 
 
 async def run_turn(
-    model: Any, ask: str = "what is on my list?", *, run: dict[str, Any] | None = None, **config: Any
+    model: Any,
+    ask: str = "what is on my list?",
+    *,
+    run: dict[str, Any] | None = None,
+    **config: Any,
 ) -> RunResult:
     """Build an agent, start it with ``async with``, run one turn, stop it."""
     agent = Agent(model, **config)

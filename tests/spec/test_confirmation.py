@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 import trio
+import trio.lowlevel
 
 from goliath import Agent, ConfirmRequest, Decision, tool
 from goliath.memory import InMemory
@@ -31,7 +32,9 @@ def add_eggs() -> list[dict[str, Any]]:
 async def test_reads_never_call_confirm(box: TaskBox) -> None:
     """§16.38: read tools never call confirm."""
     asked: list[Any] = []
-    model = FakeModel([use("list_tasks"), use("search"), args(query="milk"), answer_plan(), text("Ok.")])
+    model = FakeModel(
+        [use("list_tasks"), use("search"), args(query="milk"), answer_plan(), text("Ok.")]
+    )
     result = await run_turn(model, tools=box.tools, confirm=lambda r: asked.append(r) or True)
     assert asked == []
     assert events(result, "confirm") == []
@@ -99,7 +102,9 @@ async def test_per_run_confirm_replaces_the_configured_one(box: TaskBox) -> None
     """§16.40: a per-run confirm replaces the configured handler for that run."""
     configured: list[Any] = []
     per_run: list[Any] = []
-    model = FakeModel(add_eggs() + [use("create_task"), args(title="Ham"), answer_plan(), text("Ok.")])
+    model = FakeModel(
+        [*add_eggs(), use("create_task"), args(title="Ham"), answer_plan(), text("Ok.")]
+    )
     agent = Agent(model, tools=box.tools, confirm=lambda r: configured.append(r) or True)
     async with agent:
         first = await agent.run("add eggs", confirm=lambda r: per_run.append(r) or False)
@@ -135,7 +140,7 @@ async def test_async_handler_and_decision_approval(box: TaskBox) -> None:
     """§8: an async handler may return Decision(approved=True)."""
 
     async def confirm(request: ConfirmRequest) -> Decision:
-        await trio.sleep(0)
+        await trio.lowlevel.checkpoint()
         return Decision(approved=True)
 
     result = await run_turn(FakeModel(add_eggs()), tools=box.tools, confirm=confirm)
@@ -153,7 +158,11 @@ async def test_confirm_request_fields(box: TaskBox) -> None:
             "add eggs", conversation_id="alice", confirm=lambda r: seen.append(r) or True
         )
     [request] = seen
-    assert (request.tool, request.input, request.brief) == ("create_task", {"title": "Eggs"}, "add eggs")
+    assert (request.tool, request.input, request.brief) == (
+        "create_task",
+        {"title": "Eggs"},
+        "add eggs",
+    )
     assert type(request.input) is dict
     assert request.conversation_id == "alice"
     assert request.turn_id == result.turn_id
@@ -275,7 +284,9 @@ async def test_default_confirm_timeout_is_120_seconds(box: TaskBox, autojump_clo
         await trio.sleep_forever()
         return True  # pragma: no cover
 
-    model = FakeModel(add_eggs() + [use("create_task"), args(title="Ham"), answer_plan(), text("Ok.")])
+    model = FakeModel(
+        [*add_eggs(), use("create_task"), args(title="Ham"), answer_plan(), text("Ok.")]
+    )
     agent = Agent(model, tools=box.tools)
     async with agent:
         first = await agent.run("add eggs", confirm=slow_yes)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -37,12 +38,32 @@ from .helpers import (
 
 def test_public_names_are_exported() -> None:
     """API.md §1: every public name of the contract is importable from ``goliath``."""
-    names = (
-        "Agent tool Tool ToolContext RunResult StepRecord Exchange MemoryState ConfirmRequest "
-        "Decision FallbackRequest Budgets Extension Deny Stop Skip GoliathError ExtensionError "
-        "BudgetError ConfigError DEFAULT_WINDOW DEFAULT_MAX_STEPS summarize_tool_result "
-        "estimate_tokens"
-    ).split()
+    names = [
+        "Agent",
+        "tool",
+        "Tool",
+        "ToolContext",
+        "RunResult",
+        "StepRecord",
+        "Exchange",
+        "MemoryState",
+        "ConfirmRequest",
+        "Decision",
+        "FallbackRequest",
+        "Budgets",
+        "Extension",
+        "Deny",
+        "Stop",
+        "Skip",
+        "GoliathError",
+        "ExtensionError",
+        "BudgetError",
+        "ConfigError",
+        "DEFAULT_WINDOW",
+        "DEFAULT_MAX_STEPS",
+        "summarize_tool_result",
+        "estimate_tokens",
+    ]
     missing = [name for name in names if not hasattr(goliath, name)]
     assert missing == []
 
@@ -326,3 +347,55 @@ async def test_no_tools_agent_only_answers() -> None:
     assert result.text == "Hello!"
     assert result.handled_by == "device"
     assert labels(model) == ["answer"]
+
+
+@pytest.mark.parametrize("conversation_id", [123, ["a"]])
+async def test_non_string_conversation_id_rejects_the_run(conversation_id: Any) -> None:
+    """§2.1: conversation_id must be a non-blank string when given."""
+    with pytest.raises(ConfigError):
+        await run_turn(FakeModel([text("Hi.")]), run={"conversation_id": conversation_id})
+
+
+async def test_session_fallback_turns_do_not_call_the_window_function() -> None:
+    """§2.1: a session-fallback turn reuses the last window; the window callback is not called."""
+    from goliath.errors import ModelError
+
+    from .helpers import RecordingFallback, fail
+
+    seen: list[int] = []
+
+    def window() -> int:
+        seen.append(1)
+        return 4096
+
+    agent = Agent(
+        FakeModel([fail(ModelError("x"))] * 3), window=window, fallback=RecordingFallback()
+    )
+    async with agent:
+        for _ in range(3):
+            await agent.run("hi")
+        assert seen == [1, 1, 1]
+        await agent.run("hi")
+    assert seen == [1, 1, 1]
+
+
+async def test_fake_model_contract() -> None:
+    """API.md §4: FakeModel records calls, counts what remains, raises errors and runs out."""
+    from goliath.models import GenerateRequest
+
+    class Scripted(Exception):
+        pass
+
+    model = FakeModel([{"text": "a"}, {"json": {"k": 1}}, {"error": Scripted("boom")}])
+    request = GenerateRequest(
+        label="answer", system="s", prompt="p", schema=None, max_output_tokens=9
+    )
+    assert model.remaining() == 3
+    assert (await model.generate(request)).text == "a"
+    assert json.loads((await model.generate(request)).text) == {"k": 1}
+    with pytest.raises(Scripted):
+        await model.generate(request)
+    assert model.remaining() == 0
+    with pytest.raises(Exception, match=r"script exhausted after 3 call\(s\)"):
+        await model.generate(request)
+    assert len(model.calls) == 4 and model.calls[0] is request

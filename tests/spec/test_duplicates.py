@@ -66,7 +66,14 @@ async def test_repeated_read_is_served_from_cache_in_any_key_order() -> None:
 async def test_cached_step_names_the_earlier_step_number(box: TaskBox) -> None:
     """§16.32: N in 'same as step N' is the earlier step's index + 1."""
     model = FakeModel(
-        [use("search"), args(query="milk"), use("list_tasks"), use("list_tasks"), answer_plan(), text("Ok.")]
+        [
+            use("search"),
+            args(query="milk"),
+            use("list_tasks"),
+            use("list_tasks"),
+            answer_plan(),
+            text("Ok."),
+        ]
     )
     result = await run_turn(model, tools=box.tools)
     assert result.steps[2].result == "same as step 2"
@@ -85,7 +92,9 @@ async def test_third_identical_read_escalates_repeated_tool_call(box: TaskBox) -
 async def test_identical_write_escalates_before_confirmation(box: TaskBox) -> None:
     """§16.34: an identical write escalates repeated-tool-call before confirm or execution."""
     asked: list[Any] = []
-    model = FakeModel([use("create_task"), args(title="Eggs"), use("create_task"), args(title="Eggs")])
+    model = FakeModel(
+        [use("create_task"), args(title="Eggs"), use("create_task"), args(title="Eggs")]
+    )
     result = await run_turn(
         model,
         tools=box.tools,
@@ -101,7 +110,9 @@ async def test_identical_write_escalates_before_confirmation(box: TaskBox) -> No
 async def test_identical_write_after_a_decline_escalates(box: TaskBox) -> None:
     """§16.34: a write identical to an earlier declined one escalates repeated-tool-call."""
     asked: list[Any] = []
-    model = FakeModel([use("create_task"), args(title="Eggs"), use("create_task"), args(title="Eggs")])
+    model = FakeModel(
+        [use("create_task"), args(title="Eggs"), use("create_task"), args(title="Eggs")]
+    )
     result = await run_turn(
         model,
         tools=box.tools,
@@ -203,7 +214,9 @@ async def test_declined_write_does_not_invalidate_the_cache(box: TaskBox) -> Non
 
 async def test_content_mode_cached_read_repeats_the_excerpt() -> None:
     """§16.37: a cached content-mode read returns the earlier excerpt, not 'same as step N'."""
-    reader, executions = counting_reader("read_file", output_mode="content", to_model_output=lambda o: "line one\nline two")
+    reader, executions = counting_reader(
+        "read_file", output_mode="content", to_model_output=lambda o: "line one\nline two"
+    )
     model = FakeModel(
         [
             use("read_file"),
@@ -250,9 +263,7 @@ async def test_nested_key_order_never_matters() -> None:
         tags: list[str]
 
     executions: list[Any] = []
-    reader = make_tool(
-        "locate", lambda a, c: executions.append(a) or "here", parameters=Where
-    )
+    reader = make_tool("locate", lambda a, c: executions.append(a) or "here", parameters=Where)
     model = FakeModel(
         [
             use("locate"),
@@ -273,7 +284,14 @@ async def test_nested_key_order_never_matters() -> None:
 async def test_duplicate_suppression_is_scoped_to_one_turn(box: TaskBox) -> None:
     """§2.4.7: the same read in the next turn executes again."""
     model = FakeModel(
-        [use("list_tasks"), answer_plan(), text("Two."), use("list_tasks"), answer_plan(), text("Two.")]
+        [
+            use("list_tasks"),
+            answer_plan(),
+            text("Two."),
+            use("list_tasks"),
+            answer_plan(),
+            text("Two."),
+        ]
     )
     agent = Agent(model, tools=box.tools)
     async with agent:

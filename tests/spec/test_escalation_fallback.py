@@ -252,7 +252,9 @@ async def test_guardrail_code_counts_as_guardrail(box: TaskBox) -> None:
         ("SOMETHING_ELSE", "model-error"),
     ],
 )
-async def test_provider_codes_anywhere_in_the_cause_chain(box: TaskBox, code: str, reason: str) -> None:
+async def test_provider_codes_anywhere_in_the_cause_chain(
+    box: TaskBox, code: str, reason: str
+) -> None:
     """§16.47: a provider code anywhere along the cause chain decides the classification."""
     fallback = RecordingFallback()
     model = FakeModel([fail(wrapped(ProviderError("inner", code=code)))])
@@ -263,7 +265,9 @@ async def test_provider_codes_anywhere_in_the_cause_chain(box: TaskBox, code: st
 
 async def test_guardrail_wins_over_codes(box: TaskBox) -> None:
     """§2.8: guardrail takes priority over every code."""
-    model = FakeModel([fail(ProviderError("safety system refused", code="CONTEXT_WINDOW_EXCEEDED"))])
+    model = FakeModel(
+        [fail(ProviderError("safety system refused", code="CONTEXT_WINDOW_EXCEEDED"))]
+    )
     result = await run_turn(model, tools=box.tools, fallback=RecordingFallback())
     assert reasons(result) == ["guardrail"]
 
@@ -291,7 +295,9 @@ async def test_fallback_receives_the_whole_record(box: TaskBox) -> None:
     memory = memory_with("Goal: groceries", [exchange("earlier", "sure")])
     fallback = RecordingFallback("From the cloud.")
     model = FakeModel([use("list_tasks"), fail(ModelError("overheated"))])
-    result = await run_turn(model, "plan my week", tools=box.tools, fallback=fallback, memory=memory)
+    result = await run_turn(
+        model, "plan my week", tools=box.tools, fallback=fallback, memory=memory
+    )
     [request] = fallback.requests
     assert isinstance(request, FallbackRequest)
     assert request.ask == "plan my week"
@@ -311,10 +317,16 @@ async def test_fallback_steps_are_unprojected() -> None:
 
     from .helpers import Query, make_tool
 
-    reader = make_tool(
-        "read_file", lambda a, c: "x" * 200, parameters=Query, output_mode="content"
+    reader = make_tool("read_file", lambda a, c: "x" * 200, parameters=Query, output_mode="content")
+    model = FakeModel(
+        [
+            use("read_file"),
+            args(query="a"),
+            use("read_file"),
+            args(query="b"),
+            fail(ModelError("x")),
+        ]
     )
-    model = FakeModel([use("read_file"), args(query="a"), use("read_file"), args(query="b"), fail(ModelError("x"))])
     fallback = RecordingFallback()
     await run_turn(
         model,
@@ -364,7 +376,11 @@ async def test_empty_cloud_answer_is_persisted_without_answer_event(box: TaskBox
     """§15.4: an empty cloud answer is persisted and emits no answer event."""
     memory = InMemory()
     result = await run_turn(
-        FakeModel([fail(ModelError("x"))]), "hi", tools=box.tools, fallback=lambda r: "", memory=memory
+        FakeModel([fail(ModelError("x"))]),
+        "hi",
+        tools=box.tools,
+        fallback=lambda r: "",
+        memory=memory,
     )
     assert result.text == "" and result.handled_by == "cloud"
     assert events(result, "answer") == []
@@ -599,9 +615,7 @@ async def test_http_fallback_posts_json_and_returns_text() -> None:
 
     async def action(url: str) -> Any:
         fallback = http_fallback(url, headers={"authorization": "Bearer t"})
-        return await run_turn(
-            FakeModel([fail(ModelError("x"))]), "plan my week", fallback=fallback
-        )
+        return await run_turn(FakeModel([fail(ModelError("x"))]), "plan my week", fallback=fallback)
 
     result = await _with_server(capture, action)
     assert (result.text, result.handled_by) == ("from the cloud", "cloud")
@@ -661,3 +675,61 @@ async def test_memory_state_is_unchanged_by_a_rejected_run() -> None:
         await run_turn(FakeModel([text("Hi.")]), memory=memory, on_event=explode)
     state = await memory.load()
     assert (state.summary, state.recent) == ("kept", [])
+
+
+async def test_best_effort_over_budget_without_extensions_is_empty(box: TaskBox) -> None:
+    """§2.6: without extensions a budget error in the best-effort call yields empty text."""
+    model = FakeModel([text("never")])
+    result = await run_turn(model, "please " * 3000, tools=box.tools, max_steps=0)
+    assert reasons(result) == ["too-many-steps"]
+    assert (result.text, result.best_effort) == ("", True)
+    assert model.calls == []
+
+
+async def test_best_effort_over_budget_with_extensions_rejects(box: TaskBox) -> None:
+    """§2.6: with extensions configured a budget error in the best-effort call rejects the run."""
+    from goliath import BudgetError, Extension
+
+    class Noop(Extension):
+        name = "noop"
+
+    with pytest.raises(BudgetError) as caught:
+        await run_turn(
+            FakeModel([]), "please " * 3000, tools=box.tools, max_steps=0, extensions=[Noop()]
+        )
+    assert caught.value.phase == "answer"
+
+
+async def test_after_answer_sees_cloud_and_best_effort_answers(box: TaskBox) -> None:
+    """§9.3: after_answer runs for cloud and best-effort answers with handled_by/best_effort."""
+    from goliath import Extension
+
+    seen: list[tuple[str, bool, str]] = []
+
+    class Watch(Extension):
+        name = "watch"
+
+        def after_answer(self, ctx: Any) -> None:
+            seen.append((ctx.handled_by, ctx.best_effort, ctx.text))
+
+    await run_turn(
+        FakeModel([fail(ModelError("x"))]),
+        tools=box.tools,
+        fallback=lambda r: "cloud",
+        extensions=[Watch()],
+    )
+    await run_turn(
+        FakeModel([use("list_tasks"), text("partial")]),
+        tools=box.tools,
+        max_steps=1,
+        extensions=[Watch()],
+    )
+    assert seen == [("cloud", False, "cloud"), ("device", True, "partial")]
+
+
+@pytest.mark.parametrize("message", ["content--filter", "contents-filter", "guard rail"])
+async def test_near_miss_messages_are_not_guardrails(box: TaskBox, message: str) -> None:
+    """§2.8: only 'content' + at most one character + 'filter' (etc.) counts as a guardrail."""
+    model = FakeModel([fail(ProviderError(message))])
+    result = await run_turn(model, tools=box.tools, fallback=RecordingFallback())
+    assert reasons(result) == ["model-error"]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 import pydantic
+import pytest
 
 from goliath import Agent, Decision, StepRecord
 from goliath.errors import InvalidOutputError, ModelError
@@ -87,9 +87,7 @@ async def test_failed_and_missing_steps_count_toward_the_cap(box: TaskBox) -> No
     def broken(arguments: dict[str, Any], ctx: Any) -> Any:
         raise RuntimeError("down")
 
-    model = FakeModel(
-        [use("broken"), use("search"), args(query="", missing="the query")]
-    )
+    model = FakeModel([use("broken"), use("search"), args(query="", missing="the query")])
     result = await run_turn(
         model,
         tools=[make_tool("broken", broken), box.search],
@@ -171,7 +169,11 @@ async def test_escalate_plan_escalates_conductor_asked(box: TaskBox) -> None:
     fallback = RecordingFallback()
     result = await run_turn(model, tools=box.tools, fallback=fallback)
     [plan_event] = events(result, "plan")
-    assert (plan_event.kind, plan_event.brief, plan_event.why) == ("answer", "beyond me", "needs the web")
+    assert (plan_event.kind, plan_event.brief, plan_event.why) == (
+        "answer",
+        "beyond me",
+        "needs the web",
+    )
     assert plan_event.tool is None
     assert reasons(result) == ["conductor-asked"]
     assert result.text == "cloud answer"
@@ -375,7 +377,11 @@ async def test_step_log_cuts_long_inputs_at_120_characters(box: TaskBox) -> None
 async def test_plan_event_fields(box: TaskBox) -> None:
     """§10: a plan event carries index, kind, tool, why and brief."""
     model = FakeModel(
-        [plan("tool", "list_tasks", "list them", why="the list decides"), answer_plan("say it"), text("Two.")]
+        [
+            plan("tool", "list_tasks", "list them", why="the list decides"),
+            answer_plan("say it"),
+            text("Two."),
+        ]
     )
     result = await run_turn(model, tools=box.tools)
     first, second = events(result, "plan")
@@ -420,3 +426,71 @@ async def test_script_exhaustion_is_a_model_failure(box: TaskBox) -> None:
     [escalation] = events(result, "escalate")
     assert escalation.reason == "model-error"
     assert "script exhausted after 0 call(s)" in escalation.error
+
+
+async def test_conductor_prompt_section_order(box: TaskBox) -> None:
+    """§5.2: summary, recent block, step log, step counter, then the ask, blank-line separated."""
+    from .helpers import exchange, memory_with
+
+    memory = memory_with("Goal: groceries", [exchange("add milk", "Added milk.")])
+    model = FakeModel([use("list_tasks"), answer_plan(), text("Ok.")])
+    await run_turn(model, "anything else?", tools=box.tools, memory=memory)
+    prompt = calls(model, "conductor")[1].prompt
+    marks = [
+        prompt.index("act on the ask below): Goal: groceries"),
+        prompt.index("Recent conversation (reference only; follow the current ask):"),
+        prompt.index("So far"),
+        prompt.index("Step 2 of 5."),
+        prompt.index("Ask: anything else?"),
+    ]
+    assert marks == sorted(marks)
+    assert prompt.startswith("Earlier (")
+    assert "\n\nStep 2 of 5.\n\nAsk: anything else?\nChoose the next step." in prompt
+
+
+async def test_answer_prompt_layout(box: TaskBox) -> None:
+    """§5.4: 'Earlier: <summary>', the recent block, 'What you found', then 'Ask: <ask>' last."""
+    from .helpers import exchange, memory_with
+
+    memory = memory_with("Goal: groceries", [exchange("add milk", "Added milk.")])
+    model = FakeModel([use("list_tasks"), answer_plan(), text("Ok.")])
+    await run_turn(model, "anything else?", tools=box.tools, memory=memory)
+    prompt = calls(model, "answer")[0].prompt
+    assert prompt.startswith("Earlier: Goal: groceries\n\n")
+    marks = [
+        prompt.index("Recent conversation"),
+        prompt.index("What you found"),
+        prompt.index("1. list_tasks({}) [completed]"),
+    ]
+    assert marks == sorted(marks)
+    assert prompt.endswith("\n\nAsk: anything else?")
+
+
+async def test_empty_instructions_are_used_as_is() -> None:
+    """§1.2: an explicitly empty instructions string is used as-is (an empty first line)."""
+    model = FakeModel([text("Hi.")])
+    await run_turn(model, instructions="")
+    assert model.calls[0].system.split("\n")[0] == ""
+    assert "careful assistant" not in model.calls[0].system
+
+
+async def test_context_and_conversation_id_never_reach_prompts_or_memory(box: TaskBox) -> None:
+    """§1.5: the app context and the conversation id are never put into prompts or memory."""
+    from goliath.memory import InMemory
+
+    memories: dict[str | None, InMemory] = {}
+
+    def factory(conversation_id: str | None) -> InMemory:
+        return memories.setdefault(conversation_id, InMemory())
+
+    model = FakeModel([use("list_tasks"), answer_plan(), text("Ok.")])
+    agent = Agent(model, tools=box.tools, memory=factory)
+    async with agent:
+        await agent.run("hi", conversation_id="conv-XYZZY", context={"token": "CTX-SECRET"})
+    for call in model.calls:
+        for secret in ("conv-XYZZY", "CTX-SECRET"):
+            assert secret not in call.system + call.prompt
+    import msgspec
+
+    saved = msgspec.json.encode(await memories["conv-XYZZY"].load()).decode()
+    assert "CTX-SECRET" not in saved and "conv-XYZZY" not in saved
