@@ -614,6 +614,7 @@ async def test_default_retrieved_context_budget_is_a_quarter_window() -> None:
     "budgets",
     [
         Budgets(tool_result_tokens=500, retrieved_context_tokens=100),
+        Budgets(tool_result_tokens=1500),  # above the default retrieved budget (1024) at W=4096
         Budgets(tool_result_tokens=0),
         Budgets(retrieved_context_tokens=-5),
         Budgets(tool_result_tokens=2.5),  # type: ignore[arg-type]

@@ -399,3 +399,27 @@ async def test_fake_model_contract() -> None:
     with pytest.raises(Exception, match=r"script exhausted after 3 call\(s\)"):
         await model.generate(request)
     assert len(model.calls) == 4 and model.calls[0] is request
+
+
+async def test_model_window_and_tokenizer_are_used_by_default() -> None:
+    """API.md §3: a model offering window() and count_tokens() is budgeted with them."""
+
+    class Native(FakeModel):
+        def window(self) -> int:
+            return 2048
+
+        def count_tokens(self, text: str) -> int:
+            return len(text) // 3
+
+    model = Native([text("Hi.")])
+    result = await run_turn(model)
+    [budget] = events(result, "budget")
+    assert (budget.limit, budget.source) == (1433, "tokenizer")
+    assert budget.tokens == len(model.calls[0].system + "\n\n" + model.calls[0].prompt) // 3 + 8
+
+
+async def test_conductor_states_the_step_maximum(box: TaskBox) -> None:
+    """§5.2: the conductor system prompt states the maximum number of steps."""
+    model = FakeModel([answer_plan(), text("Hi."), answer_plan(), text("Hi.")])
+    await run_turn(model, tools=box.tools, max_steps=7)
+    assert "7" in calls(model, "conductor")[0].system

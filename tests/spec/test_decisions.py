@@ -642,3 +642,60 @@ async def test_sync_confirm_and_fallback_handlers_are_accepted(box: TaskBox) -> 
     )
     assert result.text == "sync cloud"
     assert box.ran("create_task") == 1
+
+
+async def test_already_cancelled_run_calls_neither_window_nor_model() -> None:
+    """§2.11/D6: a run started in an already-cancelled scope raises without calling window."""
+    seen: list[int] = []
+
+    def window() -> int:
+        seen.append(1)
+        return 4096
+
+    model = FakeModel([text("Hi.")])
+    agent = Agent(model, window=window)
+    async with agent:
+        with trio.CancelScope() as scope:
+            scope.cancel()
+            await agent.run("hi")
+    assert scope.cancelled_caught
+    assert (seen, model.calls) == ([], [])
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a turn cancelled before it starts (queued, or submitted from a cancelled scope) is "
+    "failed by its ticket (actors/ticket.py Ticket.cancel) and never enters run_turn, so "
+    "on_error/on_finish never run for it",
+)
+@pytest.mark.parametrize("when", ["queued", "already-cancelled"])
+async def test_observers_run_for_runs_cancelled_before_they_start(
+    autojump_clock: Any, when: str
+) -> None:
+    """D6/§9.4: on_error and on_finish run (aborted) even for a run cancelled before it starts."""
+    seen: list[tuple[str, str]] = []
+
+    class Watch(Extension):
+        name = "watch"
+
+        def on_error(self, ctx: Any) -> None:
+            seen.append(("on_error", ctx.run_id))
+
+        def on_finish(self, ctx: Any) -> None:
+            seen.append((f"on_finish:{ctx.outcome.status}", ctx.run_id))
+
+    agent = Agent(FakeModel([text("A.")], delay=10), extensions=[Watch()])
+    async with agent:
+        if when == "queued":
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(agent.run, "first")
+                await trio.sleep(1)
+                with trio.move_on_after(1):
+                    await agent.run("second")
+        else:
+            with trio.CancelScope() as scope:
+                scope.cancel()
+                await agent.run("second")
+    statuses = [name for name, _ in seen]
+    assert statuses.count("on_error") == 1
+    assert statuses.count("on_finish:aborted") == 1

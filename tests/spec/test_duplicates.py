@@ -299,3 +299,86 @@ async def test_duplicate_suppression_is_scoped_to_one_turn(box: TaskBox) -> None
         second = await agent.run("second")
     assert box.ran("list_tasks") == 2
     assert second.steps[0].cached is False
+
+
+async def test_duplicates_are_judged_on_the_resolved_input() -> None:
+    """§2.4.6 steps 6–8: the duplicate check uses the resolve_input-resolved arguments."""
+    from .helpers import Query
+
+    executions: list[Any] = []
+    reader = make_tool(
+        "lookup",
+        lambda a, c: executions.append(a) or "found",
+        parameters=Query,
+        resolve_input=lambda arguments, ctx: {"query": arguments["query"].lower()},
+    )
+    model = FakeModel(
+        [
+            use("lookup"),
+            args(query="Milk"),
+            use("lookup"),
+            args(query="MILK"),
+            answer_plan(),
+            text("Ok."),
+        ]
+    )
+    result = await run_turn(model, tools=[reader])
+    assert executions == [{"query": "milk"}]
+    assert result.steps[1].cached is True
+
+
+async def test_before_tool_runs_for_cache_candidates_and_can_defeat_the_cache(
+    box: TaskBox,
+) -> None:
+    """§9.3: before_tool runs for cached-read candidates; changing the input re-executes."""
+    calls_seen: list[Any] = []
+
+    class Rewrite(Extension):
+        name = "rewrite"
+
+        def before_tool(self, ctx: Any) -> Any:
+            calls_seen.append(dict(ctx.input))
+            if len(calls_seen) == 2:
+                return {"input": {"query": "call"}}
+            return None
+
+    model = FakeModel(
+        [
+            use("search"),
+            args(query="milk"),
+            use("search"),
+            args(query="milk"),
+            answer_plan(),
+            text("Ok."),
+        ]
+    )
+    result = await run_turn(model, tools=box.tools, extensions=[Rewrite()])
+    assert len(calls_seen) == 2
+    assert result.steps[1].cached is False
+    assert box.inputs["search"] == [
+        {"query": "milk", "limit": 5},
+        {"query": "call", "limit": 5},
+    ]
+
+
+async def test_denied_step_does_not_run_resolve_input() -> None:
+    """§2.4.6 step 6: resolve_input runs only for steps that are not skipped."""
+    from .helpers import Query
+
+    resolved: list[Any] = []
+    reader = make_tool(
+        "lookup",
+        lambda a, c: "found",
+        parameters=Query,
+        resolve_input=lambda arguments, ctx: resolved.append(arguments) or arguments,
+    )
+
+    class Block(Extension):
+        name = "block"
+
+        def before_tool(self, ctx: Any) -> Any:
+            return Deny("no")
+
+    model = FakeModel([use("lookup"), args(query="x"), answer_plan(), text("Ok.")])
+    await run_turn(model, tools=[reader], extensions=[Block()])
+    assert resolved == []

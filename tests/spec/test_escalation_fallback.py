@@ -733,3 +733,30 @@ async def test_near_miss_messages_are_not_guardrails(box: TaskBox, message: str)
     model = FakeModel([fail(ProviderError(message))])
     result = await run_turn(model, tools=box.tools, fallback=RecordingFallback())
     assert reasons(result) == ["model-error"]
+
+
+async def test_provider_code_along_the_context_chain(box: TaskBox) -> None:
+    """API.md §10: the provider code is read along __context__ (implicit chaining) too."""
+
+    def implicit() -> BaseException:
+        try:
+            raise ProviderError("inner", code="MODEL_UNAVAILABLE")
+        except ProviderError:
+            try:
+                raise RuntimeError("while handling")
+            except RuntimeError as outer:
+                return outer
+
+    model = FakeModel([fail(implicit())])
+    result = await run_turn(model, tools=box.tools, fallback=RecordingFallback())
+    assert reasons(result) == ["model-unavailable"]
+
+
+async def test_cloud_and_best_effort_answers_push_no_answer_step(box: TaskBox) -> None:
+    """§1.7: answer steps are pushed only for device answers from an answer plan."""
+    cloud = await run_turn(
+        FakeModel([use("list_tasks"), fail(ModelError("x"))]),
+        tools=box.tools,
+        fallback=lambda r: "c",
+    )
+    assert [s.kind for s in cloud.steps] == ["tool"]

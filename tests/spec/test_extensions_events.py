@@ -859,3 +859,127 @@ async def test_plan_event_precedes_the_escalation_for_escalate_plans(box: TaskBo
     kinds = types(result)
     assert kinds.index("plan") < kinds.index("escalate")
     assert events(result, "plan")[0].kind == "answer"
+
+
+async def test_plain_function_and_staticmethod_hooks() -> None:
+    """API.md §10: hooks may be plain functions of one argument or staticmethods."""
+    seen: list[str] = []
+
+    class Plain(Extension):
+        name = "plain"
+
+        def before_run(ctx):  # type: ignore[no-untyped-def]
+            seen.append(f"plain:{ctx.phase}")
+
+        @staticmethod
+        def on_finish(ctx: Any) -> None:
+            seen.append(f"static:{ctx.outcome.status}")
+
+    await run_turn(FakeModel([text("Hi.")]), extensions=[Plain()])
+    assert seen == ["plain:before_run", "static:completed"]
+
+
+async def test_any_object_with_a_name_is_an_extension() -> None:
+    """API.md §1.5: any object with a name and hook methods works as an extension."""
+
+    class Duck:
+        name = "duck"
+
+        def __init__(self) -> None:
+            self.seen: list[str] = []
+
+        async def after_answer(self, ctx: Any) -> None:
+            self.seen.append(ctx.text)
+
+    duck = Duck()
+    await run_turn(FakeModel([text("Quack.")]), extensions=[duck])
+    assert duck.seen == ["Quack."]
+
+
+async def test_invalid_after_recall_memory_is_an_extension_error() -> None:
+    """§9.3: after_recall's memory is validated."""
+    bad = extension("bad", after_recall=lambda ctx: {"memory": "not memory"})
+    with pytest.raises(ExtensionError):
+        await run_turn(FakeModel([text("Hi.")]), extensions=[bad])
+
+
+async def test_result_carries_conversation_and_turn_ids() -> None:
+    """API.md §1.3: RunResult has conversation_id and turn_id."""
+    agent = Agent(FakeModel([text("A."), text("B.")]), memory=lambda cid: InMemory())
+    async with agent:
+        first = await agent.run("hi", conversation_id="alice")
+        second = await agent.run("hi")
+    assert (first.conversation_id, second.conversation_id) == ("alice", None)
+    assert first.turn_id and second.turn_id and first.turn_id != second.turn_id
+
+
+class _Failure(Exception):
+    pass
+
+
+def _raise(*_: Any) -> Any:
+    raise _Failure("boom")
+
+
+class _BrokenLoad:
+    async def load(self) -> Any:
+        raise _Failure("boom")
+
+    async def save(self, state: Any) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    ("origin", "config", "script"),
+    [
+        ("memory", {"memory": _BrokenLoad()}, [text("Hi.")]),
+        ("config", {"facts": _raise}, [text("Hi.")]),
+        ("event", {"on_event": _raise}, [text("Hi.")]),
+        ("confirm", {"confirm": _raise}, [use("create_task"), args(title="Eggs")]),
+        ("fallback", {"fallback": _raise}, [fail(ModelError("x"))]),
+        ("extension", {"extra": extension("hooked", before_run=_raise)}, [text("Hi.")]),
+    ],
+)
+async def test_on_error_receives_the_origin(
+    box: TaskBox, origin: str, config: dict[str, Any], script: list[Any]
+) -> None:
+    """§2.7/§9.4: on_error gets the original error and its origin; the run raises it unwrapped."""
+    seen: list[tuple[str, Any]] = []
+    observer = extension("observer", on_error=lambda ctx: seen.append((ctx.origin, ctx.error)))
+    extensions: list[Any] = [observer]
+    options = dict(config)
+    if "extra" in options:
+        extensions.insert(0, options.pop("extra"))
+    expected = ExtensionError if origin == "extension" else _Failure
+    with pytest.raises(expected):
+        await run_turn(FakeModel(script), tools=box.tools, extensions=extensions, **options)
+    [(got_origin, error)] = seen
+    assert got_origin == origin
+    assert isinstance(error, expected)
+
+
+async def test_after_answer_does_not_run_for_blank_text(box: TaskBox) -> None:
+    """§9.3: after_answer runs only for non-blank answers (an empty cloud answer skips it)."""
+    seen: list[str] = []
+    watch = extension("watch", after_answer=lambda ctx: seen.append(ctx.text))
+    await run_turn(
+        FakeModel([fail(ModelError("x"))]),
+        tools=box.tools,
+        fallback=lambda r: "",
+        extensions=[watch],
+    )
+    assert seen == []
+
+
+async def test_before_fallback_runs_only_when_a_fallback_is_called(box: TaskBox) -> None:
+    """§9.3: before_fallback does not run when there is no fallback (best-effort path)."""
+    seen: list[Any] = []
+    watch = extension("watch", before_fallback=lambda ctx: seen.append(ctx.request))
+    result = await run_turn(
+        FakeModel([use("list_tasks"), text("partial")]),
+        tools=box.tools,
+        max_steps=1,
+        extensions=[watch],
+    )
+    assert result.best_effort is True
+    assert seen == []

@@ -72,6 +72,8 @@ async def test_scribe_prompt_structure() -> None:
     assert scribe.prompt.startswith("Brief so far: (empty)\n\n")
     assert "New exchange:\nUser: q0\nAssistant: a0" in scribe.prompt
     assert scribe.prompt.endswith("New brief:")
+    # Sections are joined unfiltered: no actions leaves an empty section (§5.5, §15.4).
+    assert scribe.prompt.endswith("Assistant: a0\n\n\n\nNew brief:")
     assert "q3" not in scribe.prompt
     assert scribe.system.split("\n")[0] == "You are a careful assistant that lives on this device."
     for slot in ("Goal:", "Done:", "Decisions:", "Pending:", "Next:"):

@@ -494,3 +494,13 @@ async def test_context_and_conversation_id_never_reach_prompts_or_memory(box: Ta
 
     saved = msgspec.json.encode(await memories["conv-XYZZY"].load()).decode()
     assert "CTX-SECRET" not in saved and "conv-XYZZY" not in saved
+
+
+async def test_step_log_json_keeps_non_ascii_text(box: TaskBox) -> None:
+    """§5.1: the step log shows the JSON text of the input (non-ASCII characters unescaped)."""
+    model = FakeModel([use("search"), args(query="café"), answer_plan(), text("None.")])
+    await run_turn(model, tools=box.tools)
+    assert (
+        '1. search({"query":"café","limit":5}) [completed] → none'
+        in calls(model, "answer")[0].prompt
+    )
