@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pydantic
@@ -511,17 +510,16 @@ async def test_tool_event_ms_measures_the_step(autojump_clock: Any) -> None:
     assert 2000 <= event.ms < 2100
 
 
-async def test_sync_tools_may_block_without_blocking_the_runtime() -> None:
+async def test_sync_tool_results_are_used() -> None:
     """D9/§1.2: a sync tool function is run (in a worker thread) and its result used."""
 
     @tool
-    def sleepy() -> str:
-        """Sleep a little."""
-        time.sleep(0.01)
+    def rested() -> str:
+        """Report rest."""
         return "rested"
 
-    model = FakeModel([use("sleepy"), answer_plan(), text("Ok.")])
-    result = await run_turn(model, tools=[sleepy])
+    model = FakeModel([use("rested"), answer_plan(), text("Ok.")])
+    result = await run_turn(model, tools=[rested])
     assert result.steps[0].result == "rested"
 
 
@@ -584,3 +582,15 @@ async def test_before_tool_cannot_change_the_input_by_mutation(box: TaskBox) -> 
     result = await run_turn(model, tools=box.tools, extensions=[Mutator()])
     assert box.inputs["search"] == [{"query": "milk", "limit": 5}]
     assert result.steps[0].input == {"query": "milk", "limit": 5}
+
+
+async def test_tool_context_steps_are_a_snapshot(box: TaskBox) -> None:
+    """§1.10: ToolContext.steps is a snapshot; a tool changing it changes no record."""
+
+    def meddle(arguments: dict[str, Any], ctx: ToolContext) -> str:
+        ctx.steps[0].result = "tampered"
+        return "ok"
+
+    model = FakeModel([use("list_tasks"), use("meddle"), answer_plan(), text("Ok.")])
+    result = await run_turn(model, tools=[box.list_tasks, make_tool("meddle", meddle)])
+    assert result.steps[0].result == "1. title: Buy milk\n2. title: Call mom"
