@@ -70,8 +70,8 @@ class ConversationActor:
                 if not self.has_queued_runs() and passivate(self):
                     return
                 continue
-            if ticket.done.is_set():  # cancelled while queued
-                continue
+            if ticket.done.is_set() or ticket.cancel_reason is not None:
+                continue  # cancelled while queued (the supervisor answered it)
             await self._run(ticket, session)
 
     async def _run(self, ticket: Ticket, session: Session) -> None:

@@ -111,6 +111,10 @@ class ModelWorker:
             return source  # type: ignore[no-any-return]
         return source()  # type: ignore[no-any-return]  # a factory: a fresh model per call
 
+    async def _call(self, request: GenerateRequest) -> Generation:
+        # A factory that raises fails this one call (a model error), never the worker.
+        return await self._model().generate(request)
+
     async def serve(
         self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
     ) -> NoReturn:

@@ -18,14 +18,20 @@ import trio
 
 from goliath.config import AgentConfig, TurnRequest
 from goliath.errors import BusyError, ConversationFailedError, DrainingError
-from goliath.models import GenerateRequest
+from goliath.models import GenerateRequest, Generation
 from goliath.records import Decision
 from goliath.session import Session
+from goliath.turn import run_turn
 
 from .conversation import ConversationActor
 from .messages import Cancel, ConfirmReply, Failure, Outbound
 from .model_worker import RunningCall
 from .ticket import Ticket
+
+
+async def _no_model(request: GenerateRequest) -> Generation:
+    raise AssertionError("a turn cancelled before it started cannot call the model")
+
 
 __all__ = ["Supervisor", "SupervisorStatistics", "conversation_key"]
 
@@ -144,8 +150,27 @@ class Supervisor:
                 return True
             except trio.WouldBlock:
                 pass
+        if ticket.scope is None and self.config.extensions and self._nursery is not None:
+            if ticket.cancel_reason is None:  # still queued: it never runs, but its observers
+                ticket.cancel_reason = reason  # see it aborted (Decision D6)
+                ticket.status = "cancelled"
+                self._nursery.start_soon(self._observe_cancelled, ticket)
+            return True
         ticket.cancel(reason)
         return True
+
+    async def _observe_cancelled(self, ticket: Ticket) -> None:
+        """Enter the turn already cancelled: nothing runs but ``on_error``/``on_finish``."""
+        try:
+            session = await self._session(ticket.key)
+            with trio.CancelScope() as scope:
+                scope.cancel()
+                await run_turn(self.config, session, ticket.request, _no_model)
+        except Exception:  # the observers' own failures cannot change a cancelled turn
+            pass
+        finally:
+            ticket.scope = None
+            ticket.cancel(ticket.cancel_reason or "client")
 
     def confirm(self, turn_id: str, call_id: str, decision: Decision) -> str:
         """Deliver a confirmation reply: ``"ok"``, ``"unknown"`` or ``"answered"`` (already was)."""

@@ -90,6 +90,7 @@ class Ticket:
         if self.scope is not None:
             self.scope.cancel()
         elif not self.done.is_set():
+            self.status = "cancelled"
             self.fail(
                 TurnCancelled(f"turn {self.turn_id} was cancelled ({reason})"),
                 status="cancelled",

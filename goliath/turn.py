@@ -20,6 +20,7 @@ from ._origin import Origin, origin, origin_of
 from ._util import maybe_await, message_of, named_message, try_snapshot
 from .answer import AnswerInvalid, compose_answer
 from .budget import (
+    DEFAULT_WINDOW,
     EXCERPT_OMITTED,
     ContentBudgets,
     ResultBudget,
@@ -179,8 +180,10 @@ class Turn:
             has_fallback=config.fallback is not None, retry_after=config.session_retry_after
         )
         cancelled = trio.current_effective_deadline() == -float("inf")
-        if (self.hands_over or cancelled) and self.session.last_window is not None:
-            window = self.session.last_window
+        if self.hands_over or cancelled:  # never call the window function for a dead turn
+            last = self.session.last_window
+            default = config.window if isinstance(config.window, int) else DEFAULT_WINDOW
+            window = last if last is not None else default
         else:
             source = config.window
             window = await maybe_await(source()) if callable(source) else source

@@ -4,6 +4,10 @@ It sees the brief, the ask and the minimum of context (the steps of required too
 the latest step), so a small model is never asked to juggle more than one tool. When a required
 value is not there it says so in ``missing`` instead of inventing one; ``missing`` comes last in
 the schema so it cannot take the argument budget.
+
+Two deliberate additions to the original rule, for how small models actually fill the field:
+a placeholder (``none``, ``n/a``, ``-`` …) means nothing is missing, and a required string left
+empty counts as missing even when ``missing`` is blank — a tool never runs on an empty value.
 """
 
 from __future__ import annotations
@@ -92,6 +96,18 @@ def _validation_text(error: pydantic.ValidationError) -> str:
     return "; ".join(parts)
 
 
+def _blank_required(tool: Tool, data: dict[str, Any]) -> list[str]:
+    """Required string arguments the worker left empty (small models leave them blank)."""
+    properties = tool.schema.get("properties", {})
+    return [
+        name
+        for name in tool.schema.get("required", [])
+        if properties.get(name, {}).get("type") == "string"
+        and isinstance(data.get(name), str)
+        and not data[name].strip()
+    ]
+
+
 def _is_nothing(value: Any) -> bool:
     if value is None:
         return True
@@ -126,6 +142,9 @@ async def request_arguments(
     if not _is_nothing(missing):
         what = ", ".join(map(str, missing)) if isinstance(missing, list) else str(missing)
         return Missing(what.strip(), data)
+    blank = _blank_required(tool, data)
+    if blank:  # "nothing missing", yet a required value is empty: it is missing after all
+        return Missing(", ".join(blank), data)
     try:
         return Arguments(validate_arguments(tool, data))
     except pydantic.ValidationError as error:

@@ -212,12 +212,6 @@ async def test_already_cancelled_run_calls_neither_window_nor_model() -> None:
     assert (seen, model.calls) == ([], [])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a turn cancelled before it starts (queued, or submitted from a cancelled scope) is "
-    "failed by its ticket (actors/ticket.py Ticket.cancel) and never enters run_turn, so "
-    "on_error/on_finish never run for it",
-)
 @pytest.mark.parametrize("when", ["queued", "already-cancelled"])
 async def test_observers_run_for_runs_cancelled_before_they_start(
     autojump_clock: Any, when: str

@@ -292,12 +292,6 @@ async def test_guardrail_error_in_worker_stays_on_device(box: TaskBox) -> None:
     assert escalation.error == "GuardrailError: unsafe"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a raising model factory is called outside outcome.acapture in "
-    "actors/model_worker.py (_run: self._model()), so the exception crashes the model worker "
-    "and tears down the whole runtime instead of failing that model call",
-)
 async def test_model_factory_failure_is_a_model_error_not_no_model() -> None:
     """D5: no-model is never emitted; a failing model source escalates model-error."""
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import importlib.util
 import json
 from typing import Any
 
@@ -293,16 +292,9 @@ async def _with_server(capture: Capture, action: Any) -> Any:
             nursery.cancel_scope.cancel()
 
 
-_NO_HTTP_FALLBACK = importlib.util.find_spec("goliath.fallback") is None
-_http_xfail = pytest.mark.xfail(
-    _NO_HTTP_FALLBACK, strict=True, reason="goliath.fallback (http_fallback) is not on this branch"
-)
-
-
-@_http_xfail
 async def test_http_fallback_posts_json_and_returns_text() -> None:
     """§16.54: http_fallback POSTs JSON with content-type application/json and returns body.text."""
-    from goliath.fallback import http_fallback  # type: ignore[import-not-found,unused-ignore]
+    from goliath.fallback import http_fallback
 
     capture = Capture(200, json.dumps({"text": "from the cloud"}).encode())
 
@@ -322,10 +314,9 @@ async def test_http_fallback_posts_json_and_returns_text() -> None:
     assert (payload["ask"], payload["reason"]) == ("plan my week", "model-error")
 
 
-@_http_xfail
 async def test_http_fallback_raises_on_non_2xx() -> None:
     """§16.54: a non-2xx reply makes http_fallback raise (the run rejects)."""
-    from goliath.fallback import http_fallback  # type: ignore[import-not-found,unused-ignore]
+    from goliath.fallback import http_fallback
 
     capture = Capture(500, b'{"error": "down"}')
 
@@ -338,10 +329,9 @@ async def test_http_fallback_raises_on_non_2xx() -> None:
     assert len(capture.requests) == 1
 
 
-@_http_xfail
 async def test_http_fallback_requires_a_text_string() -> None:
     """§7.3: a reply without a 'text' string makes http_fallback raise."""
-    from goliath.fallback import http_fallback  # type: ignore[import-not-found,unused-ignore]
+    from goliath.fallback import http_fallback
 
     capture = Capture(200, b'{"answer": "hi"}')
 
