@@ -25,6 +25,8 @@ from .ticket import Ticket
 
 __all__ = ["ConversationActor"]
 
+JOURNAL_SECONDS = 10.0
+"""How long a cancelled or failed turn may spend writing its end to the store."""
 CONTROL_MAILBOX = 64
 """Control messages that may wait for an actor at once (cancels and confirmation replies)."""
 
@@ -90,9 +92,12 @@ class ConversationActor:
                     if ticket.cancel_reason is not None:
                         scope.cancel()
                     try:
+                        if ticket.journal is not None:
+                            await ticket.journal.update(ticket, "running")
                         result = await run_turn(self.config, session, ticket.request, port)
                     except Exception as exc:
                         ticket.fail(exc)
+                        await _finish_record(ticket)
                         ticket.send(
                             Failure(
                                 turn_id=ticket.turn_id,
@@ -101,6 +106,9 @@ class ConversationActor:
                             )
                         )
                     else:
+                        if ticket.journal is not None:  # durable before anyone hears of it
+                            with trio.CancelScope(shield=True):
+                                await ticket.journal.finish(ticket, result)
                         ticket.succeed(result)
                         ticket.send(ResultMessage(turn_id=ticket.turn_id, result=result))
                 nursery.cancel_scope.cancel()
@@ -116,6 +124,7 @@ class ConversationActor:
                     status="cancelled",
                     code="cancelled",
                 )
+                await _finish_record(ticket)
                 ticket.send(
                     Failure(
                         turn_id=ticket.turn_id,
@@ -161,3 +170,10 @@ class _ModelPort:
     async def __call__(self, request: GenerateRequest) -> Generation:
         call = await self.start(request)
         return await call.result()
+
+
+async def _finish_record(ticket: Ticket) -> None:
+    """Journal a turn that ended without a result (shielded: it runs while cancelling)."""
+    if ticket.journal is not None:
+        with trio.CancelScope(shield=True), trio.move_on_after(JOURNAL_SECONDS):
+            await ticket.journal.finish(ticket)

@@ -21,6 +21,7 @@ from goliath.models import GenerateRequest
 from goliath.records import ConfirmRequest, Decision, MemoryState
 from goliath.session import Session
 
+from .journal import FenceFor, Journal
 from .messages import (
     Ack,
     Cancel,
@@ -40,6 +41,7 @@ from .messages import (
     TurnStatus,
 )
 from .model_worker import ModelSource, ModelWorker, RunningCall
+from .store import PendingConfirmation, Store
 from .supervisor import Supervisor
 from .ticket import PendingConfirm, Ticket
 
@@ -82,8 +84,15 @@ class Runtime:
         make_session: Callable[[str | None], Awaitable[Session]],
         limits: RuntimeLimits | None = None,
         sessions: dict[str, Session] | None = None,
+        store: Store | None = None,
+        node: str | None = None,
+        fence: FenceFor | None = None,
+        recover_on_start: bool = True,
     ) -> None:
         self.limits = limits or RuntimeLimits()
+        self.store = store
+        self.journal = Journal(store, node=node, fence=fence) if store is not None else None
+        self._recover_on_start = recover_on_start
         self.model_worker = ModelWorker(
             model, slots=self.limits.model_slots, queue_limit=self.limits.model_queue
         )
@@ -106,6 +115,11 @@ class Runtime:
     async def serve(
         self, *, task_status: trio.TaskStatus[Runtime] = trio.TASK_STATUS_IGNORED
     ) -> NoReturn:
+        if self.store is not None:
+            await self.store.open()
+            if self._recover_on_start:
+                assert self.journal is not None
+                await self.journal.recover()
         async with trio.open_nursery() as nursery:
             await nursery.start(self.model_worker.serve)
             await nursery.start(self.supervisor.serve)
@@ -116,11 +130,32 @@ class Runtime:
 
     # ---------------------------------------------------------------- the front door
 
-    def submit(self, request: TurnRequest) -> Ticket:
-        """Queue an in-process run (callbacks are called inside the conversation actor)."""
-        return self.supervisor.submit(request)
+    async def submit(
+        self, request: TurnRequest, outbox: Callable[[Outbound], None] | None = None
+    ) -> Ticket:
+        """Queue a run; with a store, record it first (at most once, even across restarts).
 
-    def submit_remote(self, request: TurnRequest, outbox: Callable[[Outbound], None]) -> Ticket:
+        A turn id seen before — in memory or in the store — is answered from its record.
+        """
+        known = self.supervisor.ticket(request.turn_id)
+        if known is not None or self.journal is None:
+            return known or self.supervisor.submit(request, outbox)
+        self.supervisor.check_accepting(request)
+        existing = await self.journal.begin(request)
+        if existing is not None:
+            return self.supervisor.ticket(request.turn_id) or Ticket.from_record(existing, request)
+        try:
+            ticket = self.supervisor.submit(request, outbox)
+        except BaseException:
+            with trio.CancelScope(shield=True):
+                await self.journal.forget(request.turn_id)  # refused: a retry may reuse the id
+            raise
+        ticket.journal = self.journal
+        return ticket
+
+    async def submit_remote(
+        self, request: TurnRequest, outbox: Callable[[Outbound], None]
+    ) -> Ticket:
         """Queue a run for a remote client: events, confirmation asks and the end go to ``outbox``.
 
         A write waits for a :class:`~actors.messages.ConfirmReply` from the client (delivered
@@ -132,6 +167,11 @@ class Runtime:
             ticket = holder[0]
             pending = ticket.pending.setdefault(ask.call_id, PendingConfirm(ask.call_id))
             ticket.status = "awaiting_confirmation"
+            if ticket.journal is not None:
+                waiting = PendingConfirmation(
+                    call_id=ask.call_id, tool=ask.tool, input=ask.input, brief=ask.brief
+                )
+                await ticket.journal.update(ticket, "awaiting_confirmation", waiting)
             ticket.send(
                 ConfirmAsk(
                     turn_id=ticket.turn_id,
@@ -147,6 +187,8 @@ class Runtime:
             finally:
                 if ticket.status == "awaiting_confirmation":
                     ticket.status = "running"
+            if ticket.journal is not None:
+                await ticket.journal.update(ticket, "running")
             assert pending.decision is not None
             return pending.decision
 
@@ -155,7 +197,7 @@ class Runtime:
             ticket.send(EventMessage(turn_id=ticket.turn_id, event=event))  # type: ignore[arg-type]
 
         remote = attrs.evolve(request, confirm=confirm, on_event=on_event)
-        ticket = self.supervisor.submit(remote, outbox)
+        ticket = await self.submit(remote, outbox)
         if not holder:
             holder.append(ticket)
         return ticket
@@ -184,6 +226,10 @@ class Runtime:
                 except ConfigError as exc:
                     raise RequestError("invalid", str(exc)) from exc
                 known = self.supervisor.ticket(turn_id)
+                if known is None and self.journal is not None:
+                    record = await self.journal.get(turn_id)
+                    if record is not None and record.final:
+                        known = Ticket.from_record(record, None)
                 if known is not None:  # at-most-once: answer from the record, never run twice
                     if known.conversation_id != conversation_id:
                         raise RequestError(
@@ -196,9 +242,13 @@ class Runtime:
                     ask=ask, turn_id=turn_id, conversation_id=conversation_id, context=context
                 )
                 try:
-                    return self.submit_remote(request, outbox)
+                    ticket = await self.submit_remote(request, outbox)
                 except (BusyError, DrainingError, ConversationFailedError, ConfigError) as exc:
                     raise RequestError(failure_code(exc), str(exc)) from exc
+                if ticket.outbox is not outbox:  # raced with the same turn id: answer from it
+                    await ticket.done.wait()
+                    outbox(final_message(ticket))
+                return ticket
             case Cancel(turn_id=turn_id, reason=reason, conversation_id=conversation_id):
                 self._owned(turn_id, conversation_id)
                 self.cancel(turn_id, reason)
@@ -216,13 +266,19 @@ class Runtime:
                     raise RequestError("conflict", f"call {call_id!r} was already answered")
                 outbox(Ack(turn_id=turn_id))
             case GetTurn(turn_id=turn_id):
-                ticket = self._owned(turn_id, None)
+                found = self.supervisor.ticket(turn_id)
+                if found is None and self.journal is not None:
+                    record = await self.journal.get(turn_id)
+                    if record is not None:
+                        found = Ticket.from_record(record, None)
+                if found is None:
+                    raise RequestError("not_found", f"there is no turn {turn_id!r}")
                 outbox(
                     TurnStatus(
                         turn_id=turn_id,
-                        conversation_id=ticket.conversation_id,
-                        status=ticket.status,
-                        result=ticket.result,
+                        conversation_id=found.conversation_id,
+                        status=found.status,
+                        result=found.result,
                     )
                 )
             case GetMemory(turn_id=turn_id, conversation_id=conversation_id):

@@ -133,6 +133,20 @@ class Supervisor:
         self._remember(ticket)
         return ticket
 
+    def check_accepting(self, request: TurnRequest) -> None:
+        """Raise what :meth:`submit` would raise for refusing ``request`` (busy, draining...)."""
+        if not self.accepting or self._nursery is None:
+            raise DrainingError("The agent is shutting down and takes no new runs.")
+        key = conversation_key(request.conversation_id)
+        if key in self._failed:
+            self.submit(request)  # raises ConversationFailedError with its message
+        actor = self._actors.get(key)
+        if actor is not None and len(actor.runs) >= self._mailbox_size:
+            raise BusyError(
+                f"Conversation {request.conversation_id!r} already has {self._mailbox_size} runs "
+                "queued; wait for one to finish and try again."
+            )
+
     def ticket(self, turn_id: str) -> Ticket | None:
         return self._turns.get(turn_id)
 
@@ -150,27 +164,31 @@ class Supervisor:
                 return True
             except trio.WouldBlock:
                 pass
-        if ticket.scope is None and self.config.extensions and self._nursery is not None:
+        if ticket.scope is None and self._nursery is not None:
             if ticket.cancel_reason is None:  # still queued: it never runs, but its observers
-                ticket.cancel_reason = reason  # see it aborted (Decision D6)
-                ticket.status = "cancelled"
-                self._nursery.start_soon(self._observe_cancelled, ticket)
+                ticket.cancel_reason = reason  # see it aborted (Decision D6), and the journal
+                ticket.status = "cancelled"  # records it
+                self._nursery.start_soon(self._cancel_queued, ticket)
             return True
         ticket.cancel(reason)
         return True
 
-    async def _observe_cancelled(self, ticket: Ticket) -> None:
-        """Enter the turn already cancelled: nothing runs but ``on_error``/``on_finish``."""
+    async def _cancel_queued(self, ticket: Ticket) -> None:
+        """End a queued turn: its observers see it aborted, the journal records it."""
         try:
-            session = await self._session(ticket.key)
-            with trio.CancelScope() as scope:
-                scope.cancel()
-                await run_turn(self.config, session, ticket.request, _no_model)
+            if self.config.extensions:  # enter the turn already cancelled: only observers run
+                session = await self._session(ticket.key)
+                with trio.CancelScope() as scope:
+                    scope.cancel()
+                    await run_turn(self.config, session, ticket.request, _no_model)
         except Exception:  # the observers' own failures cannot change a cancelled turn
             pass
         finally:
             ticket.scope = None
             ticket.cancel(ticket.cancel_reason or "client")
+            if ticket.journal is not None:
+                with trio.CancelScope(shield=True):
+                    await ticket.journal.finish(ticket)
 
     def confirm(self, turn_id: str, call_id: str, decision: Decision) -> str:
         """Deliver a confirmation reply: ``"ok"``, ``"unknown"`` or ``"answered"`` (already was)."""

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import outcome
@@ -14,6 +15,10 @@ from goliath.errors import TurnCancelled
 from goliath.records import Decision, RunResult
 
 from .messages import Outbound, TurnState
+
+if TYPE_CHECKING:
+    from .journal import Journal
+    from .store import TurnRecord
 
 __all__ = ["PendingConfirm", "Ticket"]
 
@@ -53,6 +58,8 @@ class Ticket:
     cancel_reason: str | None = None
     pending: dict[str, PendingConfirm] = attrs.field(factory=dict)
     error_code: str | None = None
+    created_at: float = attrs.field(factory=time.time)
+    journal: Journal | None = None
 
     @property
     def turn_id(self) -> str:
@@ -105,6 +112,26 @@ class Ticket:
         assert isinstance(self.outcome, outcome.Value)
         value: RunResult = self.outcome.value
         return value
+
+    @classmethod
+    def from_record(cls, record: TurnRecord, request: TurnRequest | None) -> Ticket:
+        """A finished (or still unfinished elsewhere) turn known only from the store."""
+        from goliath.errors import GoliathError
+
+        request = request or TurnRequest(
+            ask=record.ask, turn_id=record.turn_id, conversation_id=record.conversation_id
+        )
+        ticket = cls(request=request, key=record.conversation_id or "", status=record.status)
+        ticket.created_at = record.created_at
+        if record.status == "done" and record.result is not None:
+            ticket.outcome = outcome.Value(record.result)
+            ticket.done.set()
+        elif record.final:
+            error = GoliathError(record.error or f"the turn is {record.status}")
+            ticket.error_code = record.error_code or record.status
+            ticket.outcome = outcome.Error(error)
+            ticket.done.set()
+        return ticket
 
     def send(self, message: Outbound) -> None:
         if self.outbox is not None:

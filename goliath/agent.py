@@ -77,6 +77,8 @@ class Agent:
         confirm_timeout: float | None = DEFAULT_CONFIRM_TIMEOUT,
         *,
         runtime_limits: Any = None,
+        store: Any = None,
+        cluster: Any = None,
     ) -> None:
         self._options = {
             name: value for name, value in locals().items() if name not in ("self", "__class__")
@@ -137,6 +139,8 @@ class Agent:
             )
         self._sessions: dict[str, Session] = {}
         self._runtime_limits = runtime_limits
+        self._store = store
+        self._cluster = cluster
         self._runtime: Any = None
         self._exit_stack: contextlib.AsyncExitStack | None = None
         self._nursery: trio.Nursery | None = None
@@ -170,12 +174,17 @@ class Agent:
 
         stack = contextlib.AsyncExitStack()
         nursery = await stack.enter_async_context(trio.open_nursery())
+        cluster = self._cluster
         runtime = Runtime(
             config=self.config,
             model=self.model,
             make_session=self._make_session,
             limits=self._runtime_limits or RuntimeLimits(),
             sessions=self._sessions,
+            store=self._store,
+            node=cluster.node_id if cluster is not None else None,
+            fence=cluster.fence if cluster is not None else None,
+            recover_on_start=cluster is None,
         )
         try:
             await nursery.start(runtime.serve)
@@ -208,8 +217,13 @@ class Agent:
 
     async def _make_session(self, conversation_id: str | None) -> Session:
         memory = self._memory
-        if memory is None:
-            resolved: Any = InMemory()
+        if memory is None and self._store is not None:
+            from actors.store import StoreMemory
+
+            fence = self._cluster.fence if self._cluster is not None else None
+            resolved: Any = StoreMemory(self._store, conversation_id, fence)
+        elif memory is None:
+            resolved = InMemory()
         elif self._memory_is_factory:
             resolved = await maybe_await(memory(conversation_id))  # type: ignore[operator]
             if not _is_memory(resolved):
@@ -299,7 +313,7 @@ class Agent:
                 "agent.run() was called before the runtime started. Wrap your calls in "
                 "`async with agent:`, or call agent.run_sync(...) from synchronous code."
             )
-        ticket = runtime.submit(request)
+        ticket = await runtime.submit(request)
         try:
             await ticket.done.wait()
         except trio.Cancelled:

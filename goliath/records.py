@@ -52,13 +52,17 @@ class StepRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 class Exchange(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """One finished ask and its answer; ``at`` is seconds since the Unix epoch."""
+    """One finished ask and its answer; ``at`` is seconds since the Unix epoch.
+
+    ``interrupted`` marks an ask whose turn was cut off by a crash or restart (no answer).
+    """
 
     ask: str
     answer: str
     at: float
     best_effort: bool = False
     steps: list[StepRecord] = msgspec.field(default_factory=list)
+    interrupted: bool = False
 
 
 class MemoryState(msgspec.Struct, kw_only=True):

@@ -44,16 +44,14 @@ async def load_agent(target: str) -> Agent:
 
 
 def _with_store(agent: Agent, store: str | None) -> Agent:
+    """Keep memory and turn records in the store (turns survive a crash as `interrupted`)."""
     if store is None:
         return agent
     if store.startswith("sqlite:"):
-        from goliath.memory import SQLiteMemory
+        from actors.store_sqlite import SQLiteStore
 
-        path = store.removeprefix("sqlite:")
-        return agent.with_options(memory=lambda cid: SQLiteMemory(path, cid or "default"))
-    raise ConfigError(
-        f"--store {store!r}: expected sqlite:PATH (postgres:// comes with scale-out)."
-    )
+        return agent.with_options(memory=None, store=SQLiteStore(store.removeprefix("sqlite:")))
+    raise ConfigError(f"--store {store!r}: expected sqlite:PATH or postgres://...")
 
 
 async def serve_agent(

@@ -122,3 +122,50 @@ async def test_the_daemon_prints_a_generated_token_when_none_is_set() -> None:
         process.send_signal(signal.SIGTERM)
         with trio.fail_after(15):
             await process.wait()
+
+
+async def test_sigkill_mid_turn_with_the_sqlite_store_reads_as_interrupted_after_restart(
+    tmp_path: Path,
+) -> None:
+    """Killed mid-turn: after a restart the turn is interrupted (by id, in the history), memory
+    is intact, the same turn id is not run again, and the conversation continues."""
+    store = f"sqlite:{tmp_path / 'daemon.db'}"
+    headers = {"authorization": "Bearer T0k3n"}
+    process, url = await start_daemon("--store", store)
+    try:
+        async with httpx.AsyncClient(base_url=url, headers=headers, timeout=30) as http:
+            first = await http.post("/v1/conversations/k/runs", json={"ask": "hello"})
+            assert "answer to hello" in first.text
+            async with http.stream(
+                "POST", "/v1/conversations/k/runs", json={"ask": "wait", "turn_id": "w1"}
+            ) as response:
+                async for line in response.aiter_lines():
+                    if line.startswith("event: plan"):
+                        process.kill()  # SIGKILL: no drain, no goodbye
+                        break
+        await process.wait()
+    finally:
+        if process.returncode is None:
+            process.kill()
+    process, url = await start_daemon("--store", store)
+    try:
+        async with httpx.AsyncClient(base_url=url, headers=headers, timeout=30) as http:
+            status = (await http.get("/v1/turns/w1")).json()
+            assert status["status"] == "interrupted"
+            memory = (await http.get("/v1/conversations/k/memory")).json()
+            assert [(e["ask"], e.get("interrupted", False)) for e in memory["recent"]] == [
+                ("hello", False),
+                ("wait", True),
+            ]
+            retry = await http.post(
+                "/v1/conversations/k/runs", json={"ask": "wait", "turn_id": "w1"}
+            )
+            assert "event: error" in retry.text and '"code":"interrupted"' in retry.text
+            again = await http.post("/v1/conversations/k/runs", json={"ask": "again"})
+            assert "answer to again" in again.text
+            memory = (await http.get("/v1/conversations/k/memory")).json()
+            assert [e["ask"] for e in memory["recent"]] == ["hello", "wait", "again"]
+    finally:
+        process.send_signal(signal.SIGTERM)
+        with trio.fail_after(15):
+            await process.wait()

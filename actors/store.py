@@ -1,0 +1,165 @@
+"""Durable state of a daemon: conversation memory and turn records (Decision D10).
+
+A store keeps what must survive a crash: every conversation's memory, and a record per turn
+(status, the pending confirmation, the result). After a crash or restart, turns that were
+queued, running or waiting for a confirmation are reported as ``interrupted`` — to a client that
+asks by turn id, and in the conversation's own history — never lost silently and never run
+twice. Two implementations: SQLite (embedded, one node) and PostgreSQL (a fleet, with fencing
+tokens so a node that lost a shard cannot change it).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Literal, Protocol
+
+import msgspec
+
+from goliath.records import Exchange, MemoryState, RunResult
+from goliath.scribe import RECENT_KEEP
+
+from .messages import TurnState
+
+__all__ = [
+    "FINAL_STATES",
+    "Fence",
+    "FencedError",
+    "PendingConfirmation",
+    "Store",
+    "StoreMemory",
+    "TurnRecord",
+    "interrupted_exchange",
+    "memory_key",
+]
+
+FINAL_STATES: frozenset[TurnState] = frozenset({"done", "cancelled", "failed", "interrupted"})
+INTERRUPTED_ANSWER = ""
+
+
+class FencedError(Exception):
+    """A write was refused: this node no longer owns the conversation's shard (stale epoch)."""
+
+
+class PendingConfirmation(msgspec.Struct, frozen=True, kw_only=True):
+    """The write a turn is waiting on, as the client saw it."""
+
+    call_id: str
+    tool: str
+    input: dict[str, Any]
+    brief: str
+
+
+class TurnRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """What the store knows of one turn. New fields get defaults (records outlive versions)."""
+
+    turn_id: str
+    conversation_id: str | None
+    status: TurnState
+    ask: str = ""
+    result: RunResult | None = None
+    error: str | None = None
+    error_code: str | None = None
+    pending: PendingConfirmation | None = None
+    node: str | None = None
+    created_at: float = 0.0
+    updated_at: float = 0.0
+
+    @property
+    def final(self) -> bool:
+        return self.status in FINAL_STATES
+
+
+Fence = tuple[int, int]
+"""``(shard, epoch)``: the ownership a write must still hold to be applied."""
+
+
+class Store(Protocol):
+    """Where a daemon keeps memory and turn records.
+
+    ``fence`` arguments are ``None`` on a single node; in a fleet every write carries the
+    shard's epoch the writer believes it holds, and a stale one raises :class:`FencedError`.
+    """
+
+    async def open(self) -> None: ...
+
+    async def aclose(self) -> None: ...
+
+    async def load_memory(self, key: str) -> MemoryState: ...
+
+    async def save_memory(
+        self, key: str, state: MemoryState, fence: Fence | None = None
+    ) -> None: ...
+
+    async def begin_turn(self, record: TurnRecord, fence: Fence | None = None) -> TurnRecord | None:
+        """Insert a new record; return the existing one instead if the turn id is known."""
+        ...
+
+    async def update_turn(self, record: TurnRecord, fence: Fence | None = None) -> None: ...
+
+    async def delete_turn(self, turn_id: str) -> None: ...
+
+    async def get_turn(self, turn_id: str) -> TurnRecord | None: ...
+
+    async def unfinished_turns(self, shard: int | None = None) -> list[TurnRecord]:
+        """Turns not in a final state (all of them, or those of one shard)."""
+        ...
+
+
+def memory_key(conversation_id: str | None) -> str:
+    """The memory row of a conversation (``default`` for the default conversation)."""
+    return conversation_id or "default"
+
+
+def interrupted_exchange(record: TurnRecord) -> Exchange:
+    """The history entry that tells the conversation a turn was cut off."""
+    return Exchange(
+        ask=record.ask,
+        answer=INTERRUPTED_ANSWER,
+        at=time.time(),
+        best_effort=True,
+        interrupted=True,
+    )
+
+
+def with_interruption(state: MemoryState, record: TurnRecord) -> MemoryState:
+    recent = [*state.recent, interrupted_exchange(record)][-RECENT_KEEP:]
+    return MemoryState(summary=state.summary, recent=recent)
+
+
+class StoreMemory:
+    """A conversation's :class:`~goliath.memory.Memory` backed by a store (and its fence)."""
+
+    def __init__(
+        self,
+        store: Store,
+        conversation_id: str | None,
+        fence: Any = None,
+    ) -> None:
+        self.store = store
+        self.key = memory_key(conversation_id)
+        self.conversation_id = conversation_id
+        self._fence = fence  # a function of the conversation id returning the current Fence
+
+    async def load(self) -> MemoryState:
+        return await self.store.load_memory(self.key)
+
+    async def save(self, state: MemoryState) -> None:
+        fence = self._fence(self.conversation_id) if self._fence is not None else None
+        await self.store.save_memory(self.key, state, fence)
+
+
+_record_encoder = msgspec.json.Encoder()
+_record_decoder = msgspec.json.Decoder(TurnRecord)
+
+
+def encode_record(record: TurnRecord) -> str:
+    return _record_encoder.encode(record).decode()
+
+
+def decode_record(text: str | bytes) -> TurnRecord:
+    return _record_decoder.decode(text)
+
+
+Status = Literal[
+    "queued", "running", "awaiting_confirmation", "done", "cancelled", "interrupted", "failed"
+]
