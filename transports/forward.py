@@ -1,0 +1,105 @@
+"""Forwarding in a fleet: a request for a conversation another node owns goes to that node.
+
+Runs, confirmations and cancels all take the same route, so a client may talk to any node. A
+forwarded request carries ``x-goliath-hops``; a request that has already hopped twice (the
+fleet is moving shards) is refused with 503 rather than bounced around. When no node owns the
+conversation at this instant (a shard being handed over or claimed after a failure), the node
+waits a moment for an owner before giving up.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import httpx
+import trio
+
+from ._asgi import HTTPError, Scope, Send, header
+
+__all__ = ["Forwarder", "Router"]
+
+MAX_HOPS = 2
+OWNER_WAIT_SECONDS = 10.0
+_HOP_HEADER = "x-goliath-hops"
+_PASSED_HEADERS = ("content-type", "cache-control", "x-goliath-turn-id", "www-authenticate")
+
+
+class Router(Protocol):
+    """What the HTTP front door needs from a fleet membership (see actors.cluster.Cluster)."""
+
+    node_id: str
+
+    def is_local(self, conversation_id: str | None) -> bool: ...
+
+    def owner_url(self, conversation_id: str | None) -> str | None: ...
+
+
+class Forwarder:
+    """Relays requests to the owning node over HTTP, streaming the reply back unchanged."""
+
+    def __init__(self, router: Router, token: str | None) -> None:
+        self.router = router
+        self.token = token
+        self._client: httpx.AsyncClient | None = None
+
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            limits = httpx.Limits(max_connections=256, max_keepalive_connections=64)
+            self._client = httpx.AsyncClient(timeout=httpx.Timeout(None, connect=5.0), limits=limits)
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+
+    async def owner(self, scope: Scope, conversation_id: str | None) -> str | None:
+        """``None`` when this node should serve it; else the owner's base URL."""
+        deadline = trio.current_time() + OWNER_WAIT_SECONDS
+        while True:
+            if self.router.is_local(conversation_id):
+                return None
+            url = self.router.owner_url(conversation_id)
+            if url is not None:
+                hops = int(header(scope, _HOP_HEADER) or "0")
+                if hops >= MAX_HOPS:
+                    raise HTTPError(
+                        503, "draining", "the fleet is moving this conversation; retry shortly"
+                    )
+                return url
+            if trio.current_time() >= deadline:
+                raise HTTPError(
+                    503, "draining", "no node owns this conversation right now; retry shortly"
+                )
+            await trio.sleep(0.1)
+
+    async def relay(self, scope: Scope, send: Send, url: str, body: bytes) -> None:
+        """Send the same request to ``url`` and stream its answer back to our client."""
+        headers: dict[str, Any] = {
+            _HOP_HEADER: str(int(header(scope, _HOP_HEADER) or "0") + 1),
+            "x-goliath-forwarded-by": self.router.node_id,
+        }
+        for name in ("content-type", "authorization"):
+            value = header(scope, name)
+            if value is not None:
+                headers[name] = value
+        if "authorization" not in headers and self.token is not None:
+            headers["authorization"] = f"Bearer {self.token}"
+        target = url + scope.get("raw_path", scope["path"].encode()).decode("latin-1")
+        query = scope.get("query_string", b"")
+        if query:
+            target += "?" + query.decode("latin-1")
+        try:
+            async with self.client().stream(
+                scope["method"], target, content=body, headers=headers
+            ) as response:
+                passed = [
+                    (name.encode(), value.encode())
+                    for name, value in response.headers.items()
+                    if name.lower() in _PASSED_HEADERS
+                ]
+                await send({"type": "http.response.start", "status": response.status_code, "headers": passed})
+                async for chunk in response.aiter_raw():
+                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                await send({"type": "http.response.body", "body": b""})
+        except httpx.HTTPError as exc:
+            raise HTTPError(503, "draining", f"the owning node did not answer: {exc}") from None
