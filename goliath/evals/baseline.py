@@ -54,8 +54,9 @@ __all__ = ["ANSWER_CHARS", "MAX_OUTPUT_TOKENS", "NaiveLoop", "action_schema"]
 
 MAX_OUTPUT_TOKENS = 512
 """Output cap of every call: enough for the longest tool arguments Goliath's worker may write."""
-ANSWER_CHARS = 1200
-"""``maxLength`` of the answer string, so a small model cannot loop inside it forever."""
+ANSWER_CHARS = 800
+"""``maxLength`` of the answer string, so a small model cannot loop inside it forever (llama.cpp's
+grammar converter rejects much larger bounds: 1,200 fails, 1,000 works)."""
 _TRACE_CHARS = 600
 
 
