@@ -84,7 +84,13 @@ def _check_model(model: ModelSpec) -> None:
 
 
 async def _model_for(model: ModelSpec, fixture: Fixture) -> Any:
-    """The model source of one attempt (a factory of one argument is called with the fixture)."""
+    """The model source of one attempt (a factory of one argument is called with the fixture).
+
+    A class (``model=FakeModel``) is instantiated per attempt: its ``generate`` attribute is an
+    unbound function, so it must not be mistaken for a model.
+    """
+    if isinstance(model, type):
+        return model(fixture) if _takes_fixture(model) else model()
     if not hasattr(model, "generate") and _takes_fixture(model):
         return await maybe_await(model(fixture))
     return model

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -154,3 +155,29 @@ async def test_a_perfect_model_in_the_naive_loop_loses_large_outputs_and_escalat
     large = [outcome for outcome in report.outcomes if outcome.id in LARGE_OUTPUT]
     assert {outcome.escalation for outcome in large} == {"context-budget"}
     assert report.errors == 0
+
+
+def catalogue_row(fixture: Fixture) -> str:
+    """The fixture's row in docs/evals.md's catalogue."""
+    checks = []
+    if fixture.mentions:
+        checks.append("mentions " + ", ".join(f'"{word}"' for word in fixture.mentions))
+    if fixture.writes is not None:
+        checks.append("writes: " + (", ".join(fixture.writes) or "none"))
+    if fixture.decline:
+        checks.append("user declines")
+    if fixture.alternatives:
+        shown = ("[" + ", ".join(alt) + "]" if alt else "[] (ask)" for alt in fixture.alternatives)
+        checks.append("also: " + "; ".join(shown))
+    return (
+        f"| `{fixture.id}` | {fixture.ask} | {fixture.toolset} | {', '.join(fixture.tools) or '—'} "
+        f"| {fixture.handled_by} | {'; '.join(checks)} |"
+    ).replace("|  |", "| |")
+
+
+def test_the_docs_catalogue_matches_the_fixtures() -> None:
+    """docs/evals.md lists every everyday fixture exactly as the suite defines it."""
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "evals.md").read_text()
+    table = docs[docs.index("| id | ask | toolset |") :].split("\n\n", 1)[0]
+    rows = table.splitlines()[2:]
+    assert rows == [catalogue_row(fixture) for fixture in everyday.FIXTURES]

@@ -134,7 +134,7 @@ class TestAttempts:
         assert not any("Recent conversation" in prompt for prompt in prompts)
 
     async def test_a_model_object_and_a_zero_argument_factory_both_work(self) -> None:
-        """A Model is used as is; a zero-argument factory is handed to the agent."""
+        """A Model is used as is; a factory is handed to the agent; a class is built per attempt."""
         made: list[FakeModel] = []
 
         def factory() -> FakeModel:
@@ -145,6 +145,13 @@ class TestAttempts:
         report = await run_evals(model=factory, fixtures=FIXTURES[3:4], runs=2)
         assert report.passed == 1
         assert len(made) == 4  # the agent calls a factory for each model call: 2 per attempt
+
+        class Greeter(FakeModel):
+            def __init__(self) -> None:
+                super().__init__([plan("answer"), answer("Hi")])
+
+        report = await run_evals(model=Greeter, fixtures=FIXTURES[3:4], runs=2)
+        assert report.passed == 1  # a class is instantiated afresh for each attempt
         shared = FakeModel(lambda r: plan("answer") if r.label == "conductor" else answer("Hi"))
         report = await run_evals(model=shared, fixtures=FIXTURES[3:4], runs=2)
         assert report.passed == 1 and len(shared.calls) == 4
