@@ -1,0 +1,62 @@
+"""Perfect scripts: what a flawless model would reply, for Goliath and for the naive loop."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from goliath import Tool
+from goliath.evals import Fixture
+from goliath.testing import FakeModel
+from tests.helpers import answer, plan, use
+
+
+def perfect_answer(fixture: Fixture) -> str:
+    """An answer that says every word the fixture wants and none it forbids."""
+    words = " and ".join(fixture.mentions)
+    return f"Here you go: {words}." if words else "Hello! All set."
+
+
+def goliath_script(
+    fixture: Fixture, tools: Mapping[str, Tool], arguments: Sequence[dict[str, Any]] = ()
+) -> list[dict[str, Any]]:
+    """Plans, worker replies (one per tool with parameters, in order) and the answer."""
+    if fixture.handled_by == "cloud":
+        return [plan("escalate", brief="beyond this device")]
+    replies = iter(arguments)
+    script: list[dict[str, Any]] = []
+    for name in fixture.tools:
+        script.append(use(name, f"use {name}"))
+        if tools[name].has_arguments:
+            script.append({"json": next(replies)})
+    leftover = list(replies)
+    assert not leftover, f"{fixture.id}: unused arguments {leftover}"
+    return [*script, plan("answer"), answer(perfect_answer(fixture))]
+
+
+def naive_script(
+    fixture: Fixture, tools: Mapping[str, Tool], arguments: Sequence[dict[str, Any]] = ()
+) -> list[dict[str, Any]]:
+    """The naive loop's replies: each tool call with its arguments, then the answer.
+
+    A perfect naive model asks for a missing value at once (the fixture's ``[]`` alternative)
+    instead of calling the tool; it cannot escalate, so it answers cloud asks itself.
+    """
+    replies = iter(arguments)
+    script: list[dict[str, Any]] = []
+    asks_instead = () in fixture.alternatives and fixture.writes == ()
+    for name in () if asks_instead or fixture.handled_by == "cloud" else fixture.tools:
+        values = dict(next(replies)) if tools[name].has_arguments else {}
+        script.append({"json": {"tool": name, "arguments": values}})
+    return [*script, {"json": {"answer": perfect_answer(fixture)}}]
+
+
+def scripted(
+    builder: Any, tools_for: Any, arguments: Mapping[str, Sequence[dict[str, Any]]]
+) -> Any:
+    """A ``model=`` function of the fixture: a fresh FakeModel with its perfect script."""
+
+    def model(fixture: Fixture) -> FakeModel:
+        return FakeModel(builder(fixture, tools_for(fixture), arguments.get(fixture.id, ())))
+
+    return model
