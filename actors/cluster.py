@@ -13,6 +13,8 @@ draining them. LISTEN/NOTIFY only wakes nodes early; the tables are the truth.
 
 from __future__ import annotations
 
+import functools
+import logging
 import math
 import random
 import time
@@ -26,6 +28,8 @@ from .store import Fence
 from .store_postgres import DEFAULT_SHARDS, PostgresStore, shard_of
 
 __all__ = ["Cluster", "ClusterStatistics"]
+
+logger = logging.getLogger("goliath.cluster")
 
 LOCK_CLASS = 0x60A1
 """First key of the two-key advisory locks, so Goliath's locks never collide with an app's."""
@@ -131,11 +135,15 @@ class Cluster:
     async def _locked(self, work: Callable[[Any], Any]) -> Any:
         """Run ``work`` on the lock connection (its session holds this node's shard locks)."""
         async with self._lock_guard:
+            if self._lock_connection is None:
+                self._lock_connection = await trio.to_thread.run_sync(self._connect, "locks")
             return await trio.to_thread.run_sync(work, self._lock_connection)
 
     # ---------------------------------------------------------------- the membership loop
 
-    async def serve(self, *, task_status: trio.TaskStatus[Cluster] = trio.TASK_STATUS_IGNORED) -> None:
+    async def serve(
+        self, *, task_status: trio.TaskStatus[Cluster] = trio.TASK_STATUS_IGNORED
+    ) -> None:
         """Join the fleet, keep a fair share of shards, and leave cleanly when cancelled."""
         await self.store.open()
         self._lock_connection = await trio.to_thread.run_sync(self._connect, "locks")
@@ -182,6 +190,18 @@ class Cluster:
             connection.close()
 
     async def _tick(self) -> None:
+        """One ownership check; a database failure steps this node down instead of crashing."""
+        try:
+            await self._check()
+        except Exception as exc:
+            import psycopg
+
+            if not isinstance(exc, psycopg.Error):
+                raise
+            logger.warning("node %s lost the database (%s); stepping down", self.node_id, exc)
+            await self._step_down()
+
+    async def _check(self) -> None:
         view = await self._locked(self._survey)
         if view is None:  # the lock connection died: every lock is gone, so step down
             await self._step_down()
@@ -200,7 +220,7 @@ class Cluster:
         for shard in free:
             if len(self.owned) >= target:
                 break
-            epoch = await self._locked(lambda c, s=shard: self._claim(c, s))
+            epoch = await self._locked(functools.partial(self._claim, shard=shard))
             if epoch is not None:
                 self.owned[shard] = epoch
                 self.owners[shard] = (self.node_id, self.url)
@@ -215,7 +235,9 @@ class Cluster:
         if claimed or extra > 0:
             await self._locked(lambda c: c.execute(f"NOTIFY {CHANNEL}, 'moved'"))
 
-    def _survey(self, connection: Any) -> tuple[set[str], dict[str, set[int]], dict[int, tuple[str | None, str | None]]] | None:
+    def _survey(
+        self, connection: Any
+    ) -> tuple[set[str], dict[str, set[int]], dict[int, tuple[str | None, str | None]]] | None:
         try:
             sessions = connection.execute(
                 "SELECT a.application_name, l.objid FROM pg_stat_activity a "
@@ -278,12 +300,16 @@ class Cluster:
             self.releasing.discard(shard)
 
     async def _step_down(self) -> None:
+        """Our session (and so every lock) is gone: own nothing, then reconnect to rejoin."""
         self.owned.clear()
+        self.releasing.clear()
+        connection, self._lock_connection = self._lock_connection, None
+        if connection is not None:
+            await trio.to_thread.run_sync(connection.close)
         try:
-            if self._lock_connection is not None:
-                await trio.to_thread.run_sync(self._lock_connection.close)
-        finally:
             self._lock_connection = await trio.to_thread.run_sync(self._connect, "locks")
+        except Exception as exc:  # the database is down: try again next tick
+            logger.warning("node %s cannot reconnect: %s", self.node_id, exc)
 
     async def _leave(self) -> None:
         for shard in sorted(self.owned):
@@ -291,13 +317,13 @@ class Cluster:
                 await self._release(shard)
             except Exception:
                 break
+
+        def forget(connection: Any) -> None:
+            connection.execute("DELETE FROM goliath_nodes WHERE node = %s", (self.node_id,))
+            connection.execute(f"NOTIFY {CHANNEL}, 'leave'")
+
         try:
-            await self._locked(
-                lambda c: (
-                    c.execute("DELETE FROM goliath_nodes WHERE node = %s", (self.node_id,)),
-                    c.execute(f"NOTIFY {CHANNEL}, 'leave'"),
-                )
-            )
+            await self._locked(forget)
         except Exception:
             pass
         connection, self._lock_connection = self._lock_connection, None

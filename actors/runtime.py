@@ -202,6 +202,19 @@ class Runtime:
             holder.append(ticket)
         return ticket
 
+    # ---------------------------------------------------------------- fleet hooks
+
+    async def claimed(self, shard: int, epoch: int) -> None:
+        """A shard became ours: its turns left unfinished by the last owner are interrupted."""
+        if self.journal is not None:
+            await self.journal.recover(shard, (shard, epoch))
+
+    async def release(self, shard: int, shard_of: Callable[[str | None], int]) -> None:
+        """A shard is being handed over: wait for its turns to finish (the caller bounds it)."""
+        for ticket in self.supervisor.running():
+            if shard_of(ticket.conversation_id) == shard:
+                await ticket.done.wait()
+
     def cancel(self, turn_id: str, reason: str = "client") -> bool:
         return self.supervisor.cancel(turn_id, reason)
 

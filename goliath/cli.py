@@ -8,6 +8,7 @@ model).
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import json
 import os
@@ -247,6 +248,13 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--grace", type=float, default=10.0, help="seconds running turns may finish on shutdown"
     )
+    fleet = serve.add_argument_group("fleet (with --store postgres://...)")
+    fleet.add_argument("--node-id", help="this node's unique name (default: host-pid)")
+    fleet.add_argument("--advertise", help="URL other nodes use to reach this one")
+    fleet.add_argument("--shards", type=int, default=1024, help="virtual shards (all nodes agree)")
+    fleet.add_argument(
+        "--interval", type=float, default=1.0, help="seconds between ownership checks"
+    )
     evaluate = commands.add_parser("eval", help="score a model on the everyday fixtures")
     evaluate.add_argument("--model", default="local")
     evaluate.add_argument("--runs", type=int, default=1)
@@ -257,6 +265,9 @@ def _parser() -> argparse.ArgumentParser:
         "--baseline", action="store_true", help="also run the naive-loop baseline"
     )
     evaluate.add_argument("--json", action="store_true")
+    evaluate.add_argument(
+        "--only", action="append", metavar="FIXTURE_ID", help="run only these fixtures (repeatable)"
+    )
     return parser
 
 
@@ -272,10 +283,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             serve_command = importlib.import_module("transports.serve").serve_command
             return int(serve_command(args))
         if args.command == "eval":
-            eval_command = importlib.import_module("goliath.evals.cli").eval_command
-            return int(
-                trio.run(
-                    eval_command, args.model, args.runs, args.fixtures, args.baseline, args.json
+            from .evals.cli import eval_command
+
+            return trio.run(
+                functools.partial(
+                    eval_command,
+                    args.model,
+                    args.runs,
+                    args.fixtures,
+                    args.baseline,
+                    args.json,
+                    only=args.only,
                 )
             )
     except (GoliathError, OSError) as exc:

@@ -53,21 +53,38 @@ class PostgresServer:
         if self._as_user:
             os.chown(self.folder, _uid("nobody"), -1)
         self._run(
-            str(self.bin / "initdb"), "-D", str(self.data), "-A", "trust", "-U", "goliath",
-            "--no-sync", "-E", "UTF8",
+            str(self.bin / "initdb"),
+            "-D",
+            str(self.data),
+            "-A",
+            "trust",
+            "-U",
+            "goliath",
+            "--no-sync",
+            "-E",
+            "UTF8",
         )
         options = (
             f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off "
             "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
         )
         self._run(
-            str(self.bin / "pg_ctl"), "-D", str(self.data), "-o", options,
-            "-l", str(self.folder / "server.log"), "-w", "start",
+            str(self.bin / "pg_ctl"),
+            "-D",
+            str(self.data),
+            "-o",
+            options,
+            "-l",
+            str(self.folder / "server.log"),
+            "-w",
+            "start",
         )
 
     def stop(self) -> None:
         with contextlib.suppress(subprocess.SubprocessError, OSError):
-            self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop")
+            self._run(
+                str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop"
+            )
 
 
 def _uid(name: str) -> int:

@@ -22,6 +22,11 @@ MAX_HOPS = 2
 OWNER_WAIT_SECONDS = 10.0
 _HOP_HEADER = "x-goliath-hops"
 _PASSED_HEADERS = ("content-type", "cache-control", "x-goliath-turn-id", "www-authenticate")
+_LOST_OWNER = (
+    b"\nevent: error\ndata: "
+    b'{"code":"interrupted","message":"the node running this turn went away; '
+    b'ask for the turn by id: its new owner reports it as interrupted"}\n\n'
+)
 
 
 class Router(Protocol):
@@ -45,7 +50,9 @@ class Forwarder:
     def client(self) -> httpx.AsyncClient:
         if self._client is None:
             limits = httpx.Limits(max_connections=256, max_keepalive_connections=64)
-            self._client = httpx.AsyncClient(timeout=httpx.Timeout(None, connect=5.0), limits=limits)
+            self._client = httpx.AsyncClient(
+                timeout=httpx.Timeout(None, connect=5.0), limits=limits
+            )
         return self._client
 
     async def aclose(self) -> None:
@@ -88,6 +95,8 @@ class Forwarder:
         query = scope.get("query_string", b"")
         if query:
             target += "?" + query.decode("latin-1")
+        started = False
+        streaming = False
         try:
             async with self.client().stream(
                 scope["method"], target, content=body, headers=headers
@@ -97,9 +106,16 @@ class Forwarder:
                     for name, value in response.headers.items()
                     if name.lower() in _PASSED_HEADERS
                 ]
-                await send({"type": "http.response.start", "status": response.status_code, "headers": passed})
+                content_type = response.headers.get("content-type", "")
+                streaming = content_type.startswith("text/event-stream")
+                start = {"type": "http.response.start", "status": response.status_code}
+                await send({**start, "headers": passed})
+                started = True
                 async for chunk in response.aiter_raw():
                     await send({"type": "http.response.body", "body": chunk, "more_body": True})
                 await send({"type": "http.response.body", "body": b""})
         except httpx.HTTPError as exc:
-            raise HTTPError(503, "draining", f"the owning node did not answer: {exc}") from None
+            if not started:
+                raise HTTPError(503, "draining", f"the owning node did not answer: {exc}") from None
+            # the owner died mid-stream: end our client's stream with a reason it can act on
+            await send({"type": "http.response.body", "body": _LOST_OWNER if streaming else b""})

@@ -52,6 +52,7 @@ from ._asgi import (
     send_error,
     send_status,
 )
+from .forward import Forwarder, Router
 from .openapi import openapi_document
 
 __all__ = ["HttpLimits", "create_app", "serve_http"]
@@ -127,9 +128,15 @@ def create_app(
     *,
     token: str | None,
     limits: HttpLimits | None = None,
+    router: Router | None = None,
 ) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
-    """The ASGI application. ``token=None`` disables auth (for a 0600 Unix socket only)."""
+    """The ASGI application. ``token=None`` disables auth (for a 0600 Unix socket only).
+
+    With a ``router`` (a fleet membership), requests for conversations another node owns are
+    forwarded to it.
+    """
     bounds = limits or HttpLimits()
+    forwarder = Forwarder(router, token) if router is not None else None
     document = _encoder.encode(openapi_document())
     get_runtime = runtime if callable(runtime) else (lambda: runtime)
 
@@ -181,7 +188,9 @@ def create_app(
                 return await json_response(send, 200, {"status": "ok"})
             case "GET", ["readyz"]:
                 live = get_runtime()
-                if not (live.ready and live.supervisor.accepting):
+                ready = getattr(router, "ready", None)
+                joined = ready is None or ready.is_set()
+                if not (live.ready and live.supervisor.accepting and joined):
                     raise HTTPError(503, "draining", "the daemon is starting or shutting down")
                 return await json_response(send, 200, {"status": "ready"})
             case "GET", ["openapi.json"]:
@@ -191,10 +200,19 @@ def create_app(
         authorize(scope)
         match method, parts:
             case "POST", ["v1", "conversations", conversation_id, "runs"]:
-                await run(scope, receive, send, _checked_id(conversation_id, "conversation id"))
+                cid = _checked_id(conversation_id, "conversation id")
+                raw = await read_body(scope, receive, bounds.max_body_bytes)
+                if forwarder is not None and (url := await forwarder.owner(scope, cid)):
+                    return await forwarder.relay(scope, send, url, raw)
+                await run(scope, receive, send, cid, raw)
             case "POST", ["v1", "turns", turn_id, "confirm"]:
-                body = _decode(await read_body(scope, receive, bounds.max_body_bytes), ConfirmBody)
+                raw = await read_body(scope, receive, bounds.max_body_bytes)
+                body = _decode(raw, ConfirmBody)
                 conversation = body.conversation_id or query(scope).get("conversation_id")
+                if forwarder is not None and (
+                    url := await turn_owner(scope, turn_id, conversation)
+                ):
+                    return await forwarder.relay(scope, send, url, raw)
                 await request(
                     ConfirmReply(
                         turn_id=_checked_id(turn_id, "turn id"),
@@ -206,8 +224,13 @@ def create_app(
                 )
                 await send_status(send, 204)
             case "POST", ["v1", "turns", turn_id, "cancel"]:
-                body = _decode(await read_body(scope, receive, bounds.max_body_bytes), CancelBody)
+                raw = await read_body(scope, receive, bounds.max_body_bytes)
+                body = _decode(raw, CancelBody)
                 conversation = body.conversation_id or query(scope).get("conversation_id")
+                if forwarder is not None and (
+                    url := await turn_owner(scope, turn_id, conversation)
+                ):
+                    return await forwarder.relay(scope, send, url, raw)
                 await request(
                     Cancel(
                         turn_id=_checked_id(turn_id, "turn id"),
@@ -234,6 +257,8 @@ def create_app(
                 await json_response(send, 200, reply.state)
             case "DELETE", ["v1", "conversations", conversation_id, "memory"]:
                 cid = _checked_id(conversation_id, "conversation id")
+                if forwarder is not None and (url := await forwarder.owner(scope, cid)):
+                    return await forwarder.relay(scope, send, url, b"")
                 await request(DeleteMemory(turn_id=uuid.uuid4().hex, conversation_id=cid))
                 await send_status(send, 204)
             case _, ["v1", *_]:
@@ -241,8 +266,23 @@ def create_app(
             case _:
                 raise HTTPError(404, "not_found", f"no route for {method} {scope['path']}")
 
-    async def run(scope: Scope, receive: Receive, send: Send, conversation_id: str) -> None:
-        body = _decode(await read_body(scope, receive, bounds.max_body_bytes), RunBody)
+    async def turn_owner(scope: Scope, turn_id: str, conversation_id: str | None) -> str | None:
+        """Where a turn's confirmation or cancel must go (``None``: here)."""
+        assert forwarder is not None
+        live = get_runtime()
+        if live.supervisor.ticket(turn_id) is not None:
+            return None
+        if conversation_id is None and live.journal is not None:
+            record = await live.journal.get(turn_id)
+            if record is None:
+                return None
+            conversation_id = record.conversation_id
+        return await forwarder.owner(scope, conversation_id)
+
+    async def run(
+        scope: Scope, receive: Receive, send: Send, conversation_id: str, raw: bytes
+    ) -> None:
+        body = _decode(raw, RunBody)
         if len(body.ask) > bounds.max_ask_chars:
             raise HTTPError(
                 413,
@@ -379,6 +419,7 @@ async def serve_http(
     unix_socket: str | os.PathLike[str] | None = None,
     token: str | None,
     limits: HttpLimits | None = None,
+    router: Router | None = None,
     shutdown_trigger: Callable[[], Awaitable[None]] | None = None,
     graceful_timeout: float = 5.0,
     task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,
@@ -402,5 +443,5 @@ async def serve_http(
     config.accesslog = None
     config.errorlog = None
     config.keep_alive_timeout = 30
-    app = create_app(runtime, token=token, limits=limits)
+    app = create_app(runtime, token=token, limits=limits, router=router)
     await serve(app, config, shutdown_trigger=shutdown_trigger, task_status=task_status)  # type: ignore[arg-type]

@@ -14,7 +14,9 @@ import inspect
 import os
 import secrets
 import signal
+import socket as socket_module
 import sys
+from typing import TYPE_CHECKING
 
 import trio
 
@@ -24,6 +26,9 @@ from goliath.errors import ConfigError
 
 from .http import serve_http
 from .stream import serve_stream
+
+if TYPE_CHECKING:
+    from actors.cluster import Cluster
 
 __all__ = ["load_agent", "serve_agent", "serve_command"]
 
@@ -43,14 +48,28 @@ async def load_agent(target: str) -> Agent:
     return value
 
 
-def _with_store(agent: Agent, store: str | None) -> Agent:
-    """Keep memory and turn records in the store (turns survive a crash as `interrupted`)."""
+def _with_store(agent: Agent, args: argparse.Namespace) -> tuple[Agent, Cluster | None]:
+    """Keep memory and turn records in the store (turns survive a crash as `interrupted`);
+    a PostgreSQL store joins this daemon to the fleet sharing it."""
+    store = args.store
     if store is None:
-        return agent
+        return agent, None
     if store.startswith("sqlite:"):
         from actors.store_sqlite import SQLiteStore
 
-        return agent.with_options(memory=None, store=SQLiteStore(store.removeprefix("sqlite:")))
+        return agent.with_options(
+            memory=None, store=SQLiteStore(store.removeprefix("sqlite:"))
+        ), None
+    if store.startswith(("postgres://", "postgresql://")):
+        from actors.cluster import Cluster
+        from actors.store_postgres import PostgresStore
+
+        postgres = PostgresStore(store, shards=args.shards)
+        node_id = args.node_id or f"{socket_module.gethostname()}-{os.getpid()}"
+        cluster = Cluster(
+            postgres, node_id=node_id, url=args.advertise or "", interval=args.interval
+        )
+        return agent.with_options(memory=None, store=postgres, cluster=cluster), cluster
     raise ConfigError(f"--store {store!r}: expected sqlite:PATH or postgres://...")
 
 
@@ -64,9 +83,14 @@ async def serve_agent(
     token: str | None,
     grace: float = 10.0,
     stop: trio.Event | None = None,
+    cluster: Cluster | None = None,
     task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Run the daemon until SIGTERM/SIGINT (or ``stop``), then drain and exit."""
+    """Run the daemon until SIGTERM/SIGINT (or ``stop``), then drain and exit.
+
+    With a ``cluster`` the daemon joins the fleet once its HTTP front door is up (other nodes
+    forward requests there), and on shutdown hands its shards over before it closes.
+    """
     async with agent:
         runtime = agent.runtime
         http_closed = trio.Event()
@@ -79,9 +103,23 @@ async def serve_agent(
                     port=port,
                     unix_socket=socket,
                     token=None if socket else token,
+                    router=cluster,
                     shutdown_trigger=http_closed.wait,
                 )
             )
+            membership = trio.CancelScope()
+            if cluster is not None:
+                cluster.url = cluster.url or binds[0]
+                cluster.on_claim = runtime.claimed
+                cluster.on_release = functools.partial(runtime.release, shard_of=cluster.shard)
+
+                async def member(
+                    task_status: trio.TaskStatus[Cluster] = trio.TASK_STATUS_IGNORED,
+                ) -> None:
+                    with membership:
+                        await cluster.serve(task_status=task_status)
+
+                await nursery.start(member)
             if stream_socket:
                 await nursery.start(functools.partial(serve_stream, runtime, path=stream_socket))
                 binds.append(f"stream+unix://{stream_socket}")
@@ -94,6 +132,7 @@ async def serve_agent(
                 for ticket in runtime.supervisor.running():
                     await ticket.done.wait()
                 await trio.sleep(0.05)  # let the last SSE frames leave
+            membership.cancel()  # hand the shards over (the cluster leaves in its finally)
             http_closed.set()
 
 
@@ -122,7 +161,7 @@ def serve_command(args: argparse.Namespace) -> int:
         print(f"goliath: no token configured; this run's token is {token}", file=sys.stderr)
 
     async def main() -> None:
-        agent = _with_store(await load_agent(args.target), args.store)
+        agent, cluster = _with_store(await load_agent(args.target), args)
         async with trio.open_nursery() as nursery:
             binds = await nursery.start(
                 functools.partial(
@@ -134,6 +173,7 @@ def serve_command(args: argparse.Namespace) -> int:
                     stream_socket=args.stream_socket,
                     token=token,
                     grace=args.grace,
+                    cluster=cluster,
                 )
             )
             print(f"goliath: serving on {', '.join(binds)}", file=sys.stderr, flush=True)
