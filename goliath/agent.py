@@ -23,7 +23,9 @@ from .config import (
     DEFAULT_CONFIRM_TIMEOUT,
     DEFAULT_INSTRUCTIONS,
     DEFAULT_MAX_STEPS,
+    DEFAULT_MODEL_TIMEOUT,
     DEFAULT_SESSION_RETRY_AFTER,
+    DEFAULT_TOOL_TIMEOUT,
     AgentConfig,
     ConfirmHandler,
     EventCallback,
@@ -79,6 +81,8 @@ class Agent:
         runtime_limits: Any = None,
         store: Any = None,
         cluster: Any = None,
+        model_timeout: float | None = DEFAULT_MODEL_TIMEOUT,
+        tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
     ) -> None:
         self._options = {
             name: value for name, value in locals().items() if name not in ("self", "__class__")
@@ -107,6 +111,8 @@ class Agent:
         for name, value in (
             ("confirm_timeout", confirm_timeout),
             ("session_retry_after", session_retry_after),
+            ("model_timeout", model_timeout),
+            ("tool_timeout", tool_timeout),
         ):
             if value is not None and (not isinstance(value, (int, float)) or value < 0):
                 raise ConfigError(f"{name} must be a number of seconds ≥ 0 or None, got {value!r}.")
@@ -129,6 +135,8 @@ class Agent:
             output_schema=output_schema,
             confirm_timeout=confirm_timeout,
             session_retry_after=session_retry_after,
+            model_timeout=model_timeout,
+            tool_timeout=tool_timeout,
         )
         self._memory = memory
         self._memory_is_factory = memory is not None and not _is_memory(memory) and callable(memory)

@@ -26,6 +26,11 @@ DEFAULT_MAX_STEPS = 5
 DEFAULT_INSTRUCTIONS = "You are a careful assistant that lives on this device."
 DEFAULT_CONFIRM_TIMEOUT = 120.0
 DEFAULT_SESSION_RETRY_AFTER = 300.0
+DEFAULT_MODEL_TIMEOUT = 300.0
+"""Seconds one model call may take once the model started on it (a 1.5B model on two cores
+needs ~110 s for a full 2.8k-token prompt and 384 output tokens)."""
+DEFAULT_TOOL_TIMEOUT = 120.0
+"""Seconds one tool call may take before the step fails as timed out."""
 
 ConfirmHandler = Callable[[ConfirmRequest], "bool | Decision | Awaitable[bool | Decision]"]
 Fallback = Callable[[FallbackRequest], "str | dict[str, Any] | Awaitable[str | dict[str, Any]]"]
@@ -53,6 +58,8 @@ class AgentConfig:
     output_schema: type[pydantic.BaseModel] | None = None
     confirm_timeout: float | None = DEFAULT_CONFIRM_TIMEOUT
     session_retry_after: float | None = DEFAULT_SESSION_RETRY_AFTER
+    model_timeout: float | None = DEFAULT_MODEL_TIMEOUT
+    tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT
 
 
 @attrs.frozen(kw_only=True)

@@ -8,8 +8,9 @@ over the stage's limit before anything is generated, and tags provider failures 
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, Literal
 
 import attrs
@@ -25,7 +26,7 @@ from .budget import (
     estimate_tokens,
     input_limit,
 )
-from .errors import BudgetError
+from .errors import BudgetError, ModelError
 from .events import BudgetEvent, Event
 from .models import GenerateRequest, Generation
 
@@ -68,6 +69,7 @@ class ModelCaller:
     emit: Callable[[Event], None]
     usage: Usage = attrs.field(factory=Usage)
     observe: ModelCallObserver | None = None
+    timeout: float | None = None
 
     def _emit(self, event: BudgetEvent) -> None:
         with origin("event"):
@@ -85,7 +87,8 @@ class ModelCaller:
         start = getattr(self.generate, "start", None)
         if start is None:
             self._emit(BudgetEvent(label=request.label, tokens=tokens, limit=limit, source=source))
-            return await self.generate(request)
+            with self._deadline(request.label):
+                return await self.generate(request)
         running = await start(request)
         try:
             self._emit(
@@ -97,11 +100,27 @@ class ModelCaller:
                     queue_ms=running.queue_ms,
                 )
             )
-            generation: Generation = await running.result()
+            with self._deadline(request.label):
+                generation: Generation = await running.result()
         except BaseException:
             running.cancel()
             raise
         return generation
+
+    @contextlib.contextmanager
+    def _deadline(self, label: str) -> Iterator[None]:
+        """A model that hangs fails this call (a model error), and the worker frees the model."""
+        if self.timeout is None:
+            yield
+            return
+        try:
+            with trio.fail_after(self.timeout):
+                yield
+        except trio.TooSlowError as exc:
+            raise ModelError(
+                f"the model did not answer the {label} call within {self.timeout:g} s",
+                code="TIMEOUT",
+            ) from exc
 
     async def count(self, system: str, schema: dict[str, Any] | None, prompt: str) -> int:
         """Tokens of system + schema + prompt, plus the template overhead (§3.4)."""

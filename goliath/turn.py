@@ -8,6 +8,7 @@ conversation actor calls :func:`run_turn` with a ``generate`` port that reaches 
 from __future__ import annotations
 
 import copy
+import math
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -197,6 +198,7 @@ class Turn:
             count_tokens=config.count_tokens,
             emit=self.emit,
             observe=self._observe_model_call if self.extensions.observes("on_model_call") else None,
+            timeout=config.model_timeout,
         )
 
     async def _recall_and_loop(self) -> RunResult:
@@ -450,7 +452,7 @@ class Turn:
         self, tool: Tool, tool_input: dict[str, Any], ctx: ToolContext, step: StepRecord
     ) -> tuple[str, dict[str, Any]]:
         try:
-            output = await tool.run(copy.deepcopy(tool_input), ctx)
+            output = await self._run_tool(tool, tool_input, ctx)
         except Exception as exc:
             step.failed = True
             message = message_of(exc)
@@ -460,6 +462,19 @@ class Turn:
         step.result = PROCESSING_RESULT
         await trio.lowlevel.checkpoint_if_cancelled()
         return await self._format(tool, output), {"status": "executed", "output": step.output}
+
+    async def _run_tool(self, tool: Tool, tool_input: dict[str, Any], ctx: ToolContext) -> Any:
+        """Run the tool on a copy of its input, within ``tool_timeout`` (a hang fails the step).
+
+        A sync tool runs in a thread that Trio cannot interrupt: it stops at the deadline only
+        if it calls ``ctx.check_cancelled()``; otherwise the step waits for it to return.
+        """
+        timeout = self.config.tool_timeout
+        try:
+            with trio.fail_after(timeout if timeout is not None else math.inf):
+                return await tool.run(copy.deepcopy(tool_input), ctx)
+        except trio.TooSlowError:
+            raise TimeoutError(f"{tool.name} did not finish within {timeout:g} s") from None
 
     async def _format(self, tool: Tool, output: Any) -> str:
         """What the model sees of an output: ``to_model_output`` or the structural summary."""
