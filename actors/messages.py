@@ -224,6 +224,8 @@ def _enc_hook(value: Any) -> Any:
     return json_snapshot(value)
 
 
+NESTED_TOO_DEEPLY = "the message is nested too deeply"
+"""msgspec raises RecursionError past Python's recursion limit; decoders report it as bad input."""
 _json_encoder = msgspec.json.Encoder(enc_hook=_enc_hook)
 _msgpack_encoder = msgspec.msgpack.Encoder(enc_hook=_enc_hook)
 _json_decoder = msgspec.json.Decoder(AnyMessage)
@@ -240,8 +242,15 @@ def encode_msgpack(message: Message) -> bytes:
 
 def decode_json(data: bytes | str) -> Message:
     """Decode any message; raises ``msgspec.DecodeError``/``ValidationError`` on bad input."""
-    return _json_decoder.decode(data)
+    try:
+        return _json_decoder.decode(data)
+    except RecursionError:
+        raise msgspec.DecodeError(NESTED_TOO_DEEPLY) from None
 
 
 def decode_msgpack(data: bytes) -> Message:
-    return _msgpack_decoder.decode(data)
+    """Decode any message; raises ``msgspec.DecodeError``/``ValidationError`` on bad input."""
+    try:
+        return _msgpack_decoder.decode(data)
+    except RecursionError:
+        raise msgspec.DecodeError(NESTED_TOO_DEEPLY) from None

@@ -234,10 +234,7 @@ class Runtime:
         """
         match message:
             case Run(turn_id=turn_id, ask=ask, conversation_id=conversation_id, context=context):
-                try:
-                    check_conversation_id(conversation_id)
-                except ConfigError as exc:
-                    raise RequestError("invalid", str(exc)) from exc
+                _checked(conversation_id)
                 known = self.supervisor.ticket(turn_id)
                 if known is None and self.journal is not None:
                     record = await self.journal.get(turn_id)
@@ -295,12 +292,12 @@ class Runtime:
                     )
                 )
             case GetMemory(turn_id=turn_id, conversation_id=conversation_id):
-                check_conversation_id(conversation_id)
+                _checked(conversation_id)
                 session = await self.supervisor.session(conversation_id)
                 state = await session.memory.load()
                 outbox(MemoryReply(turn_id=turn_id, conversation_id=conversation_id, state=state))
             case DeleteMemory(turn_id=turn_id, conversation_id=conversation_id):
-                check_conversation_id(conversation_id)
+                _checked(conversation_id)
                 session = await self.supervisor.session(conversation_id)
                 await session.memory.save(MemoryState())
                 outbox(Ack(turn_id=turn_id))
@@ -316,6 +313,14 @@ class Runtime:
             where = f" in conversation {conversation_id!r}" if conversation_id is not None else ""
             raise RequestError("not_found", f"there is no turn {turn_id!r}{where}")
         return ticket
+
+
+def _checked(conversation_id: str | None) -> None:
+    """Refuse a malformed conversation id as an invalid request (never a crash of the caller)."""
+    try:
+        check_conversation_id(conversation_id)
+    except ConfigError as exc:
+        raise RequestError("invalid", str(exc)) from exc
 
 
 class RequestError(Exception):

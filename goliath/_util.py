@@ -51,6 +51,10 @@ def _to_builtins_hook(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
+_UNSERIALIZABLE = (TypeError, ValueError, OverflowError, RecursionError, msgspec.EncodeError)
+"""What encoding an arbitrary value may raise (RecursionError: a structure that contains itself)."""
+
+
 def json_snapshot(value: Any) -> Any:
     """A JSON round-trip copy of ``value``; raises TypeError/ValueError when not serializable.
 
@@ -64,7 +68,7 @@ def try_snapshot(value: Any) -> Any:
     """Like :func:`json_snapshot`, but ``None`` when the value does not serialize."""
     try:
         return json_snapshot(value)
-    except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
+    except _UNSERIALIZABLE:
         return None
 
 
@@ -76,7 +80,7 @@ def to_plain(value: Any) -> Any:
         return value
     try:
         return json_snapshot(value)
-    except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
+    except _UNSERIALIZABLE:
         return value
 
 

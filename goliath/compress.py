@@ -57,8 +57,15 @@ def summarize_tool_result(value: Any, max_chars: int = RESULT_CHARS) -> str:
     ``None`` → ``done``; a blank string → ``(no output)``; an empty list → ``none``; lists become
     numbered lines (head, ``… N omitted``, error lines, tail); objects one ``key: value`` line per
     entry. Pydantic models, dataclasses, attrs and msgspec objects are read as their fields.
-    Never raises and never returns more than ``max_chars`` characters.
+    Never raises and never returns more than ``max_chars`` (at least 1) characters.
     """
+    try:
+        return clip(_summarize(value, max_chars), max_chars)
+    except (RecursionError, ValueError):  # a structure that contains itself; a 5,000-digit int
+        return clip(f"({type(value).__name__} output that cannot be summarized)", max_chars)
+
+
+def _summarize(value: Any, max_chars: int) -> str:
     value = to_plain(value)
     if value is None:
         return "done"
@@ -72,7 +79,7 @@ def summarize_tool_result(value: Any, max_chars: int = RESULT_CHARS) -> str:
             item = to_plain(item)
             if isinstance(item, (list, tuple, dict)):
                 line = _one_line(item) if isinstance(item, dict) else ""
-                lines.append(f"{key}: {line or summarize_tool_result(item, _SCALAR_CHARS)}")
+                lines.append(f"{key}: {line or _summarize(item, _SCALAR_CHARS)}")
             else:
                 lines.append(f"{key}: {_scalar(item)}")
         return clip("\n".join(lines), max_chars)

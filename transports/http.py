@@ -121,6 +121,8 @@ def _decode(body: bytes, kind: type[Any]) -> Any:
         raise HTTPError(400, "invalid", f"invalid request body: {exc}") from None
     except msgspec.DecodeError as exc:
         raise HTTPError(400, "invalid", f"the body is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise HTTPError(400, "invalid", "the body's JSON is nested too deeply") from None
 
 
 def create_app(

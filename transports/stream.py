@@ -48,6 +48,14 @@ class FrameError(TransportError):
     """A frame was truncated, oversized or not a valid message."""
 
 
+def _decode(decoder: msgspec.msgpack.Decoder[Any], payload: bytes) -> Any:
+    """Decode one frame's message; nesting past Python's recursion limit is a bad frame."""
+    try:
+        return decoder.decode(payload)
+    except RecursionError:
+        raise FrameError("the message is nested too deeply") from None
+
+
 async def _read_exactly(stream: trio.abc.ReceiveStream, size: int) -> bytes | None:
     data = bytearray()
     while len(data) < size:
@@ -99,8 +107,11 @@ async def _serve_connection(
         outbox_send, outbox = trio.open_memory_channel[Outbound](math.inf)
 
         async def pump() -> None:
-            async for message in outbox:
-                await reply(message)
+            try:
+                async for message in outbox:
+                    await reply(message)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                nursery.cancel_scope.cancel()  # the client went away: end only this connection
 
         nursery.start_soon(pump)
 
@@ -111,11 +122,19 @@ async def _serve_connection(
                 outbox_send.send_nowait(
                     Failure(turn_id=message.turn_id, code=exc.code, message=exc.message)
                 )
+            except Exception as exc:  # one request's failure never ends the connection
+                outbox_send.send_nowait(
+                    Failure(
+                        turn_id=message.turn_id,
+                        code="error",
+                        message=f"{type(exc).__name__}: {exc}",
+                    )
+                )
 
         try:
             if token is not None:
                 first = await read_frame(stream)
-                hello = _inbound.decode(first) if first is not None else None
+                hello = _decode(_inbound, first) if first is not None else None
                 if not (
                     isinstance(hello, Hello)
                     and hmac.compare_digest(hello.token.encode(), token.encode())
@@ -132,7 +151,7 @@ async def _serve_connection(
                 payload = await read_frame(stream)
                 if payload is None:
                     break
-                message = _inbound.decode(payload)
+                message = _decode(_inbound, payload)
                 if isinstance(message, Run):
                     started.add(message.turn_id)
                 elif isinstance(message, (Cancel, ConfirmReply)) and message.turn_id not in started:
@@ -256,7 +275,7 @@ class StreamTransport(Transport):
                 payload = await read_frame(self._stream)
                 if payload is None:
                     break
-                message = _outbound.decode(payload)
+                message = _decode(_outbound, payload)
                 route = self._routes.get(message.turn_id)
                 if route is not None:
                     route.send_nowait(message)

@@ -1,0 +1,66 @@
+"""Fixtures of the reliability suites: the daemon in-process or as a real process."""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import trio
+
+from goliath import Agent
+from transports.http import HttpLimits, serve_http
+
+ROOT = Path(__file__).resolve().parents[2]
+TOKEN = "reliability-token"
+AUTH = {"authorization": f"Bearer {TOKEN}"}
+
+
+@asynccontextmanager
+async def serving(agent: Agent, *, limits: HttpLimits | None = None) -> AsyncIterator[str]:
+    """``agent`` and its HTTP front door on 127.0.0.1 (port 0); yields the base URL."""
+    async with agent, trio.open_nursery() as nursery:
+        binds = await nursery.start(
+            functools.partial(serve_http, agent.runtime, port=0, token=TOKEN, limits=limits)
+        )
+        yield binds[0]
+        for ticket in agent.runtime.supervisor.running():
+            agent.runtime.cancel(ticket.turn_id, "test over")
+        nursery.cancel_scope.cancel()
+
+
+async def start_daemon_process(
+    target: str = "tests.reliability.app:make_agent", *extra: str, env: dict[str, str] | None = None
+) -> tuple[trio.Process, str]:
+    """``goliath serve TARGET`` as a real process on 127.0.0.1; returns it and its URL."""
+    process = await trio.lowlevel.open_process(
+        [
+            sys.executable,
+            "-m",
+            "goliath.cli",
+            "serve",
+            target,
+            "--port",
+            "0",
+            "--token",
+            TOKEN,
+            *extra,
+        ],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+    )
+    assert process.stderr is not None
+    buffer = b""
+    with trio.fail_after(60):
+        while (match := re.search(rb"serving on (http://[\d.]+:\d+)", buffer)) is None:
+            chunk = await process.stderr.receive_some(4096)
+            if not chunk:
+                raise AssertionError(f"the daemon exited early: {buffer.decode()}")
+            buffer += chunk
+    return process, match.group(1).decode()

@@ -1,0 +1,148 @@
+"""The MessagePack stream transport fed random, truncated and hostile frames.
+
+Whatever one connection sends, it gets back only well-formed frames (a ``failure`` for bad
+input) and the server keeps serving everyone else.
+"""
+
+from __future__ import annotations
+
+import functools
+import socket
+import struct
+import tempfile
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import msgspec
+import pytest
+import trio
+import trio.testing
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from actors.messages import (
+    Failure,
+    GetMemory,
+    Inbound,
+    Outbound,
+    Run,
+    decode_msgpack,
+    encode_msgpack,
+)
+from transports.client import Client
+from transports.stream import MAX_FRAME_BYTES, FrameError, read_frame, serve_stream
+
+from .app import make_agent
+from .strategies import message_strategy
+
+pytestmark = pytest.mark.slow
+HEADER = struct.Struct(">I")
+_outbound = msgspec.msgpack.Decoder(Outbound)
+
+
+def frame(payload: bytes) -> bytes:
+    return HEADER.pack(len(payload)) + payload
+
+
+DEEP = b"\x84\xa4type\xa3run\xa7turn_id\xa1t\xa3ask\xa1a\xa7context" + b"\x91" * 5000 + b"\xc0"
+
+pieces = st.one_of(
+    st.binary(max_size=64),  # raw noise, frame boundaries or not
+    st.binary(max_size=64).map(frame),  # well-framed garbage
+    message_strategy(Inbound).map(lambda m: frame(encode_msgpack(m))),  # valid requests
+    st.integers(MAX_FRAME_BYTES + 1, 2**32 - 1).map(HEADER.pack),  # an oversized length
+    st.integers(5, 1000).map(lambda n: HEADER.pack(n) + b"\x00" * (n // 2)),  # truncated
+    st.just(frame(DEEP)),  # nested past the recursion limit
+    st.just(frame(encode_msgpack(GetMemory(turn_id="m", conversation_id=" ")))),  # a bad id
+)
+
+
+@asynccontextmanager
+async def stream_server() -> AsyncIterator[str]:
+    with tempfile.TemporaryDirectory(prefix="gl", dir="/tmp") as folder:
+        path = str(Path(folder) / "frames.sock")
+        agent = make_agent()
+        async with agent, trio.open_nursery() as nursery:
+            await nursery.start(functools.partial(serve_stream, agent.runtime, path=path))
+            yield path
+            for ticket in agent.runtime.supervisor.running():
+                agent.runtime.cancel(ticket.turn_id, "test over")
+            nursery.cancel_scope.cancel()
+
+
+async def replies_until_closed(connection: trio.SocketStream) -> list[Outbound]:
+    """Every frame the server sends until it closes the connection (each must decode)."""
+    received = []
+    while (payload := await read_frame(connection)) is not None:
+        received.append(_outbound.decode(payload))
+    return received
+
+
+async def still_serving(path: str) -> None:
+    with trio.fail_after(10):
+        async with Client.stream(path=path) as client:
+            result = await client.run("hello [probe]", conversation_id="probe")
+    assert result.text.startswith("answer to hello [probe]")
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sent=st.lists(pieces, min_size=1, max_size=6))
+async def test_random_and_truncated_frames_never_take_the_server_down(sent: list[bytes]) -> None:
+    """Any byte sequence on a connection gets well-formed replies at most; others still work."""
+    async with stream_server() as path:
+        connection = await trio.open_unix_socket(path)
+        try:
+            await connection.send_all(b"".join(sent))
+        except trio.BrokenResourceError:
+            pass  # the server already refused the connection's first bad frame
+        connection.socket.shutdown(socket.SHUT_WR)
+        with trio.fail_after(10):
+            try:
+                await replies_until_closed(connection)
+            except (trio.BrokenResourceError, FrameError):
+                pass  # the server reset the connection after its last frame
+        await connection.aclose()
+        await still_serving(path)
+
+
+class TestHostileFrames:
+    async def test_a_frame_nested_past_the_recursion_limit_is_refused(self) -> None:
+        """A frame nested 5,000 deep gets an `invalid` failure; the server lives on."""
+        async with stream_server() as path:
+            connection = await trio.open_unix_socket(path)
+            await connection.send_all(frame(DEEP))
+            with trio.fail_after(10):
+                replies = await replies_until_closed(connection)
+            assert [(r.type, getattr(r, "code", None)) for r in replies] == [("failure", "invalid")]
+            assert "nested too deeply" in replies[0].message  # type: ignore[union-attr]
+            await still_serving(path)
+
+    async def test_a_request_with_a_malformed_conversation_id_is_refused(self) -> None:
+        """A memory request for a blank conversation id gets an `invalid` failure, no crash."""
+        async with stream_server() as path:
+            async with await trio.open_unix_socket(path) as connection:
+                await connection.send_all(
+                    frame(encode_msgpack(GetMemory(turn_id="m", conversation_id=" ")))
+                )
+                with trio.fail_after(10):
+                    payload = await read_frame(connection)
+            assert payload is not None
+            reply = decode_msgpack(payload)
+            assert isinstance(reply, Failure) and reply.code == "invalid"
+            assert "conversation_id must be a non-blank string" in reply.message
+            await still_serving(path)
+
+    async def test_a_client_that_stops_reading_mid_turn_ends_only_its_connection(self) -> None:
+        """A client that shuts its reading side while its turns stream leaves the server up."""
+        async with stream_server() as path:
+            connection = await trio.open_unix_socket(path)
+            runs = b"".join(
+                frame(encode_msgpack(Run(turn_id=f"r{n}", ask=f"hi {n}", conversation_id=f"x{n}")))
+                for n in range(20)
+            )
+            connection.socket.shutdown(socket.SHUT_RD)
+            await connection.send_all(runs)
+            await trio.testing.wait_all_tasks_blocked()
+            await still_serving(path)
+            await connection.aclose()
