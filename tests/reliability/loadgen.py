@@ -1,0 +1,243 @@
+"""A load generator for the daemon's HTTP API that checks what it gets back.
+
+Many conversations at once, several turns each: plain asks, writes the client approves or
+declines, and slow turns it cancels mid-way. Half the conversations send their turns one after
+another; the other half pipeline them (each turn is sent as soon as the previous one was
+accepted, so the daemon queues them). Afterwards :func:`verify` checks that no turn was lost
+(every stream ended with exactly one ``result`` or ``error``), none was duplicated (one final
+event per turn, every approved write ran once), none was reordered (each answer names the turn
+before it, and memory holds the asks in order), and that the daemon's own turn records agree.
+
+Used by the quick suite (tests/reliability/test_load.py) and by ``benchmarks/load.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Literal
+
+import attrs
+import httpx
+import trio
+
+__all__ = ["LoadTurn", "percentile", "plan_conversation", "run_load", "verify"]
+
+Kind = Literal["plain", "approve", "decline", "cancel"]
+RECENT_KEEP = 3
+
+
+@attrs.define(eq=False)
+class LoadTurn:
+    """One turn of the load and what its client saw."""
+
+    conversation: str
+    index: int
+    kind: Kind
+    ask: str
+    turn_id: str
+    pipelined: bool
+    final: str = ""  # "result", "error", or "refused" (an HTTP error status)
+    code: str | None = None
+    text: str = ""
+    steps: list[dict[str, Any]] = attrs.field(factory=list)
+    finals: int = 0
+    confirm_requests: int = 0
+    started: float = 0.0
+    ended: float = 0.0
+    accepted: trio.Event = attrs.field(factory=trio.Event)
+
+    @property
+    def marker(self) -> str:
+        return f"{self.conversation}#{self.index}"
+
+    @property
+    def latency(self) -> float:
+        return self.ended - self.started
+
+
+def plan_conversation(number: int, turns: int, prefix: str = "c") -> list[LoadTurn]:
+    """The turns of conversation ``number``: 1 in 10 approves a write on its second turn, 1 in 10
+    declines one, 1 in 10 cancels its third turn; even conversations pipeline their turns."""
+    conversation = f"{prefix}{number}"
+    planned = []
+    for index in range(turns):
+        kind: Kind = "plain"
+        if index == 1 and number % 10 == 1:
+            kind = "approve"
+        elif index == 1 and number % 10 == 2:
+            kind = "decline"
+        elif index == 2 and number % 10 == 3:
+            kind = "cancel"
+        word = {"plain": "hello", "approve": "add", "decline": "add", "cancel": "slow"}[kind]
+        marker = f"[{conversation}#{index}]"
+        ask = f"{word} {'task ' if word == 'add' else ''}{marker}"
+        planned.append(
+            LoadTurn(
+                conversation=conversation,
+                index=index,
+                kind=kind,
+                ask=ask,
+                turn_id=f"{conversation}-t{index}",
+                pipelined=number % 2 == 0,
+            )
+        )
+    return planned
+
+
+async def _run_turn(http: httpx.AsyncClient, turn: LoadTurn) -> None:
+    turn.started = time.perf_counter()
+    body = {"ask": turn.ask, "turn_id": turn.turn_id}
+    cancelled = False
+    try:
+        async with http.stream(
+            "POST", f"/v1/conversations/{turn.conversation}/runs", json=body
+        ) as response:
+            if response.status_code != 200:
+                turn.final, turn.code = "refused", str(response.status_code)
+                return
+            name = ""
+            async for line in response.aiter_lines():
+                if line.startswith("event:"):
+                    name = line[6:].strip()
+                    continue
+                if not line.startswith("data:"):
+                    continue
+                data = json.loads(line[5:])
+                if name == "turn":
+                    turn.accepted.set()
+                elif name == "confirm_request":
+                    turn.confirm_requests += 1
+                    await http.post(
+                        f"/v1/turns/{turn.turn_id}/confirm",
+                        json={
+                            "call_id": data["call_id"],
+                            "approved": turn.kind == "approve",
+                            "conversation_id": turn.conversation,
+                        },
+                    )
+                elif name == "plan" and turn.kind == "cancel" and not cancelled:
+                    cancelled = True
+                    await http.post(
+                        f"/v1/turns/{turn.turn_id}/cancel",
+                        json={"conversation_id": turn.conversation},
+                    )
+                elif name in ("result", "error"):
+                    turn.finals += 1
+                    turn.final = name
+                    if name == "result":
+                        turn.text, turn.steps = data["text"], data["steps"]
+                    else:
+                        turn.code = data.get("code")
+    except httpx.HTTPError as exc:
+        turn.final, turn.code = "refused", type(exc).__name__
+    finally:
+        turn.ended = time.perf_counter()
+        turn.accepted.set()
+
+
+async def _run_conversation(http: httpx.AsyncClient, turns: list[LoadTurn]) -> None:
+    if not turns[0].pipelined:
+        for turn in turns:
+            await _run_turn(http, turn)
+        return
+    async with trio.open_nursery() as nursery:
+        for turn in turns:
+            nursery.start_soon(_run_turn, http, turn)
+            await turn.accepted.wait()  # queued at the daemon before the next is sent
+
+
+async def run_load(
+    url: str, token: str, *, conversations: int, turns: int, prefix: str = "c"
+) -> list[LoadTurn]:
+    """Run every conversation at once; returns each turn with what its client saw."""
+    planned = [plan_conversation(n, turns, prefix) for n in range(conversations)]
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=conversations)
+    async with httpx.AsyncClient(
+        base_url=url,
+        headers={"authorization": f"Bearer {token}"},
+        timeout=httpx.Timeout(120.0),
+        limits=limits,
+    ) as http:
+        async with trio.open_nursery() as nursery:
+            for conversation in planned:
+                nursery.start_soon(_run_conversation, http, conversation)
+    return [turn for conversation in planned for turn in conversation]
+
+
+def _expected_text(turn: LoadTurn, before: list[LoadTurn]) -> str:
+    remembered = [t for t in before if t.kind != "cancel"]  # a cancelled turn leaves no memory
+    return f"answer to {turn.ask} after {remembered[-1].marker if remembered else 'none'}"
+
+
+async def verify(url: str, token: str, turns: list[LoadTurn]) -> list[str]:
+    """Everything that went wrong, as sentences (empty: nothing lost, duplicated or reordered).
+
+    Checks each turn's stream, then asks the daemon for every turn's record and every
+    conversation's memory.
+    """
+    problems: list[str] = []
+    by_conversation: dict[str, list[LoadTurn]] = {}
+    for turn in turns:
+        by_conversation.setdefault(turn.conversation, []).append(turn)
+    for planned in by_conversation.values():
+        for position, turn in enumerate(planned):
+            where = f"{turn.turn_id} ({turn.kind})"
+            if turn.finals != 1:
+                what = "lost" if turn.finals == 0 else "duplicated"
+                problems.append(f"{where}: {what}: {turn.finals} final events ({turn.final})")
+                continue
+            if turn.kind == "cancel":
+                if (turn.final, turn.code) != ("error", "cancelled"):
+                    problems.append(f"{where}: expected a cancelled error, got {turn.final}")
+                continue
+            if turn.final != "result":
+                problems.append(f"{where}: expected a result, got {turn.final} {turn.code}")
+                continue
+            expected = _expected_text(turn, planned[:position])
+            if turn.text != expected:
+                problems.append(f"{where}: reordered? {turn.text!r} != {expected!r}")
+            if turn.kind in ("approve", "decline"):
+                step = turn.steps[0] if turn.steps else {}
+                if turn.confirm_requests != 1:
+                    problems.append(f"{where}: {turn.confirm_requests} confirmation requests")
+                if turn.kind == "approve" and (step.get("output") or {}).get("times") != 1:
+                    problems.append(f"{where}: the approved write ran {step.get('output')}")
+                if turn.kind == "decline" and not str(step.get("result", "")).startswith(
+                    "declined by the user"
+                ):
+                    problems.append(f"{where}: the declined write reads {step.get('result')!r}")
+    limits = httpx.Limits(max_connections=64)
+    async with httpx.AsyncClient(
+        base_url=url, headers={"authorization": f"Bearer {token}"}, timeout=60, limits=limits
+    ) as http:
+        limiter = trio.CapacityLimiter(32)
+
+        async def check_record(turn: LoadTurn) -> None:
+            async with limiter:
+                reply = await http.get(f"/v1/turns/{turn.turn_id}")
+            status = reply.json().get("status") if reply.status_code == 200 else reply.status_code
+            wanted = "cancelled" if turn.kind == "cancel" else "done"
+            if status != wanted:
+                problems.append(f"{turn.turn_id}: the daemon's record says {status}, not {wanted}")
+
+        async def check_memory(conversation: str, planned: list[LoadTurn]) -> None:
+            async with limiter:
+                reply = await http.get(f"/v1/conversations/{conversation}/memory")
+            asks = [exchange["ask"] for exchange in reply.json()["recent"]]
+            wanted = [t.ask for t in planned if t.kind != "cancel"][-RECENT_KEEP:]
+            if asks != wanted:
+                problems.append(f"{conversation}: memory holds {asks}, expected {wanted}")
+
+        async with trio.open_nursery() as nursery:
+            for turn in turns:
+                nursery.start_soon(check_record, turn)
+            for conversation, planned in by_conversation.items():
+                nursery.start_soon(check_memory, conversation, planned)
+    return problems
+
+
+def percentile(values: list[float], share: float) -> float:
+    """The value below which ``share`` of ``values`` fall (nearest rank)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]

@@ -1,0 +1,306 @@
+"""Security at the daemon's edge: tokens, ids, body sizes, and prompt injection versus writes.
+
+Cross-conversation confirm and cancel are tested beside the API they guard
+(tests/transports/test_http.py and test_sockets.py); docs/reliability.md lists them.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import trio
+
+from actors.messages import ConfirmAsk, EventMessage, Outbound, ResultMessage, Run
+from actors.store_sqlite import SQLiteStore
+from goliath import ConfirmRequest, Decision
+from transports.openapi import openapi_document
+
+from .app import INJECTION, make_agent
+from .conftest import AUTH, TOKEN, serving
+
+pytestmark = pytest.mark.slow
+PUBLIC = {"/healthz", "/readyz", "/openapi.json"}
+
+
+def guarded_routes() -> list[tuple[str, str]]:
+    """Every documented (method, path) that needs the token, ids filled in."""
+    routes = []
+    for path, operations in openapi_document()["paths"].items():
+        if path in PUBLIC:
+            continue
+        concrete = path.replace("{conversation_id}", "c1").replace("{turn_id}", "t1")
+        routes.extend((method.upper(), concrete) for method in operations)
+    return [*routes, ("GET", "/v1/undocumented"), ("PUT", "/v1/conversations/c1/runs")]
+
+
+WRONG_CREDENTIALS: dict[str, dict[str, Any]] = {
+    "none": {},
+    "wrong token": {"headers": {"authorization": "Bearer not-the-token"}},
+    "empty bearer": {"headers": {"authorization": "Bearer"}},
+    "no scheme": {"headers": {"authorization": TOKEN}},
+    "basic auth": {
+        "headers": {"authorization": "Basic " + base64.b64encode(f"x:{TOKEN}".encode()).decode()}
+    },
+    "prefix": {"headers": {"authorization": f"Bearer {TOKEN[:-1]}"}},
+    "suffix": {"headers": {"authorization": f"Bearer {TOKEN}x"}},
+    "upper case": {"headers": {"authorization": f"Bearer {TOKEN.upper()}"}},
+    "query string": {"params": {"token": TOKEN, "access_token": TOKEN}},
+    "cookie": {"headers": {"cookie": f"token={TOKEN}; goliath_token={TOKEN}"}},
+    "other header": {"headers": {"x-goliath-token": TOKEN, "x-api-key": TOKEN}},
+    "forwarding headers": {"headers": {"x-goliath-forwarded-by": "node0", "x-goliath-hops": "1"}},
+}
+
+
+class TestTokens:
+    async def test_every_route_refuses_requests_without_the_token(self) -> None:
+        """Each guarded route, documented or not, answers 401 to every wrong credential."""
+        async with serving(make_agent()) as url, httpx.AsyncClient(base_url=url) as http:
+            for method, path in guarded_routes():
+                for name, credentials in WRONG_CREDENTIALS.items():
+                    reply = await http.request(method, path, json={}, **credentials)
+                    assert reply.status_code == 401, (method, path, name, reply.text)
+                    assert reply.headers["www-authenticate"] == "Bearer"
+                    assert reply.json()["error"]["code"] == "unauthorized"
+            for path in PUBLIC:
+                assert (await http.get(path)).status_code == 200
+
+    async def test_the_token_is_accepted_only_as_a_bearer_header(self) -> None:
+        """The right token opens the API; the refused forms above are the only other ways in."""
+        async with serving(make_agent()) as url, httpx.AsyncClient(base_url=url) as http:
+            reply = await http.get("/v1/conversations/c1/memory", headers=AUTH)
+            assert reply.status_code == 200
+            lower = await http.get(
+                "/v1/conversations/c1/memory", headers={"authorization": f"bearer {TOKEN}"}
+            )
+            assert lower.status_code == 200  # the scheme is case-insensitive (RFC 7235)
+
+    async def test_a_turn_id_of_another_conversation_cannot_be_claimed(self) -> None:
+        """Reusing another conversation's turn id is a conflict, and leaks nothing of it."""
+        async with (
+            serving(make_agent()) as url,
+            httpx.AsyncClient(base_url=url, headers=AUTH) as http,
+        ):
+            mine = await http.post(
+                "/v1/conversations/alice/runs", json={"ask": "secret plans", "turn_id": "t-a"}
+            )
+            assert "answer to secret plans" in mine.text
+            theirs = await http.post(
+                "/v1/conversations/mallory/runs", json={"ask": "x", "turn_id": "t-a"}
+            )
+            assert theirs.status_code == 409
+            assert "secret" not in theirs.text
+
+
+TRICKY_IDS = [
+    "..",
+    "%2e%2e",
+    "..%2Fetc%2Fpasswd",
+    "a%2Fb",
+    "%252e%252e%252f",
+    "..%5C..%5Cwindows",
+    "a%00b",
+    "%00",
+    ".hidden",
+    "-rf",
+    "a%20b",
+    "%C3%A4",
+    "a%0Ab",
+    "x" * 129,
+    "~root",
+    "$(id)",
+]
+
+
+class TestIds:
+    @pytest.mark.parametrize("tricky", TRICKY_IDS)
+    async def test_path_tricks_in_ids_are_refused(self, tricky: str, tmp_path: Path) -> None:
+        """Traversal, encoded slashes, NULs, spaces and overlong ids are refused (400) on every
+        route that takes an id, and nothing is written next to the store."""
+        agent = make_agent(store=SQLiteStore(tmp_path / "store.db"))
+        before = sorted(os.listdir(tmp_path))
+        async with (
+            serving(agent) as url,
+            httpx.AsyncClient(base_url=url, headers=AUTH) as http,
+        ):
+            for method, path in [
+                ("POST", f"/v1/conversations/{tricky}/runs"),
+                ("GET", f"/v1/conversations/{tricky}/memory"),
+                ("DELETE", f"/v1/conversations/{tricky}/memory"),
+                ("GET", f"/v1/turns/{tricky}"),
+                ("POST", f"/v1/turns/{tricky}/confirm"),
+                ("POST", f"/v1/turns/{tricky}/cancel"),
+            ]:
+                body = {"ask": "hi"} if path.endswith("runs") else {}
+                if path.endswith("confirm"):
+                    body = {"call_id": "c", "approved": True}
+                reply = await http.request(method, url + path, json=body)
+                # 404: the client resolved a bare `..` itself, so no route matched
+                assert reply.status_code in (400, 404), (method, path, reply.text)
+                if reply.status_code == 400:
+                    assert "is not valid" in reply.json()["error"]["message"]
+            run = await http.post(
+                "/v1/conversations/ok/runs", json={"ask": "hi", "turn_id": tricky}
+            )
+            assert run.status_code == 400
+        assert before == []
+        assert set(os.listdir(tmp_path)) <= {"store.db", "store.db-wal", "store.db-shm"}
+
+
+async def _raw_request(port: int, head: bytes, body_chunks: int, chunk: bytes) -> tuple[bytes, int]:
+    """Send ``head`` then up to ``body_chunks`` chunks until the server answers.
+
+    Returns the answer's first bytes and how many body bytes had been sent by then.
+    """
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    sent = 0
+    answer = b""
+    async with stream:
+        await stream.send_all(head)
+        async with trio.open_nursery() as nursery:
+
+            async def read() -> None:
+                nonlocal answer
+                answer = await stream.receive_some(4096)
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(read)
+            try:
+                for _ in range(body_chunks):
+                    await stream.send_all(chunk)
+                    sent += len(chunk)
+                    await trio.sleep(0.001)
+            except trio.BrokenResourceError:
+                pass
+            await trio.sleep_forever()
+    return answer, sent
+
+
+class TestBodies:
+    async def test_a_declared_oversized_body_is_refused_before_it_is_sent(self) -> None:
+        """Content-Length: 10 GB is answered 413 at once, without waiting for the body."""
+        async with serving(make_agent()) as url:
+            port = int(url.rsplit(":", 1)[1])
+            head = (
+                b"POST /v1/conversations/c/runs HTTP/1.1\r\nhost: x\r\n"
+                + f"authorization: Bearer {TOKEN}\r\n".encode()
+                + b"content-type: application/json\r\ncontent-length: 10000000000\r\n\r\n"
+            )
+            with trio.fail_after(10):
+                answer, sent = await _raw_request(port, head, 0, b"")
+        assert answer.startswith(b"HTTP/1.1 413")
+        assert sent == 0
+
+    async def test_an_undeclared_oversized_body_is_refused_while_it_streams(self) -> None:
+        """A chunked body is cut off just past 64 KiB: the 413 comes before 1 MiB is sent."""
+        async with serving(make_agent()) as url:
+            port = int(url.rsplit(":", 1)[1])
+            head = (
+                b"POST /v1/turns/t/confirm HTTP/1.1\r\nhost: x\r\n"
+                + f"authorization: Bearer {TOKEN}\r\n".encode()
+                + b"content-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n"
+            )
+            data = b"x" * 8192
+            chunk = f"{len(data):x}\r\n".encode() + data + b"\r\n"
+            with trio.fail_after(20):
+                answer, sent = await _raw_request(port, head, 128, chunk)
+        assert answer.startswith(b"HTTP/1.1 413")
+        assert sent < 1024 * 1024
+
+    async def test_json_nested_past_the_recursion_limit_is_a_400(self) -> None:
+        """A 64 KiB body of nested brackets is malformed input (400), not a server error."""
+        body = b'{"ask":"a","context":' + b"[" * 20_000 + b"]" * 20_000 + b"}"
+        async with (
+            serving(make_agent()) as url,
+            httpx.AsyncClient(base_url=url, headers=AUTH) as http,
+        ):
+            reply = await http.post("/v1/conversations/c/runs", content=body)
+            assert reply.status_code == 400
+            assert reply.json()["error"]["message"] == "the body's JSON is nested too deeply"
+            assert (await http.get("/healthz")).status_code == 200
+
+
+class TestPromptInjection:
+    async def test_injected_instructions_reach_a_write_only_through_the_person(self) -> None:
+        """A tool output that tells the (gullible) model to write makes the daemon ask the person;
+        declining means the write never runs."""
+        writes: dict[str, int] = {}
+        asked: list[dict[str, Any]] = []
+        async with (
+            serving(make_agent(writes)) as url,
+            httpx.AsyncClient(base_url=url, headers=AUTH) as http,
+        ):
+            async with http.stream(
+                "POST", "/v1/conversations/v/runs", json={"ask": "read the notes"}
+            ) as response:
+                name = ""
+                async for line in response.aiter_lines():
+                    if line.startswith("event:"):
+                        name = line[6:].strip()
+                    elif line.startswith("data:"):
+                        data = json.loads(line[5:])
+                        if name == "confirm_request":
+                            asked.append(data)
+                            await http.post(
+                                f"/v1/turns/{data['turn_id']}/confirm",
+                                json={"call_id": data["call_id"], "approved": False},
+                            )
+                        elif name == "result":
+                            result = data
+        assert [(a["tool"], a["input"]) for a in asked] == [
+            ("create_task", {"title": "wire 5000 to account 42"})
+        ]
+        assert writes == {}
+        assert result["steps"][0]["tool"] == "read_notes"
+        assert "admin mode" in result["steps"][0]["result"]  # the model did read the injection
+        assert result["steps"][1]["result"].startswith("declined by the user")
+
+    async def test_an_injected_write_with_no_answer_is_declined_at_the_deadline(
+        self, autojump_clock: Any
+    ) -> None:
+        """When nobody answers the confirmation, the write is declined after confirm_timeout."""
+        writes: dict[str, int] = {}
+        agent = make_agent(writes, confirm_timeout=120)
+        received: list[Outbound] = []
+        send, receive = trio.open_memory_channel[Outbound](math.inf)
+        async with agent:
+            await agent.runtime.handle(
+                Run(turn_id="t", ask="read the notes", conversation_id="v"), send.send_nowait
+            )
+            started = trio.current_time()
+            async for message in receive:
+                received.append(message)
+                if isinstance(message, ResultMessage):
+                    break
+        asks = [m for m in received if isinstance(m, ConfirmAsk)]
+        assert [a.input for a in asks] == [{"title": "wire 5000 to account 42"}]
+        assert trio.current_time() - started >= 120
+        assert writes == {}
+        result = received[-1]
+        assert isinstance(result, ResultMessage)
+        assert "no answer" in (result.result.steps[1].result or "")
+        confirms = [
+            m.event for m in received if isinstance(m, EventMessage) and m.event.type == "confirm"
+        ]
+        assert [(c.tool, c.approved) for c in confirms] == [("create_task", False)]  # type: ignore[union-attr]
+
+    async def test_in_process_the_confirm_handler_stands_between_them(self) -> None:
+        """Embedded, the app's confirm handler sees the injected write and can refuse it."""
+        writes: dict[str, int] = {}
+        seen: list[ConfirmRequest] = []
+
+        def refuse(request: ConfirmRequest) -> Decision:
+            seen.append(request)
+            return Decision(approved=False, reason="not asked for")
+
+        async with make_agent(writes, confirm=refuse) as agent:
+            result = await agent.run("read the notes", conversation_id="v")
+        assert [r.input for r in seen] == [{"title": "wire 5000 to account 42"}]
+        assert writes == {}
+        assert INJECTION.splitlines()[0] in (result.steps[0].result or "")
