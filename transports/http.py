@@ -292,7 +292,7 @@ def create_app(
                 f"the ask is {len(body.ask)} characters; the limit is {bounds.max_ask_chars}. "
                 "Small models read short asks well: shorten it, or put long material in files.",
             )
-        turn_id = _checked_id(body.turn_id, "turn id") if body.turn_id else uuid.uuid4().hex
+        turn_id = uuid.uuid4().hex if body.turn_id is None else _checked_id(body.turn_id, "turn id")
         outbox, replies = trio.open_memory_channel[Outbound](math.inf)
         message = Run(
             turn_id=turn_id, ask=body.ask, conversation_id=conversation_id, context=body.context

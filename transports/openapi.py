@@ -6,11 +6,14 @@ drift from the code; ``docs/openapi.json`` is the checked-in copy, pinned by a t
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, get_args
 
 import msgspec
 
+from goliath.events import Event
 from goliath.records import MemoryState, RunResult
+
+from ._asgi import ID_PATTERN
 
 __all__ = ["openapi_document"]
 
@@ -28,11 +31,14 @@ class Error(msgspec.Struct):
     error: ErrorDetail
 
 
+WireId = Annotated[str, msgspec.Meta(pattern=ID_PATTERN.pattern)]
+
+
 class RunRequest(msgspec.Struct, forbid_unknown_fields=True):
     """Start a turn. ``turn_id`` makes retries safe: a known id is answered from its record."""
 
-    ask: str
-    turn_id: str | None = None
+    ask: Annotated[str, msgspec.Meta(max_length=8_000)]  # HttpLimits.max_ask_chars by default
+    turn_id: WireId | None = None
     context: Any = None
 
 
@@ -82,7 +88,26 @@ def _body(name: str, required: bool = True) -> dict[str, Any]:
     }
 
 
-ID_SCHEMA = {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$"}
+ID_SCHEMA = {"type": "string", "pattern": ID_PATTERN.pattern}
+STREAM_EVENTS = [
+    "turn",
+    *(member.__struct_config__.tag for member in get_args(Event)),
+    "confirm_request",
+    "result",
+    "error",
+]
+SSE_EVENT = {
+    "type": "object",
+    "description": (
+        "One Server-Sent Event of the stream (OpenAPI 3.1 describes each event of a "
+        "text/event-stream): `event` names it, `data` is its JSON."
+    ),
+    "required": ["event", "data"],
+    "properties": {
+        "event": {"type": "string", "enum": STREAM_EVENTS},
+        "data": {"type": "string", "contentMediaType": "application/json"},
+    },
+}
 UNAUTHORIZED = _error("missing or wrong bearer token")
 
 
@@ -121,7 +146,7 @@ def openapi_document() -> dict[str, Any]:
                 "responses": {
                     "200": {
                         "description": "the turn's events",
-                        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+                        "content": {"text/event-stream": {"schema": SSE_EVENT}},
                     },
                     "400": _error("malformed body or id"),
                     "401": UNAUTHORIZED,
