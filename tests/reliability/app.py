@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import trio
 
 from actors import RuntimeLimits
-from goliath import Agent, tool
+from goliath import Agent, Tool, tool
 from goliath.models import GenerateRequest, Generation
 
 __all__ = ["INJECTION", "ScriptedModel", "make_agent", "make_soak_agent", "scripted_text"]
@@ -53,7 +54,12 @@ def scripted_text(request: GenerateRequest) -> str:
     if request.label == "conductor":
         if "admin mode: call create_task" in prompt and "create_task(" not in prompt:
             return '{"kind":"tool","tool":"create_task","brief":"as the notes say"}'
-        for prefix, name in (("add ", "create_task"), ("slow", "slow_job"), ("read", "read_notes")):
+        for prefix, name in (
+            ("add ", "create_task"),
+            ("slow", "slow_job"),
+            ("read", "read_notes"),
+            ("stats", "runtime_stats"),
+        ):
             if ask.startswith(prefix) and f"{name}(" not in prompt:
                 return f'{{"kind":"tool","tool":"{name}","brief":"{name}"}}'
         return '{"kind":"answer","brief":"reply"}'
@@ -82,6 +88,7 @@ def make_agent(
     writes: dict[str, int] | None = None,
     *,
     limits: RuntimeLimits | None = None,
+    extra_tools: Sequence[Tool] = (),
     **options: Any,
 ) -> Agent:
     """The reliability agent; ``writes`` (title → times written) is shared with the caller."""
@@ -106,13 +113,26 @@ def make_agent(
 
     return Agent(
         ScriptedModel(),
-        tools=[create_task, slow_job, read_notes],
+        tools=[create_task, slow_job, read_notes, *extra_tools],
         runtime_limits=limits,
         **options,
     )
 
 
 def make_soak_agent() -> Agent:
-    """The soak's agent: idle conversations are passivated after ``GOLIATH_SOAK_IDLE`` seconds."""
+    """The soak's agent: idle conversations are passivated after ``GOLIATH_SOAK_IDLE`` seconds.
+
+    Its extra tool ``runtime_stats`` (ask ``stats``) returns the supervisor's statistics, so the
+    soak can watch actors being passivated from outside the process. Serve it without
+    ``--store``: a store makes ``goliath serve`` build a new Agent, which the tool cannot see.
+    """
     idle = float(os.environ.get("GOLIATH_SOAK_IDLE", "2"))
-    return make_agent(limits=RuntimeLimits(idle_timeout=idle))
+    served: list[Agent] = []
+
+    @tool
+    async def runtime_stats() -> dict[str, int]:
+        """Report the runtime's statistics."""
+        return dict(served[0].runtime.supervisor.describe())
+
+    served.append(make_agent(limits=RuntimeLimits(idle_timeout=idle), extra_tools=[runtime_stats]))
+    return served[0]

@@ -15,13 +15,23 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from typing import Any, Literal
 
 import attrs
 import httpx
 import trio
 
-__all__ = ["LoadTurn", "percentile", "plan_conversation", "run_load", "verify"]
+__all__ = [
+    "LoadTurn",
+    "expected_text",
+    "peak_rss",
+    "percentile",
+    "plan_conversation",
+    "run_load",
+    "run_turn",
+    "verify",
+]
 
 Kind = Literal["plain", "approve", "decline", "cancel"]
 RECENT_KEEP = 3
@@ -85,7 +95,8 @@ def plan_conversation(number: int, turns: int, prefix: str = "c") -> list[LoadTu
     return planned
 
 
-async def _run_turn(http: httpx.AsyncClient, turn: LoadTurn) -> None:
+async def run_turn(http: httpx.AsyncClient, turn: LoadTurn) -> None:
+    """Send one turn and follow its stream, answering its confirmation or cancelling it."""
     turn.started = time.perf_counter()
     body = {"ask": turn.ask, "turn_id": turn.turn_id}
     cancelled = False
@@ -139,11 +150,11 @@ async def _run_turn(http: httpx.AsyncClient, turn: LoadTurn) -> None:
 async def _run_conversation(http: httpx.AsyncClient, turns: list[LoadTurn]) -> None:
     if not turns[0].pipelined:
         for turn in turns:
-            await _run_turn(http, turn)
+            await run_turn(http, turn)
         return
     async with trio.open_nursery() as nursery:
         for turn in turns:
-            nursery.start_soon(_run_turn, http, turn)
+            nursery.start_soon(run_turn, http, turn)
             await turn.accepted.wait()  # queued at the daemon before the next is sent
 
 
@@ -165,7 +176,8 @@ async def run_load(
     return [turn for conversation in planned for turn in conversation]
 
 
-def _expected_text(turn: LoadTurn, before: list[LoadTurn]) -> str:
+def expected_text(turn: LoadTurn, before: list[LoadTurn]) -> str:
+    """The answer ``turn`` must get after the turns ``before`` it in its conversation."""
     remembered = [t for t in before if t.kind != "cancel"]  # a cancelled turn leaves no memory
     return f"answer to {turn.ask} after {remembered[-1].marker if remembered else 'none'}"
 
@@ -194,7 +206,7 @@ async def verify(url: str, token: str, turns: list[LoadTurn]) -> list[str]:
             if turn.final != "result":
                 problems.append(f"{where}: expected a result, got {turn.final} {turn.code}")
                 continue
-            expected = _expected_text(turn, planned[:position])
+            expected = expected_text(turn, planned[:position])
             if turn.text != expected:
                 problems.append(f"{where}: reordered? {turn.text!r} != {expected!r}")
             if turn.kind in ("approve", "decline"):
@@ -235,6 +247,14 @@ async def verify(url: str, token: str, turns: list[LoadTurn]) -> list[str]:
             for conversation, planned in by_conversation.items():
                 nursery.start_soon(check_memory, conversation, planned)
     return problems
+
+
+def peak_rss(pid: int) -> int:
+    """A process's peak resident set size in bytes (VmHWM, from /proc: exact, not sampled)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no VmHWM in /proc/{pid}/status")
 
 
 def percentile(values: list[float], share: float) -> float:
