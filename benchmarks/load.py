@@ -48,6 +48,7 @@ async def main(args: argparse.Namespace) -> int:
     extra = ["--store", args.store] if args.store else []
     process, url = await start_daemon_process("tests.reliability.app:make_agent", *extra)
     daemon = psutil.Process(process.pid)
+    said: list[bytes] = []  # the daemon's stderr, read so that it can never block on it
     try:
         await trio.sleep(0.5)
         idle_rss = daemon.memory_info().rss
@@ -58,8 +59,14 @@ async def main(args: argparse.Namespace) -> int:
                 samples.append(daemon.memory_info().rss)
                 await trio.sleep(0.05)
 
+        async def listen() -> None:
+            assert process.stderr is not None
+            while chunk := await process.stderr.receive_some(65536):
+                said.append(chunk)
+
         async with trio.open_nursery() as nursery:
             nursery.start_soon(sample)
+            nursery.start_soon(listen)
             started = time.perf_counter()
             turns = await run_load(url, TOKEN, conversations=args.conversations, turns=args.turns)
             wall = time.perf_counter() - started
@@ -91,6 +98,17 @@ async def main(args: argparse.Namespace) -> int:
     )
     ended = {name: sum(1 for t in turns if t.final == name) for name in ("result", "error")}
     print(f"outcomes      {ended['result']} results, {ended['error']} cancelled as planned")
+    retried = [t for t in turns if t.errors]
+    print(
+        f"client retries {sum(len(t.errors) for t in turns)} over {len(retried)} turns "
+        "(connection errors; the same turn id, answered once)"
+    )
+    for turn in retried[:5]:
+        print("  ", turn.turn_id, turn.errors[0][:120])
+    stderr = b"".join(said).decode(errors="replace").strip()
+    print(f"daemon stderr {len(stderr)} characters during the load" + (":" if stderr else ""))
+    if stderr:
+        print(stderr[-2000:])
     print(f"problems      {len(problems)} (lost, duplicated, reordered or wrong)")
     for problem in problems[:20]:
         print("  ", problem)

@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.reliability.conftest import TOKEN, start_daemon_process
 from tests.reliability.loadgen import LoadTurn, expected_text, peak_rss, run_turn
+from tests.reliability.rawhttp import RawHttp
 
 
 def mib(value: float) -> str:
@@ -59,6 +60,7 @@ async def main(args: argparse.Namespace) -> int:
     turns_done = 0
     deadline = time.monotonic() + args.minutes * 60
     limits = httpx.Limits(max_connections=None)
+    raw = RawHttp.for_url(url, TOKEN)
     try:
         async with httpx.AsyncClient(
             base_url=url, headers={"authorization": f"Bearer {TOKEN}"}, timeout=120, limits=limits
@@ -84,7 +86,7 @@ async def main(args: argparse.Namespace) -> int:
                             turn_id=f"{conversation}-t{index}",
                             pipelined=False,
                         )
-                        await run_turn(http, turn)
+                        await run_turn(raw, turn)
                         wanted = ("error", "cancelled") if kind == "cancel" else ("result", None)
                         if turn.finals != 1 or (turn.final, turn.code) != wanted:
                             problems.append(f"{turn.turn_id}: {turn.finals} ends, {turn.final}")

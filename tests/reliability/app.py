@@ -6,8 +6,8 @@ memory is the daemon's own) driven by the ask:
 - ``add X``: plans ``create_task`` (a write: it waits for the person's confirmation), the worker
   fills ``{"title": X}``; the tool counts how often each title was written, so a write that
   ran twice shows ``times: 2``.
-- ``slow ...``: plans ``slow_job``, a tool that sleeps :data:`SLOW_TOOL_SECONDS` (a target for
-  cancels).
+- ``slow ...``: plans ``slow_job``, a tool that sleeps :data:`SLOW_TOOL_SECONDS`, or the run
+  context's ``slow_seconds`` (a target for cancels and kills).
 - ``read ...``: plans ``read_notes``, whose output carries a prompt injection; the model is
   deliberately gullible and plans the injected write when it reads it.
 - anything else: answers at once.
@@ -29,7 +29,7 @@ from typing import Any
 import trio
 
 from actors import RuntimeLimits
-from goliath import Agent, Tool, tool
+from goliath import Agent, Tool, ToolContext, tool
 from goliath.models import GenerateRequest, Generation
 
 __all__ = ["INJECTION", "ScriptedModel", "make_agent", "make_soak_agent", "scripted_text"]
@@ -101,9 +101,10 @@ def make_agent(
         return {"ok": True, "title": title, "times": written[title]}
 
     @tool
-    async def slow_job() -> str:
+    async def slow_job(ctx: ToolContext) -> str:
         """Take a long time."""
-        await trio.sleep(SLOW_TOOL_SECONDS)
+        context = ctx.context if isinstance(ctx.context, dict) else {}
+        await trio.sleep(float(context.get("slow_seconds", SLOW_TOOL_SECONDS)))
         return "finished"
 
     @tool

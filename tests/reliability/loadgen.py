@@ -13,7 +13,6 @@ Used by the quick suite (tests/reliability/test_load.py) and by ``benchmarks/loa
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any, Literal
@@ -21,6 +20,8 @@ from typing import Any, Literal
 import attrs
 import httpx
 import trio
+
+from .rawhttp import ConnectionFailed, RawHttp
 
 __all__ = [
     "LoadTurn",
@@ -35,6 +36,9 @@ __all__ = [
 
 Kind = Literal["plain", "approve", "decline", "cancel"]
 RECENT_KEEP = 3
+MAX_ATTEMPTS = 5
+CANCEL_TARGET_SECONDS = 600.0
+"""How long a turn meant to be cancelled would run if the cancel never reached it."""
 
 
 @attrs.define(eq=False)
@@ -55,6 +59,8 @@ class LoadTurn:
     confirm_requests: int = 0
     started: float = 0.0
     ended: float = 0.0
+    cancel_sent: bool = False
+    errors: list[str] = attrs.field(factory=list)  # connection errors that were retried
     accepted: trio.Event = attrs.field(factory=trio.Event)
 
     @property
@@ -95,59 +101,66 @@ def plan_conversation(number: int, turns: int, prefix: str = "c") -> list[LoadTu
     return planned
 
 
-async def run_turn(http: httpx.AsyncClient, turn: LoadTurn) -> None:
-    """Send one turn and follow its stream, answering its confirmation or cancelling it."""
+async def run_turn(http: RawHttp, turn: LoadTurn) -> None:
+    """Send one turn and follow its stream, answering its confirmation or cancelling it.
+
+    A connection that breaks is retried with the same turn id, as a client should: the daemon
+    runs a turn id at most once and answers a known one from its record.
+    """
     turn.started = time.perf_counter()
-    body = {"ask": turn.ask, "turn_id": turn.turn_id}
-    cancelled = False
     try:
-        async with http.stream(
-            "POST", f"/v1/conversations/{turn.conversation}/runs", json=body
-        ) as response:
-            if response.status_code != 200:
-                turn.final, turn.code = "refused", str(response.status_code)
+        for attempt in range(MAX_ATTEMPTS):
+            try:
+                await _attempt(http, turn)
                 return
-            name = ""
-            async for line in response.aiter_lines():
-                if line.startswith("event:"):
-                    name = line[6:].strip()
-                    continue
-                if not line.startswith("data:"):
-                    continue
-                data = json.loads(line[5:])
-                if name == "turn":
-                    turn.accepted.set()
-                elif name == "confirm_request":
-                    turn.confirm_requests += 1
-                    await http.post(
-                        f"/v1/turns/{turn.turn_id}/confirm",
-                        json={
-                            "call_id": data["call_id"],
-                            "approved": turn.kind == "approve",
-                            "conversation_id": turn.conversation,
-                        },
-                    )
-                elif name == "plan" and turn.kind == "cancel" and not cancelled:
-                    cancelled = True
-                    await http.post(
-                        f"/v1/turns/{turn.turn_id}/cancel",
-                        json={"conversation_id": turn.conversation},
-                    )
-                elif name in ("result", "error"):
-                    turn.finals += 1
-                    turn.final = name
-                    if name == "result":
-                        turn.text, turn.steps = data["text"], data["steps"]
-                    else:
-                        turn.code = data.get("code")
-    except httpx.HTTPError as exc:
-        turn.final, turn.code = "refused", type(exc).__name__
+            except ConnectionFailed as exc:
+                turn.errors.append(str(exc))
+                if attempt + 1 == MAX_ATTEMPTS:
+                    turn.final, turn.code = "refused", "connection"
+                    return
+                await trio.sleep(0.05 * (attempt + 1))
     finally:
         turn.ended = time.perf_counter()
         turn.accepted.set()
 
 
-async def _run_conversation(http: httpx.AsyncClient, turns: list[LoadTurn]) -> None:
+async def _attempt(http: RawHttp, turn: LoadTurn) -> None:
+    body: dict[str, Any] = {"ask": turn.ask, "turn_id": turn.turn_id}
+    if turn.kind == "cancel":  # it must still be running when the cancel arrives, however late
+        body["context"] = {"slow_seconds": CANCEL_TARGET_SECONDS}
+    path = f"/v1/conversations/{turn.conversation}/runs"
+    async for status, name, data in http.events("POST", path, body):
+        if status != 200:
+            turn.final, turn.code = "refused", str(status)
+            return
+        if name == "turn":
+            turn.accepted.set()
+        elif name == "confirm_request":
+            turn.confirm_requests += 1
+            await http.request(
+                "POST",
+                f"/v1/turns/{turn.turn_id}/confirm",
+                {
+                    "call_id": data["call_id"],
+                    "approved": turn.kind == "approve",
+                    "conversation_id": turn.conversation,
+                },
+            )
+        elif name == "plan" and turn.kind == "cancel" and not turn.cancel_sent:
+            turn.cancel_sent = True
+            await http.request(
+                "POST", f"/v1/turns/{turn.turn_id}/cancel", {"conversation_id": turn.conversation}
+            )
+        elif name in ("result", "error"):
+            turn.finals += 1
+            turn.final = name
+            if name == "result":
+                turn.text, turn.steps = data["text"], data["steps"]
+            else:
+                turn.code = data.get("code")
+
+
+async def _run_conversation(http: RawHttp, turns: list[LoadTurn]) -> None:
     if not turns[0].pipelined:
         for turn in turns:
             await run_turn(http, turn)
@@ -163,16 +176,10 @@ async def run_load(
 ) -> list[LoadTurn]:
     """Run every conversation at once; returns each turn with what its client saw."""
     planned = [plan_conversation(n, turns, prefix) for n in range(conversations)]
-    limits = httpx.Limits(max_connections=None, max_keepalive_connections=conversations)
-    async with httpx.AsyncClient(
-        base_url=url,
-        headers={"authorization": f"Bearer {token}"},
-        timeout=httpx.Timeout(120.0),
-        limits=limits,
-    ) as http:
-        async with trio.open_nursery() as nursery:
-            for conversation in planned:
-                nursery.start_soon(_run_conversation, http, conversation)
+    http = RawHttp.for_url(url, token)
+    async with trio.open_nursery() as nursery:
+        for conversation in planned:
+            nursery.start_soon(_run_conversation, http, conversation)
     return [turn for conversation in planned for turn in conversation]
 
 
@@ -197,7 +204,9 @@ async def verify(url: str, token: str, turns: list[LoadTurn]) -> list[str]:
             where = f"{turn.turn_id} ({turn.kind})"
             if turn.finals != 1:
                 what = "lost" if turn.finals == 0 else "duplicated"
-                problems.append(f"{where}: {what}: {turn.finals} final events ({turn.final})")
+                problems.append(
+                    f"{where}: {what}: {turn.finals} final events ({turn.final} {turn.code})"
+                )
                 continue
             if turn.kind == "cancel":
                 if (turn.final, turn.code) != ("error", "cancelled"):
