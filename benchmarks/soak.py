@@ -55,6 +55,7 @@ async def main(args: argparse.Namespace) -> int:
     daemon = psutil.Process(process.pid)
     history: dict[str, list[LoadTurn]] = {}
     problems: list[str] = []
+    said: list[bytes] = []
     pool = itertools.cycle(range(args.pool))
     visits = itertools.count()
     turns_done = 0
@@ -117,10 +118,18 @@ async def main(args: argparse.Namespace) -> int:
                         return
                     await trio.sleep(min(args.every, max(0.0, deadline - time.monotonic())))
 
+            async def listen() -> None:  # drain the daemon's stderr so it never blocks on it
+                assert process.stderr is not None
+                while chunk := await process.stderr.receive_some(65536):
+                    said.append(chunk)
+
             async with trio.open_nursery() as nursery:
-                for _ in range(args.workers):
-                    nursery.start_soon(worker)
-                nursery.start_soon(report)
+                nursery.start_soon(listen)
+                async with trio.open_nursery() as clients:
+                    for _ in range(args.workers):
+                        clients.start_soon(worker)
+                    clients.start_soon(report)
+                nursery.cancel_scope.cancel()
         peak = peak_rss(process.pid)
     finally:
         process.send_signal(signal.SIGTERM)
@@ -129,6 +138,8 @@ async def main(args: argparse.Namespace) -> int:
         if process.returncode is None:
             process.kill()
     print(f"turns {turns_done} over {args.minutes:g} min; peak RSS {mib(peak).strip()}")
+    stderr = b"".join(said).decode(errors="replace").strip()
+    print(f"daemon stderr: {len(stderr)} characters" + (f":\n{stderr[-2000:]}" if stderr else ""))
     print(f"problems {len(problems)}")
     for problem in problems[:20]:
         print("  ", problem)
