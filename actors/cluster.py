@@ -222,12 +222,14 @@ class Cluster:
                 break
             epoch = await self._locked(functools.partial(self._claim, shard=shard))
             if epoch is not None:
-                self.owned[shard] = epoch
-                self.owners[shard] = (self.node_id, self.url)
-                self.claims += 1
-                claimed = True
-                if self.on_claim is not None:
-                    await self.on_claim(shard, epoch)
+                try:  # recover the shard's interrupted turns before serving any new one
+                    if self.on_claim is not None:
+                        await self.on_claim(shard, epoch)
+                finally:
+                    self.owned[shard] = epoch
+                    self.owners[shard] = (self.node_id, self.url)
+                    self.claims += 1
+                    claimed = True
         extra = len(self.owned) - target
         if extra > 0 and free == []:  # only give shards up when nobody is left without work
             for shard in sorted(self.owned, reverse=True)[:extra]:

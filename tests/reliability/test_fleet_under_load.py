@@ -254,3 +254,31 @@ async def test_a_node_killed_under_load_loses_and_duplicates_nothing(pg_dsn: str
         for node in nodes:
             if node.process.returncode is None:
                 node.process.kill()
+
+
+async def test_a_claimed_shard_is_served_only_after_its_recovery(pg_dsn: str) -> None:
+    """While a node recovers a shard it just claimed (the dead owner's turns become
+    interrupted, in memory too), that shard's requests are not served there yet: a new turn
+    would load memory before the interrupted exchange lands and overwrite it, or land first."""
+    from actors.cluster import Cluster
+    from actors.store_postgres import PostgresStore
+
+    node = Cluster(
+        PostgresStore(pg_dsn, shards=SHARDS), node_id="n0", url="http://n0", interval=INTERVAL
+    )
+    served_during_recovery: list[bool] = []
+
+    async def on_claim(shard: int, epoch: int) -> None:
+        conversation = next(f"c{n}" for n in range(10_000) if shard_of(f"c{n}", SHARDS) == shard)
+        await trio.sleep(0)
+        served_during_recovery.append(node.is_local(conversation))
+
+    node.on_claim = on_claim
+    async with trio.open_nursery() as nursery:
+        await nursery.start(node.serve)
+        with trio.fail_after(10):
+            while len(node.owned) < SHARDS:
+                await trio.sleep(INTERVAL / 4)
+        assert all(node.is_local(f"c{n}") for n in range(CONVERSATIONS))  # served once recovered
+        nursery.cancel_scope.cancel()
+    assert served_during_recovery == [False] * SHARDS
