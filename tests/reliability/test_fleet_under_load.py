@@ -270,7 +270,7 @@ async def test_a_claimed_shard_is_served_only_after_its_recovery(pg_dsn: str) ->
 
     async def on_claim(shard: int, epoch: int) -> None:
         conversation = next(f"c{n}" for n in range(10_000) if shard_of(f"c{n}", SHARDS) == shard)
-        await trio.sleep(0)
+        await trio.lowlevel.checkpoint()
         served_during_recovery.append(node.is_local(conversation))
 
     node.on_claim = on_claim
