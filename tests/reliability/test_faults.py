@@ -112,6 +112,7 @@ garbage_text = st.one_of(
 
 
 class TestModelGarbage:
+    @pytest.mark.slow
     @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(replies=st.lists(garbage_text, min_size=1, max_size=4))
     async def test_a_model_talking_garbage_ends_the_turn_cleanly_and_never_writes(
