@@ -77,16 +77,22 @@ class RecordingModel:
 # ---------------------------------------------------------------------- the tools of the scenarios
 
 TASKS = [
-    {"id": 1, "title": "Buy milk", "due": "2026-03-02", "done": False, "list": "errands"},
-    {"id": 2, "title": "Call the dentist", "due": "2026-03-03", "done": False, "list": "health"},
-    {"id": 3, "title": "Renew passport", "due": "2026-03-20", "done": False, "list": "admin"},
-    {"id": 4, "title": "Water the plants", "due": "2026-03-02", "done": True, "list": "home"},
-    {"id": 5, "title": "Send invoice #118", "due": "2026-03-04", "done": False, "list": "work"},
-    {"id": 6, "title": "Book train to Lyon", "due": "2026-03-06", "done": False, "list": "travel"},
-    {"id": 7, "title": "Fix the bike light", "due": None, "done": False, "list": "home"},
-    {"id": 8, "title": "Return library books", "due": "2026-03-05", "done": False, "list": "errands"},
-    {"id": 9, "title": "Pay electricity bill", "due": "2026-03-01", "done": True, "list": "admin"},
-    {"id": 10, "title": "Plan Sam's birthday", "due": "2026-03-15", "done": False, "list": "family"},
+    {"id": number, "title": title, "due": due, "done": done, "list": listed}
+    for number, (title, due, done, listed) in enumerate(
+        [
+            ("Buy milk", "2026-03-02", False, "errands"),
+            ("Call the dentist", "2026-03-03", False, "health"),
+            ("Renew passport", "2026-03-20", False, "admin"),
+            ("Water the plants", "2026-03-02", True, "home"),
+            ("Send invoice #118", "2026-03-04", False, "work"),
+            ("Book train to Lyon", "2026-03-06", False, "travel"),
+            ("Fix the bike light", None, False, "home"),
+            ("Return library books", "2026-03-05", False, "errands"),
+            ("Pay electricity bill", "2026-03-01", True, "admin"),
+            ("Plan Sam's birthday", "2026-03-15", False, "family"),
+        ],
+        start=1,
+    )
 ]
 
 NOTES = {
@@ -318,7 +324,11 @@ def main() -> None:
     check = parser.parse_args().check
     recording = record()
     outputs = {RECORDING: dump(recording), PAGE: render(recording)}
-    stale = [path for path, text in outputs.items() if not path.exists() or path.read_text(encoding="utf-8") != text]
+    stale = [
+        path
+        for path, text in outputs.items()
+        if not path.exists() or path.read_text(encoding="utf-8") != text
+    ]
     if check:
         if stale:
             raise SystemExit(f"stale: {', '.join(map(str, stale))}; run {Path(__file__).name}")

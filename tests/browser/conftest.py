@@ -51,7 +51,9 @@ def browser_page(**context: Any) -> Iterator[Any]:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            page = browser.new_context(viewport={"width": 1200, "height": 900}, **context).new_page()
+            page = browser.new_context(
+                viewport={"width": 1200, "height": 900}, **context
+            ).new_page()
             page.set_default_timeout(10_000)
             errors: list[str] = []
             page.on("pageerror", lambda error: errors.append(str(error)))
