@@ -4,7 +4,7 @@ Each scenario is a real turn of ``goliath.Agent`` with a scripted model (``FakeM
 model request (label, system, prompt, schema), the model's reply, the trace events, the
 confirmations, the fallback hand-off and the step records are captured in the order they
 happened. ``python docs/walkthrough/record.py`` writes ``docs/walkthrough/recording.json`` and
-``docs/walkthrough.html``; ``tests/docs/test_walkthrough.py`` regenerates both and asserts
+``docs/walkthrough.html``; ``tests/test_walkthrough.py`` regenerates both and asserts
 the checked-in files are identical, so the page shows what the current code does.
 
 The page embeds the recording as JSON with inline CSS and JavaScript; it loads nothing.
@@ -307,7 +307,7 @@ def record() -> dict[str, Any]:
 def render(recording: dict[str, Any]) -> str:
     """The walkthrough page: the template with the recording embedded as JSON."""
     data = json.dumps(recording, ensure_ascii=False, sort_keys=True)
-    data = data.replace("</", "<\\/").replace("<!--", "<\\!--")  # cannot close the script element
+    data = data.replace("<", "\\u003c")  # no "</script>" or "<!--" can end the data element
     template = TEMPLATE.read_text(encoding="utf-8")
     marker = "/*RECORDING*/null"
     assert template.count(marker) == 1, "the template must contain the recording marker once"
