@@ -14,14 +14,12 @@ prompt (see ``docs/models.md`` for the measurements).
 
 from __future__ import annotations
 
-import ctypes
 import importlib.util
-import logging
 import os
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -31,22 +29,40 @@ import trio
 from ..errors import ConfigError, ContextWindowError, ModelError, ModelUnavailableError
 from . import GenerateRequest, Generation
 from ._json import compact_json, limit_strings, parse_reply, resolve_max_length, with_schema_note
+from ._llama_internals import (
+    Snapshot,
+    Vocabulary,
+    abort_if_cancelled,
+    build_grammar,
+    common_prefix,
+    control_pattern,
+    parses,
+    restore_snapshot,
+    save_snapshot,
+)
 from .packaged import SMOLLM2_135M, PackagedModel
 
-__all__ = ["LlamaCppModel"]
+__all__ = ["LlamaCppModel", "LlamaCppStatistics"]
 
 DEFAULT_THREADS = 2
 GRAMMAR_CACHE_SIZE = 64
 """Distinct schemas whose grammars are kept (one per tool, plus plans and answers)."""
-PREFIX_MIN_GAIN = 16
-"""Tokens a stage snapshot must save over the live KV cache before it is worth restoring."""
 _INSTALL_HINT = "pip install 'goliath[local]'"
 
 
 @attrs.frozen
-class _Snapshot:
-    tokens: tuple[int, ...]
-    state: Any  # a ctypes byte array holding the sequence's KV cache
+class LlamaCppStatistics:
+    """What the model did so far: calls, prompt tokens read, and how many came from cache.
+
+    ``reused_tokens`` counts prompt tokens whose KV entries were already in the cache (the
+    live one or a restored stage snapshot) and were not evaluated again.
+    """
+
+    calls: int
+    prompt_tokens: int
+    reused_tokens: int
+    output_tokens: int
+    snapshot_restores: int
 
 
 class LlamaCppModel:
@@ -66,6 +82,9 @@ class LlamaCppModel:
         prefix_cache: keep a KV-cache snapshot per stage so stages do not evict each other.
         chat_template: a Jinja chat template to use instead of the one inside the GGUF.
         verbose: let llama.cpp log to stderr.
+        on_token: called from the worker thread with the number of tokens generated so far,
+            after each token (progress displays; tests that cancel mid-generation). Also
+            settable later as the ``on_token`` attribute. It must be quick and not raise.
 
     Raises:
         ModelUnavailableError: llama-cpp-python or the packaged model is not installed.
@@ -87,6 +106,7 @@ class LlamaCppModel:
         prefix_cache: bool = True,
         chat_template: str | None = None,
         verbose: bool = False,
+        on_token: Callable[[int], None] | None = None,
     ) -> None:
         for name, value in (("n_ctx", n_ctx), ("n_threads", n_threads), ("n_batch", n_batch)):
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
@@ -123,6 +143,7 @@ class LlamaCppModel:
         self._prefix_cache = prefix_cache
         self._chat_template = chat_template
         self._verbose = verbose
+        self.on_token = on_token
         self._llm: Any = None
         self.vocab: Any = None  # the loaded model's llama_vocab pointer
         self._tokenizer: Any = None  # the vocabulary alone, for counting before the load
@@ -133,7 +154,8 @@ class LlamaCppModel:
         self._vocab_lock = threading.Lock()
         self._generate_lock = trio.Lock()
         self._grammars: OrderedDict[str, Any] = OrderedDict()
-        self._snapshots: dict[str, _Snapshot] = {}
+        self._snapshots: dict[str, Snapshot] = {}
+        self._stats = {"calls": 0, "prompt": 0, "reused": 0, "output": 0, "restores": 0}
 
     def __repr__(self) -> str:
         return f"LlamaCppModel({self.name!r}, n_ctx={self._n_ctx})"
@@ -161,6 +183,17 @@ class LlamaCppModel:
     @property
     def loaded(self) -> bool:
         return self._llm is not None
+
+    def statistics(self) -> LlamaCppStatistics:
+        """Totals since construction (see :class:`LlamaCppStatistics`)."""
+        stats = self._stats
+        return LlamaCppStatistics(
+            calls=stats["calls"],
+            prompt_tokens=stats["prompt"],
+            reused_tokens=stats["reused"],
+            output_tokens=stats["output"],
+            snapshot_restores=stats["restores"],
+        )
 
     async def load(self) -> None:
         """Load the weights in a worker thread (assembling a packaged model on first use).
@@ -227,7 +260,7 @@ class LlamaCppModel:
             return llm
         with self._vocab_lock:
             if self._tokenizer is None:
-                self._tokenizer = _Vocabulary(self._import(), self._file(), self._verbose)
+                self._tokenizer = Vocabulary(self._import(), self._file(), self._verbose)
             return self._tokenizer
 
     def _open(self, **options: Any) -> Any:
@@ -258,8 +291,8 @@ class LlamaCppModel:
             try:
                 self._formatter = self._make_formatter(llama_cpp, llm)
                 vocab = llama_cpp.llama_model_get_vocab(llm.model)
-                self._defuse_pattern = _control_pattern(llama_cpp, vocab)
-                abort = llama_cpp.ggml_abort_callback(_abort_if_cancelled)
+                self._defuse_pattern = control_pattern(llama_cpp, vocab)
+                abort = llama_cpp.ggml_abort_callback(abort_if_cancelled)
                 llama_cpp.llama_set_abort_callback(llm.ctx, abort, None)
             except BaseException:
                 llm.close()
@@ -295,7 +328,7 @@ class LlamaCppModel:
     def _generate(self, request: GenerateRequest) -> Generation:
         llama_cpp = self._import()
         llm = self._llm
-        tokens = self._prompt_tokens(request)
+        tokens = self.prompt_tokens(request)
         window = int(llm.n_ctx())
         if len(tokens) >= window:
             raise ContextWindowError(
@@ -305,8 +338,9 @@ class LlamaCppModel:
         room = window - len(tokens)
         cap = min(request.max_output_tokens, room)
         grammar = None if request.schema is None else self._grammar(request.schema, request.label)
-        if self._prefix_cache:
-            self._restore_snapshot(llama_cpp, tokens)
+        if self._prefix_cache and restore_snapshot(llama_cpp, llm, self._snapshots, tokens):
+            self._stats["restores"] += 1
+        reused = min(common_prefix(llm.input_ids[: llm.n_tokens], tokens), len(tokens) - 1)
         generated: list[int] = []
         finished = False
         try:
@@ -316,14 +350,19 @@ class LlamaCppModel:
                     finished = True
                     break
                 generated.append(token)
+                if self.on_token is not None:
+                    self.on_token(len(generated))
                 if len(generated) >= cap:
                     break
         except RuntimeError as exc:  # llama_decode failed, or the abort callback stopped it
             trio.from_thread.check_cancelled()
             raise ModelError(f"llama.cpp failed while generating: {exc}") from exc
         trio.from_thread.check_cancelled()
+        for key, value in (("calls", 1), ("prompt", len(tokens)), ("reused", reused)):
+            self._stats[key] += value
+        self._stats["output"] += len(generated)
         if self._prefix_cache:
-            self._save_snapshot(llama_cpp, request.label)
+            save_snapshot(llama_cpp, llm, self._snapshots, request.label)
         text = llm.detokenize(generated, prev_tokens=tokens).decode("utf-8", errors="replace")
         if not finished and cap < request.max_output_tokens:
             raise ContextWindowError(
@@ -331,12 +370,19 @@ class LlamaCppModel:
                 f"({window} tokens) after {len(generated)} tokens."
             )
         if request.schema is not None:
-            complete = finished or text.rstrip().endswith(("}", "]", '"'))
+            complete = finished or (text.rstrip().endswith(("}", "]")) and parses(text))
             parse_reply(text, finished=complete, max_output_tokens=request.max_output_tokens)
             text = text.strip()
         return Generation(text=text, input_tokens=len(tokens), output_tokens=len(generated))
 
-    def _prompt_tokens(self, request: GenerateRequest) -> list[int]:
+    def prompt_tokens(self, request: GenerateRequest) -> list[int]:
+        """The exact tokens the model reads for ``request`` (chat template applied).
+
+        Control-token text inside the system or user prompt (``<|im_end|>``) is broken up
+        first, so a tool result cannot forge a turn boundary. Needs the model loaded.
+        """
+        if self._llm is None:
+            raise ModelError("The model is not loaded yet; await model.load() first.")
         system = request.system
         if self._schema_in_prompt:
             system = with_schema_note(system, request.schema)
@@ -370,128 +416,9 @@ class LlamaCppModel:
         if grammar is not None:
             self._grammars.move_to_end(key)
             return grammar
-        llama_cpp = self._import()
-        from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
-
-        try:
-            gbnf = json_schema_to_gbnf(key)
-        except Exception as exc:  # the converter asserts on what it does not support
-            raise ConfigError(
-                f"The JSON Schema for the {label} reply cannot be turned into a llama.cpp "
-                f"grammar ({exc}). Patterns must be anchored (^...$); 'not' and remote $refs "
-                f"are unsupported. Schema: {key[:300]}"
-            ) from exc
         vocab = self.vocab if self._llm is not None else self._vocabulary().vocab
-        sampler = llama_cpp.llama_sampler_init_grammar(vocab, gbnf.encode("utf-8"), b"root")
-        if not sampler:
-            raise ConfigError(
-                f"llama.cpp rejected the grammar built from the {label} schema; simplify the "
-                f"schema. Schema: {key[:300]}"
-            )
-        llama_cpp.llama_sampler_free(sampler)
-        grammar = LlamaGrammar.from_string(gbnf, verbose=False)
+        grammar = build_grammar(self._import(), vocab, key, label)
         self._grammars[key] = grammar
         while len(self._grammars) > GRAMMAR_CACHE_SIZE:
             self._grammars.popitem(last=False)
         return grammar
-
-    # ------------------------------------------------------------------ prefix snapshots
-
-    def _save_snapshot(self, llama_cpp: Any, label: str) -> None:
-        llm = self._llm
-        count = int(llm.n_tokens)
-        size = llama_cpp.llama_state_seq_get_size(llm.ctx, 0)
-        if count == 0 or size == 0:
-            return
-        state = (ctypes.c_uint8 * size)()
-        if llama_cpp.llama_state_seq_get_data(llm.ctx, state, size, 0) == 0:
-            return
-        self._snapshots[label] = _Snapshot(tuple(int(t) for t in llm.input_ids[:count]), state)
-
-    def _restore_snapshot(self, llama_cpp: Any, tokens: list[int]) -> None:
-        llm = self._llm
-        live = _common_prefix(llm.input_ids[: llm.n_tokens], tokens)
-        best: _Snapshot | None = None
-        best_prefix = live + PREFIX_MIN_GAIN
-        for snapshot in self._snapshots.values():
-            prefix = _common_prefix(snapshot.tokens, tokens)
-            if prefix > best_prefix:
-                best, best_prefix = snapshot, prefix
-        if best is None:
-            return
-        memory = llama_cpp.llama_get_memory(llm.ctx)
-        llama_cpp.llama_memory_seq_rm(memory, 0, -1, -1)
-        if llama_cpp.llama_state_seq_set_data(llm.ctx, best.state, len(best.state), 0) == 0:
-            llm.reset()  # could not restore: start from an empty cache
-            return
-        llm.input_ids[: len(best.tokens)] = best.tokens
-        llm.n_tokens = len(best.tokens)
-        llm._requires_eval = True  # the logits are not those of the restored state
-
-
-class _Vocabulary:
-    """A model's tokenizer without its weights or a context: counts tokens before the load."""
-
-    def __init__(self, llama_cpp: Any, file: Path, verbose: bool) -> None:
-        if not verbose:
-            logging.getLogger("llama-cpp-python").setLevel(logging.ERROR)
-        params = llama_cpp.llama_model_default_params()
-        params.vocab_only = True
-        self._llama_cpp = llama_cpp
-        self._model = llama_cpp.llama_model_load_from_file(str(file).encode(), params)
-        if not self._model:
-            raise ModelUnavailableError(f"llama.cpp could not read the vocabulary of {file}.")
-        self.vocab = llama_cpp.llama_model_get_vocab(self._model)
-
-    def tokenize(self, data: bytes, add_bos: bool = False) -> list[int]:
-        capacity = len(data) + 8
-        while True:
-            buffer = (self._llama_cpp.llama_token * capacity)()
-            count = self._llama_cpp.llama_tokenize(
-                self.vocab, data, len(data), buffer, capacity, add_bos, False
-            )
-            if count >= 0:
-                return list(buffer[:count])
-            capacity = -count
-
-    def close(self) -> None:
-        if self._model:
-            self._llama_cpp.llama_model_free(self._model)
-            self._model = None
-
-
-def _common_prefix(left: Any, right: Any) -> int:
-    count = 0
-    for a, b in zip(left, right, strict=False):
-        if a != b:
-            break
-        count += 1
-    return count
-
-
-def _control_pattern(llama_cpp: Any, vocab: Any) -> re.Pattern[str] | None:
-    texts = set()
-    for token in range(llama_cpp.llama_vocab_n_tokens(vocab)):
-        if llama_cpp.llama_vocab_get_attr(vocab, token) & llama_cpp.LLAMA_TOKEN_ATTR_CONTROL:
-            text = bytes(llama_cpp.llama_vocab_get_text(vocab, token)).decode("utf-8", "replace")
-            if len(text) >= 3 and not text.isspace():
-                texts.add(text)
-    if not texts:
-        return None
-    return re.compile("|".join(re.escape(text) for text in sorted(texts, key=len, reverse=True)))
-
-
-def _abort_if_cancelled(_data: Any) -> bool:
-    """llama.cpp's abort callback: stop a decode once the calling Trio task is cancelled.
-
-    ggml calls it between compute steps from the thread that called ``llama_decode`` (our
-    worker thread). The Cancelled is not swallowed: the decode fails, and ``_generate`` calls
-    ``check_cancelled()`` again, which raises it for real.
-    """
-    try:
-        trio.from_thread.check_cancelled()
-    except RuntimeError:  # a thread Trio did not start: cannot tell, keep going
-        return False
-    except BaseException:  # trio.Cancelled (or KeyboardInterrupt): abort the decode
-        return True
-    return False

@@ -136,19 +136,24 @@ class PackagedModel:
                 f"Cannot create the model cache folder {cache}: {exc}. Set {CACHE_ENV} to a "
                 "writable folder."
             ) from exc
-        digest = _concatenate(parts, cache, target)
+        digest = _concatenate(parts, cache, target, self.sha256)
         if digest != self.sha256:
             raise ModelUnavailableError(
                 f"The parts of {self.name} concatenate to a file with SHA-256 {digest}, not the "
                 f"expected {self.sha256}: the installed packages are corrupt or of another "
-                f"version. Reinstall them with: pip install --force-reinstall 'goliath[{self.extra}]'"
+                f"version. Reinstall them with: pip install --force-reinstall "
+                f"'goliath[{self.extra}]'"
             )
         marker.write_text(self.sha256 + "\n", encoding="ascii")
         return target
 
 
-def _concatenate(parts: Sequence[Path], folder: Path, target: Path) -> str:
-    """Write ``parts`` into ``target`` atomically (temporary file, then rename); return its hash."""
+def _concatenate(parts: Sequence[Path], folder: Path, target: Path, expected: str) -> str:
+    """Concatenate ``parts`` into ``target`` if they hash to ``expected``; return their hash.
+
+    The bytes go to a temporary file in the same folder, renamed into place only when the hash
+    matches, so a crash or a corrupt part never leaves a half-written model behind.
+    """
     digest = hashlib.sha256()
     handle, temporary = tempfile.mkstemp(prefix=target.name + ".", suffix=".partial", dir=folder)
     try:
@@ -158,12 +163,12 @@ def _concatenate(parts: Sequence[Path], folder: Path, target: Path) -> str:
                     while chunk := source.read(CHUNK_BYTES):
                         digest.update(chunk)
                         out.write(chunk)
-        result = digest.hexdigest()
-        os.replace(temporary, target)
-    except BaseException:
+        if digest.hexdigest() == expected:
+            os.chmod(temporary, 0o644)
+            os.replace(temporary, target)
+    finally:
         Path(temporary).unlink(missing_ok=True)
-        raise
-    return result
+    return digest.hexdigest()
 
 
 def _package_dir(name: str) -> Path | None:
