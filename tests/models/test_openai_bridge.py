@@ -89,7 +89,7 @@ def server_url() -> Iterator[str]:
     finally:
         process.terminate()
         try:
-            process.wait(timeout=10)
+            process.wait(timeout=5)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
@@ -137,7 +137,7 @@ class TestAgainstLlamaCppServer:
     async def test_a_slow_reply_times_out_as_a_model_error(self, server_url: str):
         """A reply slower than timeout= raises ModelError(code='TIMEOUT')."""
         model = OpenAICompatibleModel(server_url, "smollm2", timeout=0.05)
-        long = request(schema=None, prompt="Write a long story.", max_output_tokens=400)
+        long = request(schema=None, prompt="Write a long story.", max_output_tokens=120)
         with pytest.raises(ModelError, match="did not answer") as caught:
             await model.generate(long)
         assert caught.value.code == "TIMEOUT"
@@ -145,7 +145,7 @@ class TestAgainstLlamaCppServer:
     async def test_cancelling_the_caller_closes_the_request_promptly(self, server_url: str):
         """Trio cancellation ends the HTTP call at once, mid-generation."""
         model = OpenAICompatibleModel(server_url, "smollm2")
-        long = request(schema=None, prompt="Write a long story.", max_output_tokens=400)
+        long = request(schema=None, prompt="Write a long story.", max_output_tokens=120)
         with trio.move_on_after(0.3) as scope:
             await model.generate(long)
         assert scope.cancelled_caught
