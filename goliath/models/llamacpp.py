@@ -326,6 +326,10 @@ class LlamaCppModel:
     # ------------------------------------------------------------------ generation (thread)
 
     def _generate(self, request: GenerateRequest) -> Generation:
+        if request.max_output_tokens < 1:
+            raise ConfigError(
+                f"max_output_tokens must be at least 1, got {request.max_output_tokens}."
+            )
         llama_cpp = self._import()
         llm = self._llm
         tokens = self.prompt_tokens(request)

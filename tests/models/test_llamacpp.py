@@ -348,6 +348,41 @@ async def test_agent_turn_on_the_real_model_ends_cleanly(smollm: LlamaCppModel):
     assert bool(escalations) == (result.handled_by == "cloud")
 
 
+async def test_cancelled_agent_turn_frees_the_model_within_a_second(smollm: LlamaCppModel):
+    """Cancelling agent.run mid-generation stops the model's worker thread within 1 s."""
+    generating = threading.Event()
+    cancelled_calls_ended: list[float] = []
+
+    class Timed(RecordingModel):
+        async def generate(self, request: GenerateRequest) -> Any:
+            try:
+                return await super().generate(request)
+            except trio.Cancelled:  # recorded once the worker thread has returned; re-raised
+                cancelled_calls_ended.append(trio.current_time())
+                raise
+
+    @tool
+    def list_tasks() -> list[str]:
+        """List every task on the user's task list."""
+        return ["buy milk"]
+
+    smollm.on_token = lambda count: generating.set() if count >= 2 else None
+    agent = Agent(Timed(smollm), tools=[list_tasks], max_steps=2)
+    try:
+        async with agent:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(agent.run, "What is on my task list?")
+                await trio.to_thread.run_sync(generating.wait)
+                cancelled_at = trio.current_time()
+                nursery.cancel_scope.cancel()
+            with trio.fail_after(30):  # the call in the worker may outlive the turn briefly
+                await smollm.generate(request())  # waits for the model to be free
+    finally:
+        smollm.on_token = None
+    assert cancelled_calls_ended, "the cancel reached the running model call"
+    assert cancelled_calls_ended[0] - cancelled_at < 1.0
+
+
 def smollm_count(text: str) -> int:
     model = LlamaCppModel()
     try:
