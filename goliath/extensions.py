@@ -57,9 +57,16 @@ OBSERVER_SECONDS = 5.0
 
 
 class Extension:
-    """Base class for extensions: set ``name`` and define any of the hook methods."""
+    """Base class for extensions: set ``name`` and define any of the hook methods.
+
+    ``observer_only = True`` declares that the extension only watches (tracing, metrics,
+    audit logs): every hook returns ``None``. Such an extension keeps budgets lenient — an
+    over-budget prompt still escalates ``context-budget`` — because nothing it does depends on
+    every step happening; a hook of it that returns anything else is an ``ExtensionError``.
+    """
 
     name: str = ""
+    observer_only: bool = False
 
 
 @attrs.frozen
@@ -176,6 +183,10 @@ def _resolve_hook(extension: Any, phase: str) -> Callable[[HookContext], Any] | 
     return hook  # type: ignore[no-any-return]
 
 
+def _observer_only(extension: Any) -> bool:
+    return getattr(extension, "observer_only", False) is True
+
+
 def _deepcopy(value: Any) -> Any:
     try:
         return copy.deepcopy(value)
@@ -199,6 +210,14 @@ class ExtensionRunner:
     @property
     def active(self) -> bool:
         return bool(self.extensions)
+
+    @property
+    def strict_budgets(self) -> bool:
+        """Whether an over-budget prompt raises ``BudgetError`` instead of escalating (§3.4).
+
+        Any extension that may steer the run makes budgets strict; observer-only ones do not.
+        """
+        return any(not _observer_only(extension) for extension in self.extensions)
 
     def observes(self, phase: str) -> bool:
         """Whether any extension defines ``phase`` (to skip building data nobody reads)."""
@@ -251,6 +270,13 @@ class ExtensionRunner:
             result = await self._call(extension, phase, current)
             if result is None:
                 continue
+            if _observer_only(extension):
+                raise self._fail(
+                    extension,
+                    phase,
+                    f"returned {result!r}, but the extension is observer_only: its hooks must "
+                    "return None (set observer_only = False to steer runs)",
+                )
             if isinstance(result, Stop):
                 if phase not in STOP_PHASES:
                     raise self._fail(extension, phase, f"Stop is not allowed in {phase}")
