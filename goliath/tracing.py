@@ -8,8 +8,10 @@ is switched on.
 
 Hooks run in the conversation actor's Trio task, not the caller's, so nothing here relies on
 the implicit current context: every child span names the turn span as its parent explicitly,
-and spans are kept in the extension's per-run ``state``. ``on_finish`` runs for every outcome
-(also cancellations), and ends whatever is still open.
+and spans are kept in the extension's per-run ``state``. The one exception is deliberate: while
+a tool runs, its span is the task's current span (so the tool's own instrumentation, and trace
+context it sends to an MCP server, nest under it); the next hook restores the context, and
+``on_finish`` — which runs for every outcome, cancellations included — ends whatever is open.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from .budget import OUTPUT_CAPS
 from .extensions import Extension, HookContext
 
 try:
+    from opentelemetry import context as otel_context
     from opentelemetry import trace
     from opentelemetry.context import Context
     from opentelemetry.trace import Span, SpanKind, Status, StatusCode, TracerProvider
@@ -149,13 +152,18 @@ class Tracing(Extension):
         span.end(end_time=end)
 
     def before_tool(self, ctx: HookContext) -> None:
+        """Start the step's span and make it current while the tool runs, so spans the tool
+        makes (an HTTP client's, the MCP client's) and trace context it sends nest under it."""
         index = len(ctx.steps)
         self._close_tools(ctx.state, "not_run")
-        ctx.state.setdefault("tools", {})[index] = self._start_tool(ctx, index)
+        span = self._start_tool(ctx, index)
+        ctx.state.setdefault("tools", {})[index] = span
+        ctx.state["attached"] = otel_context.attach(trace.set_span_in_context(span))
 
     def after_tool(self, ctx: HookContext) -> None:
         """End the step's span; a step skipped for missing arguments never saw ``before_tool``."""
         index = len(ctx.steps)
+        _detach(ctx.state)
         span = ctx.state.setdefault("tools", {}).pop(index, None)
         if span is None:
             span = self._start_tool(ctx, index)
@@ -259,6 +267,7 @@ class Tracing(Extension):
         self, state: dict[str, Any], outcome: str, *, at: int | None = None, error: bool = False
     ) -> None:
         """End tool spans whose step ended without ``after_tool`` (escalated, stopped, cancelled)."""
+        _detach(state)
         open_spans: dict[int, Span] = state.get("tools", {})
         for span in open_spans.values():
             span.set_attribute("goliath.tool.outcome", outcome)
@@ -298,6 +307,13 @@ def model_name(model: Any) -> str | None:
     if isinstance(model, type) or (callable(model) and not hasattr(model, "generate")):
         return str(getattr(model, "__name__", type(model).__name__))
     return type(model).__name__
+
+
+def _detach(state: dict[str, Any]) -> None:
+    """Restore the conversation task's context: a tool span is current only while it runs."""
+    token = state.pop("attached", None)
+    if token is not None:
+        otel_context.detach(token)
 
 
 def _attribute(value: Any, name: str) -> str | None:

@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
 
-from goliath import Agent
+from goliath import Agent, Extension, Stop, tool
 from goliath.testing import FakeModel
 from goliath.tracing import Tracing
 
@@ -174,3 +175,52 @@ class TestContent:
         assert Tracing(provider).capture_content is True
         monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "false")
         assert Tracing(provider).capture_content is False
+
+
+class TestCurrentSpan:
+    async def test_a_running_tool_sees_its_own_span_as_current(
+        self, provider: TracerProvider, exporter: InMemorySpanExporter
+    ) -> None:
+        """Async tools (in the conversation's task) and sync ones (in a thread) both run under
+        their step's span, so their own instrumentation nests under it."""
+        seen: list[int] = []
+
+        @tool
+        async def fetch() -> str:
+            """Fetch."""
+            seen.append(trace.get_current_span().get_span_context().span_id)
+            return "fetched"
+
+        @tool
+        def compute() -> str:
+            """Compute."""
+            seen.append(trace.get_current_span().get_span_context().span_id)
+            return "computed"
+
+        model = FakeModel([use("fetch"), use("compute"), plan(), answer("Done.")])
+        await run(Agent(model, tools=[fetch, compute], extensions=[Tracing(provider)]))
+        steps = only(exporter, "execute_tool")
+        assert seen == [span.context.span_id for span in steps]
+
+    async def test_no_span_stays_current_after_a_step_that_never_finished(
+        self, provider: TracerProvider, exporter: InMemorySpanExporter
+    ) -> None:
+        """A run stopped inside a tool step leaves the conversation task's context clean for
+        the next run."""
+        current: list[bool] = []
+
+        class Guard(Extension):
+            name = "guard"
+
+            def before_run(self, ctx: Any) -> None:
+                current.append(trace.get_current_span().get_span_context().is_valid)
+
+            def before_tool(self, ctx: Any) -> Stop:
+                return Stop("Not now.", "closed")
+
+        _, tools = task_tools()
+        model = FakeModel([use("list_tasks"), plan(), answer("Hi.")])
+        async with Agent(model, tools=tools, extensions=[Tracing(provider), Guard()]) as agent:
+            assert (await agent.run("list")).text == "Not now."
+            assert (await agent.run("hello")).text == "Hi."
+        assert current == [False, False]

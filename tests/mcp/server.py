@@ -13,7 +13,7 @@ import sys
 from typing import Annotated, Literal
 
 import anyio
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
@@ -72,6 +72,13 @@ async def wait_for_ever() -> str:
     """Wait until the call is cancelled."""
     await anyio.sleep_forever()
     return "never"
+
+
+@server.tool(annotations=READ)
+def trace_parent(ctx: Context) -> str:
+    """The W3C traceparent the client sent with this call (empty when none)."""
+    meta = ctx.request_context.meta or {}
+    return str(meta.get("traceparent", ""))
 
 
 class Style(BaseModel):

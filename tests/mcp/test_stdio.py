@@ -32,7 +32,7 @@ async def titles(notes: MCPConnection) -> list[str]:
 async def test_the_listing_maps_annotations_and_refuses_deep_schemas(notes: MCPConnection) -> None:
     """Reads stay reads, everything else needs confirmation, and a nested schema is refused."""
     assert notes.name == "notes"
-    assert notes.names == [*FIVE, "wait_for_ever", "render_note"]
+    assert notes.names == [*FIVE, "wait_for_ever", "trace_parent", "render_note"]
     assert list(notes.refused) == ["render_note"]
     assert notes.refused["render_note"].startswith("argument 'style' is a nested object")
     tools = {tool.name: tool for tool in notes.tools(select=FIVE)}
@@ -49,7 +49,7 @@ async def test_the_listing_maps_annotations_and_refuses_deep_schemas(notes: MCPC
 
 async def test_selection_errors_name_the_tools(notes: MCPConnection) -> None:
     """More than five, unknown, refused or unselected-with-refusals each get a clear ConfigError."""
-    with pytest.raises(ConfigError, match=r"lists 7 tools; pick at most 5 .* Refused: render_note"):
+    with pytest.raises(ConfigError, match=r"lists 8 tools; pick at most 5 .* Refused: render_note"):
         notes.tools()
     with pytest.raises(ConfigError, match=r"at most 5 tools per agent .* got 6"):
         notes.tools(select=[*FIVE, "render_note"])
@@ -80,6 +80,20 @@ async def test_an_agent_reads_through_mcp_and_the_turn_is_traced(notes: MCPConne
     ]
     (span,) = [s for s in exporter.get_finished_spans() if s.name == "execute_tool list_notes"]
     assert span.attributes is not None and span.attributes["goliath.tool.outcome"] == "executed"
+
+
+async def test_the_trace_reaches_the_server_with_the_call(notes: MCPConnection) -> None:
+    """The tool span is current while an MCP tool runs, so the call carries its traceparent."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    model = FakeModel([use("trace_parent"), plan(), answer("Traced.")])
+    tools = notes.tools(select=["trace_parent"])
+    async with Agent(model, tools=tools, extensions=[Tracing(provider)]) as agent:
+        result = await agent.run("trace it")
+    (span,) = [s for s in exporter.get_finished_spans() if s.name.startswith("execute_tool")]
+    version, trace_id, _parent, _flags = str(result.steps[0].output).split("-")
+    assert (version, int(trace_id, 16)) == ("00", span.context.trace_id)
 
 
 async def test_the_worker_fills_mcp_arguments_under_the_servers_schema(
