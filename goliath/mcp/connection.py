@@ -103,7 +103,13 @@ class MCPConnection:
         Raises:
             ConfigError: more than five tools, an unknown or refused name, or ``select=None``
                 on a server with refused tools or more than five.
+            MCPConnectionError: the connection has closed.
         """
+        if self.closed:
+            raise MCPConnectionError(
+                f"The connection to MCP server {self.name!r} is closed; call tools() inside "
+                "its `async with` block."
+            )
         chosen = self._choose(select)
         trusted = self._names(read_only, "read_only")
         documents = self._names(content, "content")

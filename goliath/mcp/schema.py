@@ -52,7 +52,8 @@ class Parameters:
     """The pydantic model of a tool's arguments, and how its field names map to the server's.
 
     ``names`` maps each Python field name to the argument name the server expects (they differ
-    only for names that are not usable as pydantic fields, such as ``schema`` or ``user-id``).
+    only for names that are not usable as pydantic fields, such as ``schema`` or ``user-id``;
+    the model validates and dumps the server's names all the same).
     ``nullable`` holds the server names whose schema accepts ``null``.
     """
 
@@ -82,16 +83,18 @@ def parameters_model(model_name: str, schema: Any) -> Parameters:
                 f"argument {name!r} has the name of the worker's own field; rename it on the server"
             )
         annotation, default, options, may_be_null = _field(name, raw, defs, name in required)
-        python_name = name if _usable(name) else f"arg_{position}"
-        if python_name != name:
+        python_name = name
+        if not _usable(name):
+            python_name = f"arg_{position}"
+            while python_name in properties or python_name in names:
+                python_name += "_"
             options["alias"] = name
         names[python_name] = name
         if may_be_null:
             nullable.add(name)
         fields[python_name] = (annotation, pydantic.Field(default, **options))
-    model = pydantic.create_model(
-        model_name, __config__=pydantic.ConfigDict(populate_by_name=True), **fields
-    )
+    config = pydantic.ConfigDict(populate_by_name=True, serialize_by_alias=True)
+    model = pydantic.create_model(model_name, __config__=config, **fields)
     return Parameters(model=model, names=names, nullable=frozenset(nullable))
 
 

@@ -105,10 +105,16 @@ class TestFlatSchemas:
         )
         assert list(compact_schema(params.model)["properties"]) == ["schema", "user-id"]
         dumped = params.model.model_validate({"schema": "s", "user-id": 7}).model_dump()
-        assert {params.names[key]: value for key, value in dumped.items()} == {
-            "schema": "s",
-            "user-id": 7,
-        }
+        assert dumped == {"schema": "s", "user-id": 7}
+        assert sorted(params.names.values()) == ["schema", "user-id"]
+
+    def test_internal_field_names_never_collide_with_real_arguments(self) -> None:
+        """An argument really called arg_0 keeps its name next to a renamed `schema`."""
+        params = parameters_model(
+            "Args", obj({"schema": {"type": "string"}, "arg_0": {"type": "string"}}, ["schema"])
+        )
+        dumped = params.model.model_validate({"schema": "s", "arg_0": "a"}).model_dump()
+        assert dumped == {"schema": "s", "arg_0": "a"}
 
     def test_an_empty_object_means_no_arguments(self) -> None:
         """No properties: a model without fields (the worker is not called)."""

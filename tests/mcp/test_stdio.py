@@ -211,6 +211,8 @@ async def test_tools_fail_clearly_after_the_connection_closed() -> None:
     async with connect_stdio(SERVER[0], SERVER[1:], cwd=ROOT) as connection:
         tools = connection.tools(select=["list_notes"])
     assert connection.closed
+    with pytest.raises(MCPConnectionError, match=r"call tools\(\) inside its `async with` block"):
+        connection.tools(select=["list_notes"])
     model = FakeModel([use("list_notes"), plan(), answer("Sorry.")])
     async with Agent(model, tools=tools) as agent:
         result = await agent.run("list my notes")
