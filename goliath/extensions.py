@@ -175,12 +175,33 @@ def _resolve_hook(extension: Any, phase: str) -> Callable[[HookContext], Any] | 
     if hook is None or not callable(hook):
         return None
     if not isinstance(extension, type) and phase not in getattr(extension, "__dict__", {}):
-        raw = inspect.getattr_static(type(extension), phase, None)
-        if inspect.isfunction(raw):
-            params = list(inspect.signature(raw).parameters.values())
-            if len(params) == 1 and params[0].name not in ("self", "cls"):
-                return raw  # a plain function written without self
+        plain = _plain_function(type(extension), phase)
+        if plain is not None:
+            return plain  # a plain function written without self
     return hook  # type: ignore[no-any-return]
+
+
+_PLAIN_FUNCTIONS: dict[tuple[type, str], Callable[[HookContext], Any] | None] = {}
+PLAIN_FUNCTIONS_CACHED = 1024
+"""Entries of the (class, hook) cache below; it is emptied when full."""
+
+
+def _plain_function(cls: type, phase: str) -> Callable[[HookContext], Any] | None:
+    """A class attribute that is a one-argument function not taking ``self`` (cached: hooks
+    are looked up several times per turn, and reading a signature is slow)."""
+    key = (cls, phase)
+    if key in _PLAIN_FUNCTIONS:
+        return _PLAIN_FUNCTIONS[key]
+    found: Callable[[HookContext], Any] | None = None
+    raw = inspect.getattr_static(cls, phase, None)
+    if inspect.isfunction(raw):
+        params = list(inspect.signature(raw).parameters.values())
+        if len(params) == 1 and params[0].name not in ("self", "cls"):
+            found = raw
+    if len(_PLAIN_FUNCTIONS) >= PLAIN_FUNCTIONS_CACHED:
+        _PLAIN_FUNCTIONS.clear()
+    _PLAIN_FUNCTIONS[key] = found
+    return found
 
 
 def _observer_only(extension: Any) -> bool:
