@@ -137,7 +137,7 @@ class Tracing(Extension):
             attributes[INPUT_TOKENS] = ctx.input_tokens
             attributes[OUTPUT_TOKENS] = ctx.output_tokens
         usage = ctx.state.setdefault("usage", [0, 0, 0])
-        usage[0] += 1
+        usage[0] += ctx.error is None  # as RunResult.model_calls: the calls that answered
         usage[1] += ctx.input_tokens
         usage[2] += ctx.output_tokens
         span = self.tracer.start_span(

@@ -329,8 +329,8 @@ async def _connect(
         leaves = _leaves(exc)
         if body_error is not None and leaves == [body_error]:
             raise body_error from body_error.__cause__  # the caller's own error, unwrapped
-        if body_error is not None or any(isinstance(leaf, trio.Cancelled) for leaf in leaves):
-            raise
+        if body_error is not None or not all(isinstance(leaf, Exception) for leaf in leaves):
+            raise  # cancellation, KeyboardInterrupt, or the caller's error among others
         problem = "; ".join(map(message_of, leaves))
         raise MCPConnectionError(
             f"Could not connect to MCP server {label!r}: {problem}; {hint}."
