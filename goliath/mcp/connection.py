@@ -55,7 +55,7 @@ class MCPConnection:
 
     def __init__(
         self, name: str, client: Any, listed: Sequence[Listed], call_timeout: float | None
-    ):
+    ) -> None:
         self.name = name
         self._client: Any = client
         self._listed = {tool.remote: tool for tool in listed}
