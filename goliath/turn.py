@@ -225,7 +225,7 @@ class Turn:
         """Turn a failure escaping the loop into an escalation, or let it reject the run (§2.7)."""
         if self.escalating:
             raise exc
-        if isinstance(exc, BudgetError) and not self.extensions.active:
+        if isinstance(exc, BudgetError) and not self.extensions.strict_budgets:
             return await self._escalate("context-budget", str(exc))
         if origin_of(exc) != "model":
             raise exc
@@ -661,7 +661,7 @@ class Turn:
         except AnswerInvalid:
             self.emit(EscalateEvent(reason="answer-invalid"))
         except BudgetError:
-            if self.extensions.active:
+            if self.extensions.strict_budgets:
                 raise
         except Exception as exc:
             if origin_of(exc) != "model":
