@@ -13,11 +13,6 @@ from typing import Any
 from mkdocs.structure.files import File, Files
 
 PENDING = {
-    "models.md": "Models and bridges",
-    "evals.md": "Evals",
-    "scale-out.md": "Scale-out",
-    "tracing.md": "Tracing",
-    "mcp.md": "MCP",
     "reliability.md": "Reliability",
 }
 log = logging.getLogger("mkdocs.hooks.pending_pages")
