@@ -54,7 +54,7 @@ def browser_page(**context: Any) -> Iterator[Any]:
             page = browser.new_context(
                 viewport={"width": 1200, "height": 900}, **context
             ).new_page()
-            page.set_default_timeout(10_000)
+            page.set_default_timeout(30_000)  # generous: CI machines are shared and slow
             errors: list[str] = []
             page.on("pageerror", lambda error: errors.append(str(error)))
             yield page
@@ -74,6 +74,6 @@ def screenshot(page: Any, name: str) -> Path:
 async def in_browser(script: Callable[[], T]) -> T:
     """Run a synchronous Playwright script in a worker thread while Trio keeps serving.
 
-    The thread is never abandoned: Playwright's own timeouts (10 s per action) bound it.
+    The thread is never abandoned: Playwright's own timeouts (30 s per action) bound it.
     """
     return await trio.to_thread.run_sync(script)
