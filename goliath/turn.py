@@ -239,21 +239,21 @@ class Turn:
 
     async def _loop(self) -> RunResult:
         retried = False
-        hint: str | None = None
+        failed: InvalidPlan | None = None  # the malformed plan the retry corrects
         attempt = 0
         while True:
             await trio.lowlevel.checkpoint_if_cancelled()
             if cap_reached(self.steps, self.config.max_steps):
                 return await self._escalate("too-many-steps")
             available, context_text = await self._before_plan(attempt)
-            plan = await self._plan(available, context_text, hint)
+            plan = await self._plan(available, context_text, failed)
             if isinstance(plan, InvalidPlan):
                 if retried:
                     return await self._escalate("plan-invalid")
-                retried, hint, attempt = True, plan.hint, attempt + 1
+                retried, failed, attempt = True, plan, attempt + 1
                 continue
             plan = await self._after_plan(plan, available, attempt)
-            retried, hint, attempt = False, None, 0
+            retried, failed, attempt = False, None, 0
             self.emit(
                 PlanEvent(
                     index=len(self.steps),
@@ -272,7 +272,7 @@ class Turn:
                 return escalation
 
     async def _plan(
-        self, available: list[Tool], context_text: str | None, hint: str | None
+        self, available: list[Tool], context_text: str | None, failed: InvalidPlan | None
     ) -> Plan | InvalidPlan:
         if not available:
             return Plan(kind="answer", brief="reply")
@@ -295,12 +295,16 @@ class Turn:
                 steps=compact_steps(projected) if compact else projected,
                 max_steps=self.config.max_steps,
                 window=self.window,
-                hint=hint,
+                hint=failed.hint if failed is not None else None,
             )
 
         assert self.caller is not None
         return await request_plan(
-            self.caller, system=system, prompt=prompt, tool_names=[t.name for t in available]
+            self.caller,
+            system=system,
+            prompt=prompt,
+            tool_names=[t.name for t in available],
+            require_tool=failed is not None and failed.needs_tool,
         )
 
     # ------------------------------------------------------------------ a tool step
