@@ -10,6 +10,8 @@ the model promptly.
 from __future__ import annotations
 
 import collections
+import contextlib
+import inspect
 from collections.abc import Callable
 from typing import Any, NoReturn
 
@@ -18,7 +20,7 @@ import msgspec
 import outcome
 import trio
 
-from goliath.errors import BusyError
+from goliath.errors import BusyError, ModelError
 from goliath.models import GenerateRequest, Generation, Model
 
 from .messages import Generate
@@ -118,7 +120,19 @@ class ModelWorker:
     async def serve(
         self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
     ) -> NoReturn:
-        """Dispatch queued calls until cancelled. Start with ``await nursery.start(worker.serve)``."""
+        """Dispatch queued calls until cancelled. Start with ``await nursery.start(worker.serve)``.
+
+        A model that offers ``async load()`` is loaded first (weights read in a worker thread,
+        not during the first user's turn). A model that is not available now (``ModelError``)
+        does not stop the runtime: each call then reports it, and turns escalate
+        ``model-unavailable`` — availability can change (Apple's model may still be downloading).
+        """
+        load = getattr(self._source, "load", None)
+        if hasattr(self._source, "generate") and callable(load):
+            with contextlib.suppress(ModelError):
+                result = load()
+                if inspect.isawaitable(result):
+                    await result
         self._limiter = trio.CapacityLimiter(self._slots)
         async with trio.open_nursery() as nursery:
             self._nursery = nursery

@@ -8,6 +8,7 @@ with a leading underscore are internal.
 
 from __future__ import annotations
 
+from ._util import export_as
 from .agent import Agent as Agent
 from .budget import DEFAULT_WINDOW as DEFAULT_WINDOW
 from .budget import Budgets as Budgets
@@ -62,8 +63,4 @@ __all__ = [
     "tool",
 ]
 
-for _name in __all__:
-    _value = globals()[_name]
-    if isinstance(_value, type):
-        _value.__module__ = "goliath"
-del _name, _value
+export_as("goliath", globals(), __all__)

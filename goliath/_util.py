@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import inspect
-import itertools
 import json
 import math
-import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from typing import Any, TypeVar
 
 import msgspec
@@ -109,26 +107,13 @@ def js_number(value: float) -> str:
     return repr(value)
 
 
-_ids = itertools.count(1)
+def export_as(module: str, namespace: dict[str, Any], names: list[str]) -> None:
+    """Make the classes a package re-exports say they live there (``goliath.ConfigError``).
 
-
-def new_run_id() -> str:
-    """``goliath-<base36 time>-<counter>``: unique within the process, sortable by start."""
-    return f"goliath-{_base36(int(time.time() * 1000))}-{next(_ids)}"
-
-
-def _base36(number: int) -> str:
-    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
-    out = ""
-    while True:
-        number, rest = divmod(number, 36)
-        out = digits[rest] + out
-        if number == 0:
-            return out
-
-
-def call_count_text(n: int) -> str:
-    return f"{n} call(s)"
-
-
-Callback = Callable[..., Any]
+    Tracebacks and reprs then show the public name, not the private module that defines it.
+    msgspec Structs keep their module: msgspec resolves their annotations through it.
+    """
+    for name in names:
+        value = namespace[name]
+        if isinstance(value, type) and not issubclass(value, msgspec.Struct):
+            value.__module__ = module

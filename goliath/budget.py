@@ -98,7 +98,7 @@ def brief_allowance(window: int) -> int:
 class Budgets:
     """Token budgets for content-mode tool results (literal excerpts such as file reads).
 
-    Args:
+    Attributes:
         tool_result_tokens: the most one result may use (default ``min(800, W/8)``).
         retrieved_context_tokens: the most all excerpts in one prompt may use
             (default ``min(2000, W/4)``); older excerpts are left out of prompts first.

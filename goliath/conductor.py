@@ -41,9 +41,10 @@ class Plan:
 
 @attrs.frozen
 class InvalidPlan:
-    """A malformed plan and the hint the retry will carry."""
+    """A malformed plan, the hint the retry will carry, and whether it lacked a tool name."""
 
     hint: str
+    needs_tool: bool = False
 
 
 def _names(tool_names: Sequence[str]) -> str:
@@ -76,7 +77,7 @@ def parse_plan(text: str, tool_names: Sequence[str]) -> Plan | InvalidPlan:
         return InvalidPlan(_malformed_hint(tool_names))
     tool = data.get("tool")
     if data["kind"] == "tool" and (not isinstance(tool, str) or tool not in tool_names):
-        return InvalidPlan(_unknown_tool_hint(tool, tool_names))
+        return InvalidPlan(_unknown_tool_hint(tool, tool_names), needs_tool=True)
     return Plan(
         kind=data["kind"],
         brief=data["brief"].strip(),
@@ -103,12 +104,12 @@ async def request_plan(
     system: str,
     prompt: Callable[[bool], str],
     tool_names: Sequence[str],
+    require_tool: bool = False,
 ) -> Plan | InvalidPlan:
     """One conductor call. Provider failures other than malformed output propagate."""
+    schema = plan_schema(list(tool_names), require_tool=require_tool)
     try:
-        generation = await caller.call(
-            "conductor", system, prompt, plan_schema(list(tool_names)), compactable=True
-        )
+        generation = await caller.call("conductor", system, prompt, schema, compactable=True)
     except Exception as exc:
         if origin_of(exc) == "model" and is_invalid_output(exc):
             return InvalidPlan(_malformed_hint(tool_names))

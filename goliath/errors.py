@@ -50,8 +50,9 @@ class ConfigError(GoliathError, ValueError):
 class BudgetError(GoliathError):
     """A model prompt is larger than its stage's input budget (BEHAVIOR §3.4).
 
-    Without extensions the turn escalates ``context-budget`` instead of raising this; with
-    extensions configured the budget policy is strict and the run raises it.
+    Without extensions (or with observer-only ones, such as tracing) the turn escalates
+    ``context-budget`` instead of raising this; with an extension that may steer the run the
+    budget policy is strict and the run raises it.
     """
 
     def __init__(self, phase: str, tokens: int, limit: int) -> None:

@@ -57,9 +57,16 @@ OBSERVER_SECONDS = 5.0
 
 
 class Extension:
-    """Base class for extensions: set ``name`` and define any of the hook methods."""
+    """Base class for extensions: set ``name`` and define any of the hook methods.
+
+    ``observer_only = True`` declares that the extension only watches (tracing, metrics,
+    audit logs): every hook returns ``None``. Such an extension keeps budgets lenient — an
+    over-budget prompt still escalates ``context-budget`` — because nothing it does depends on
+    every step happening; a hook of it that returns anything else is an ``ExtensionError``.
+    """
 
     name: str = ""
+    observer_only: bool = False
 
 
 @attrs.frozen
@@ -168,12 +175,37 @@ def _resolve_hook(extension: Any, phase: str) -> Callable[[HookContext], Any] | 
     if hook is None or not callable(hook):
         return None
     if not isinstance(extension, type) and phase not in getattr(extension, "__dict__", {}):
-        raw = inspect.getattr_static(type(extension), phase, None)
-        if inspect.isfunction(raw):
-            params = list(inspect.signature(raw).parameters.values())
-            if len(params) == 1 and params[0].name not in ("self", "cls"):
-                return raw  # a plain function written without self
+        plain = _plain_function(type(extension), phase)
+        if plain is not None:
+            return plain  # a plain function written without self
     return hook  # type: ignore[no-any-return]
+
+
+_PLAIN_FUNCTIONS: dict[tuple[type, str], Callable[[HookContext], Any] | None] = {}
+PLAIN_FUNCTIONS_CACHED = 1024
+"""Entries of the (class, hook) cache below; it is emptied when full."""
+
+
+def _plain_function(cls: type, phase: str) -> Callable[[HookContext], Any] | None:
+    """A class attribute that is a one-argument function not taking ``self`` (cached: hooks
+    are looked up several times per turn, and reading a signature is slow)."""
+    key = (cls, phase)
+    if key in _PLAIN_FUNCTIONS:
+        return _PLAIN_FUNCTIONS[key]
+    found: Callable[[HookContext], Any] | None = None
+    raw = inspect.getattr_static(cls, phase, None)
+    if inspect.isfunction(raw):
+        params = list(inspect.signature(raw).parameters.values())
+        if len(params) == 1 and params[0].name not in ("self", "cls"):
+            found = raw
+    if len(_PLAIN_FUNCTIONS) >= PLAIN_FUNCTIONS_CACHED:
+        _PLAIN_FUNCTIONS.clear()
+    _PLAIN_FUNCTIONS[key] = found
+    return found
+
+
+def _observer_only(extension: Any) -> bool:
+    return getattr(extension, "observer_only", False) is True
 
 
 def _deepcopy(value: Any) -> Any:
@@ -199,6 +231,14 @@ class ExtensionRunner:
     @property
     def active(self) -> bool:
         return bool(self.extensions)
+
+    @property
+    def strict_budgets(self) -> bool:
+        """Whether an over-budget prompt raises ``BudgetError`` instead of escalating (§3.4).
+
+        Any extension that may steer the run makes budgets strict; observer-only ones do not.
+        """
+        return any(not _observer_only(extension) for extension in self.extensions)
 
     def observes(self, phase: str) -> bool:
         """Whether any extension defines ``phase`` (to skip building data nobody reads)."""
@@ -251,6 +291,13 @@ class ExtensionRunner:
             result = await self._call(extension, phase, current)
             if result is None:
                 continue
+            if _observer_only(extension):
+                raise self._fail(
+                    extension,
+                    phase,
+                    f"returned {result!r}, but the extension is observer_only: its hooks must "
+                    "return None (set observer_only = False to steer runs)",
+                )
             if isinstance(result, Stop):
                 if phase not in STOP_PHASES:
                     raise self._fail(extension, phase, f"Stop is not allowed in {phase}")

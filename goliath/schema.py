@@ -86,8 +86,13 @@ def schema_depth(schema: Any) -> int:
 WHY_DESCRIPTION = "One short sentence naming the fact that decides this step."
 
 
-def plan_schema(tool_names: list[str]) -> dict[str, Any]:
-    """The conductor's schema; field order is generation order, so ``why`` comes first."""
+def plan_schema(tool_names: list[str], *, require_tool: bool = False) -> dict[str, Any]:
+    """The conductor's schema; field order is generation order, so ``why`` comes first.
+
+    ``tool`` is optional (an answer names none). After a plan that chose ``kind: "tool"`` but
+    named no tool — what grammar-constrained small models do when a field may be skipped — the
+    retry requires it, so the grammar itself closes the gap the hint describes.
+    """
     properties: dict[str, Any] = {
         "why": {"type": "string", "description": WHY_DESCRIPTION},
         "kind": {"type": "string", "enum": ["tool", "answer", "escalate"]},
@@ -97,6 +102,6 @@ def plan_schema(tool_names: list[str]) -> dict[str, Any]:
     return {
         "type": "object",
         "properties": properties,
-        "required": ["kind", "brief"],
+        "required": ["kind", "tool", "brief"] if require_tool else ["kind", "brief"],
         "additionalProperties": False,
     }

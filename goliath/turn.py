@@ -31,7 +31,7 @@ from .budget import (
 )
 from .classify import classify_model_error
 from .compress import RESULT_CHARS, clip, summarize_tool_result
-from .conductor import InvalidPlan, Plan, plan_from_patch, request_plan
+from .conductor import InvalidPlan, Plan, request_plan
 from .config import AgentConfig, TurnRequest
 from .errors import BudgetError, ConfigError, ExtensionError, GoliathError
 from .events import (
@@ -45,10 +45,11 @@ from .events import (
     RememberEvent,
     ToolEvent,
 )
-from .extensions import OBSERVER_SECONDS, Denied, ExtensionRunner, RunOutcome, Skip, StopRun
+from .extensions import OBSERVER_SECONDS, Denied, ExtensionRunner, RunOutcome, StopRun
 from .generation import Generate, ModelCall, ModelCaller
 from .judge import cap_reached, duplicate_verdict, last_two_failed, prerequisites_met
 from .memory._codec import copy_state
+from .phases import Phases
 from .prompts import (
     answer_system,
     answer_user,
@@ -148,6 +149,7 @@ class Turn:
             conversation_id=request.conversation_id,
             context=request.context,
         )
+        self.phases = Phases(self.extensions)
         self.window = 0
         self.budgets: ContentBudgets | None = None
         self.caller: ModelCaller | None = None
@@ -207,12 +209,14 @@ class Turn:
             facts = self.config.facts
             resolved = await maybe_await(facts()) if callable(facts) else facts
             self.facts = dict(resolved or {})
-        await self._before_run()
+        self.ask, self.instructions, self.facts = await self.phases.before_run(
+            self.ask, self.instructions, self.facts
+        )
         await trio.lowlevel.checkpoint_if_cancelled()
         with origin("memory"):
             loaded = await self.session.memory.load()
         self.original = copy_state(loaded)
-        self.view = await self._after_recall(copy_state(loaded))
+        self.view = await self.phases.after_recall(copy_state(loaded))
         self.emit(RecallEvent(summary=self.view.summary, recent=len(self.view.recent)))
         if self.hands_over:
             return await self._escalate("model-error", "session fallback")
@@ -225,7 +229,7 @@ class Turn:
         """Turn a failure escaping the loop into an escalation, or let it reject the run (§2.7)."""
         if self.escalating:
             raise exc
-        if isinstance(exc, BudgetError) and not self.extensions.active:
+        if isinstance(exc, BudgetError) and not self.extensions.strict_budgets:
             return await self._escalate("context-budget", str(exc))
         if origin_of(exc) != "model":
             raise exc
@@ -239,21 +243,23 @@ class Turn:
 
     async def _loop(self) -> RunResult:
         retried = False
-        hint: str | None = None
+        failed: InvalidPlan | None = None  # the malformed plan the retry corrects
         attempt = 0
         while True:
             await trio.lowlevel.checkpoint_if_cancelled()
             if cap_reached(self.steps, self.config.max_steps):
                 return await self._escalate("too-many-steps")
-            available, context_text = await self._before_plan(attempt)
-            plan = await self._plan(available, context_text, hint)
+            available, context_text = await self.phases.before_plan(
+                list(self.config.tools.values()), self.ask, self.steps, attempt
+            )
+            plan = await self._plan(available, context_text, failed)
             if isinstance(plan, InvalidPlan):
                 if retried:
                     return await self._escalate("plan-invalid")
-                retried, hint, attempt = True, plan.hint, attempt + 1
+                retried, failed, attempt = True, plan, attempt + 1
                 continue
-            plan = await self._after_plan(plan, available, attempt)
-            retried, hint, attempt = False, None, 0
+            plan = await self.phases.after_plan(plan, available, self.steps, attempt)
+            retried, failed, attempt = False, None, 0
             self.emit(
                 PlanEvent(
                     index=len(self.steps),
@@ -272,7 +278,7 @@ class Turn:
                 return escalation
 
     async def _plan(
-        self, available: list[Tool], context_text: str | None, hint: str | None
+        self, available: list[Tool], context_text: str | None, failed: InvalidPlan | None
     ) -> Plan | InvalidPlan:
         if not available:
             return Plan(kind="answer", brief="reply")
@@ -295,12 +301,16 @@ class Turn:
                 steps=compact_steps(projected) if compact else projected,
                 max_steps=self.config.max_steps,
                 window=self.window,
-                hint=hint,
+                hint=failed.hint if failed is not None else None,
             )
 
         assert self.caller is not None
         return await request_plan(
-            self.caller, system=system, prompt=prompt, tool_names=[t.name for t in available]
+            self.caller,
+            system=system,
+            prompt=prompt,
+            tool_names=[t.name for t in available],
+            require_tool=failed is not None and failed.needs_tool,
         )
 
     # ------------------------------------------------------------------ a tool step
@@ -323,7 +333,7 @@ class Turn:
             skip = ("missing", filled.result, None)
         else:
             tool_input = filled.values
-            decision = await self._before_tool(tool, tool_input, plan.brief)
+            decision = await self.phases.before_tool(tool, tool_input, plan.brief, self.steps)
             if isinstance(decision, Denied):
                 text = (
                     f"denied by extension {decision.extension}: {clip(decision.reason, 160)}. "
@@ -386,7 +396,7 @@ class Turn:
             outcome = {"status": "cached", "from_step": earlier.index}
         else:
             text, outcome = await self._execute(tool, tool_input, ctx, step)
-        text = await self._after_tool(tool, input_snapshot, text, outcome)
+        text = await self.phases.after_tool(tool, input_snapshot, text, outcome, self.steps[:-1])
         text = await self._fit_result(tool, text)
         step.result = text
         elapsed = 0.0 if step.cached else round((trio.current_time() - started) * 1000, 3)
@@ -582,7 +592,7 @@ class Turn:
     ) -> RunResult:
         await trio.lowlevel.checkpoint_if_cancelled()
         if text.strip():
-            text = await self._after_answer(text, best_effort)
+            text = await self.phases.after_answer(text, self.handled_by, best_effort, self.steps)
         if brief is not None:
             self.steps.append(
                 StepRecord(index=len(self.steps), kind="answer", brief=brief, text=text)
@@ -611,7 +621,7 @@ class Turn:
             device_failed=device_failed,
             emit=self.emit,
         )
-        kept = await self._before_remember(candidate, exchange)
+        kept = await self.phases.before_remember(candidate, exchange)
         if kept is None:
             return
         kept.recent = kept.recent[-RECENT_KEEP:]
@@ -647,7 +657,7 @@ class Turn:
             error=error,
             conversation_id=self.request.conversation_id,
         )
-        request = await self._before_fallback(request)
+        request = await self.phases.before_fallback(request)
         await trio.lowlevel.checkpoint_if_cancelled()
         self.handled_by = "cloud"
         with origin("fallback"):
@@ -661,7 +671,7 @@ class Turn:
         except AnswerInvalid:
             self.emit(EscalateEvent(reason="answer-invalid"))
         except BudgetError:
-            if self.extensions.active:
+            if self.extensions.strict_budgets:
                 raise
         except Exception as exc:
             if origin_of(exc) != "model":
@@ -756,216 +766,6 @@ class Turn:
         with trio.move_on_after(OBSERVER_SECONDS):
             await self.extensions.observe("on_finish", {"outcome": outcome})
 
-    # ------------------------------------------------------------------ extension phases
-
-    async def _before_run(self) -> None:
-        if not self.extensions.active:
-            return
-
-        def validate(patch: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
-            for key in ("ask", "instructions"):
-                if key in patch and not isinstance(patch[key], str):
-                    raise TypeError(f"{key} must be a string")
-            if "facts" in patch:
-                if not isinstance(patch["facts"], Mapping):
-                    raise TypeError("facts must be a dict of strings")
-                patch = {**patch, "facts": {**current["facts"], **patch["facts"]}}
-            return patch
-
-        patch, _ = await self.extensions.transform(
-            "before_run",
-            {"ask": self.ask, "instructions": self.instructions, "facts": self.facts},
-            frozenset({"ask", "instructions", "facts"}),
-            validate=validate,
-        )
-        self.ask = patch.get("ask", self.ask)
-        self.instructions = patch.get("instructions", self.instructions)
-        self.facts = dict(patch.get("facts", self.facts))
-
-    async def _after_recall(self, memory: MemoryState) -> MemoryState:
-        if not self.extensions.active:
-            return memory
-
-        def validate(patch: dict[str, Any], _current: dict[str, Any]) -> dict[str, Any]:
-            return {"memory": _memory_from(patch["memory"])}
-
-        patch, _ = await self.extensions.transform(
-            "after_recall", {"memory": memory}, frozenset({"memory"}), validate=validate
-        )
-        return patch.get("memory", memory)  # type: ignore[no-any-return]
-
-    async def _before_plan(self, attempt: int) -> tuple[list[Tool], str | None]:
-        available = list(self.config.tools.values())
-        if not self.extensions.active:
-            return available, None
-        descriptors = [
-            {"name": t.name, "description": t.description, "writes": t.writes} for t in available
-        ]
-        names = [t.name for t in available]
-        context_text: str | None = None
-
-        def validate(patch: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
-            out: dict[str, Any] = {}
-            if "tools" in patch:
-                kept = patch["tools"]
-                if not isinstance(kept, (list, tuple)) or not all(isinstance(n, str) for n in kept):
-                    raise TypeError("tools must be a list of tool names")
-                allowed = {d["name"] for d in current["tools"]}
-                out["tools"] = [
-                    d for d in current["tools"] if d["name"] in kept and d["name"] in allowed
-                ]
-            if "context_text" in patch:
-                if not isinstance(patch["context_text"], str):
-                    raise TypeError("context_text must be a string")
-                out["context_text"] = patch["context_text"]
-            return out
-
-        patch, _ = await self.extensions.transform(
-            "before_plan",
-            {
-                "ask": self.ask,
-                "tools": descriptors,
-                "context_text": context_text,
-                "steps": self.steps,
-                "attempt": attempt,
-            },
-            frozenset({"tools", "context_text"}),
-            validate=validate,
-        )
-        if "tools" in patch:
-            kept_names = {d["name"] for d in patch["tools"]}
-            available = [t for t in available if t.name in kept_names and t.name in names]
-        return available, patch.get("context_text", context_text)
-
-    async def _after_plan(self, plan: Plan, available: list[Tool], attempt: int) -> Plan:
-        if not self.extensions.active:
-            return plan
-        names = [t.name for t in available]
-
-        def validate(patch: dict[str, Any], _current: dict[str, Any]) -> dict[str, Any]:
-            replaced = plan_from_patch(patch["plan"], names)
-            return {"plan": replaced.as_dict()}
-
-        patch, _ = await self.extensions.transform(
-            "after_plan",
-            {
-                "plan": plan.as_dict(),
-                "tools": [
-                    {"name": t.name, "description": t.description, "writes": t.writes}
-                    for t in available
-                ],
-                "steps": self.steps,
-                "attempt": attempt,
-            },
-            frozenset({"plan"}),
-            validate=validate,
-        )
-        return plan_from_patch(patch["plan"], names) if "plan" in patch else plan
-
-    async def _before_tool(
-        self, tool: Tool, tool_input: dict[str, Any], brief: str
-    ) -> dict[str, Any] | Denied:
-        if not self.extensions.active:
-            return tool_input
-
-        def validate(patch: dict[str, Any], _current: dict[str, Any]) -> dict[str, Any]:
-            return {"input": validate_arguments(tool, patch["input"])}
-
-        patch, decision = await self.extensions.transform(
-            "before_tool",
-            {"tool": _tool_info(tool), "input": tool_input, "brief": brief, "steps": self.steps},
-            frozenset({"input"}),
-            validate=validate,
-            deny=True,
-        )
-        if isinstance(decision, Denied):
-            return decision
-        return patch.get("input", tool_input)  # type: ignore[no-any-return]
-
-    async def _after_tool(
-        self, tool: Tool, tool_input: Any, text: str, outcome: dict[str, Any]
-    ) -> str:
-        if not self.extensions.active:
-            return text
-
-        def validate(patch: dict[str, Any], _current: dict[str, Any]) -> dict[str, Any]:
-            if not isinstance(patch["result"], str):
-                raise TypeError("result must be a string")
-            return patch
-
-        patch, _ = await self.extensions.transform(
-            "after_tool",
-            {
-                "tool": _tool_info(tool),
-                "input": tool_input,
-                "result": text,
-                "outcome": outcome,
-                "steps": self.steps[:-1],
-            },
-            frozenset({"result"}),
-            validate=validate,
-        )
-        return patch.get("result", text)  # type: ignore[no-any-return]
-
-    async def _before_fallback(self, request: FallbackRequest) -> FallbackRequest:
-        if not self.extensions.active:
-            return request
-
-        def validate(patch: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
-            value = patch["request"]
-            if isinstance(value, dict):
-                value = msgspec.convert(value, FallbackRequest)
-            if not isinstance(value, FallbackRequest):
-                raise TypeError("request must be a FallbackRequest or a dict of its fields")
-            if value.reason != current["request"].reason:
-                raise ValueError("request.reason cannot be changed")
-            return {"request": value}
-
-        patch, _ = await self.extensions.transform(
-            "before_fallback", {"request": request}, frozenset({"request"}), validate=validate
-        )
-        return patch.get("request", request)  # type: ignore[no-any-return]
-
-    async def _after_answer(self, text: str, best_effort: bool) -> str:
-        if not self.extensions.active:
-            return text
-
-        def validate(patch: dict[str, Any], _current: dict[str, Any]) -> dict[str, Any]:
-            if not isinstance(patch["text"], str) or not patch["text"].strip():
-                raise ValueError("text must be a non-blank string")
-            return patch
-
-        patch, _ = await self.extensions.transform(
-            "after_answer",
-            {
-                "text": text,
-                "handled_by": self.handled_by,
-                "best_effort": best_effort,
-                "steps": self.steps,
-            },
-            frozenset({"text"}),
-            validate=validate,
-        )
-        return patch.get("text", text)  # type: ignore[no-any-return]
-
-    async def _before_remember(self, memory: MemoryState, exchange: Exchange) -> MemoryState | None:
-        if not self.extensions.active:
-            return memory
-
-        def validate(patch: dict[str, Any], _current: dict[str, Any]) -> dict[str, Any]:
-            return {"memory": _memory_from(patch["memory"])}
-
-        patch, decision = await self.extensions.transform(
-            "before_remember",
-            {"memory": memory, "exchange": exchange},
-            frozenset({"memory"}),
-            validate=validate,
-            skip=True,
-        )
-        if isinstance(decision, Skip):
-            return None
-        return patch.get("memory", memory)  # type: ignore[no-any-return]
-
 
 # ---------------------------------------------------------------------- helpers
 
@@ -991,18 +791,6 @@ def _fallback_text(reply: Any) -> str:
     raise GoliathError(
         f"A fallback must return the cloud's answer as a str (or {{'text': str}}); got {reply!r}."
     )
-
-
-def _memory_from(value: Any) -> MemoryState:
-    if isinstance(value, MemoryState):
-        return copy_state(value)
-    if isinstance(value, dict):
-        return msgspec.convert(value, MemoryState)
-    raise TypeError(f"memory must be a MemoryState; got {value!r}")
-
-
-def _tool_info(tool: Tool) -> dict[str, Any]:
-    return {"name": tool.name, "description": tool.description, "writes": tool.writes}
 
 
 def _origin_for(exc: BaseException) -> Origin:

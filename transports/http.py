@@ -207,40 +207,26 @@ def create_app(
                 if forwarder is not None and (url := await forwarder.owner(scope, cid)):
                     return await forwarder.relay(scope, send, url, raw)
                 await run(scope, receive, send, cid, raw)
-            case "POST", ["v1", "turns", turn_id, "confirm"]:
+            case "POST", ["v1", "turns", turn_id, ("confirm" | "cancel") as action]:
+                turn = _checked_id(turn_id, "turn id")
                 raw = await read_body(scope, receive, bounds.max_body_bytes)
-                body = _decode(raw, ConfirmBody)
+                body = _decode(raw, ConfirmBody if action == "confirm" else CancelBody)
                 conversation = body.conversation_id or query(scope).get("conversation_id")
-                if forwarder is not None and (
-                    url := await turn_owner(scope, turn_id, conversation)
-                ):
+                if forwarder is not None and (url := await turn_owner(scope, turn, conversation)):
                     return await forwarder.relay(scope, send, url, raw)
-                await request(
-                    ConfirmReply(
-                        turn_id=_checked_id(turn_id, "turn id"),
+                message: Inbound
+                if isinstance(body, ConfirmBody):
+                    message = ConfirmReply(
+                        turn_id=turn,
                         call_id=body.call_id,
                         approved=body.approved,
                         reason=body.reason,
                         conversation_id=conversation,
                     )
-                )
-                await send_status(send, 204)
-            case "POST", ["v1", "turns", turn_id, "cancel"]:
-                raw = await read_body(scope, receive, bounds.max_body_bytes)
-                body = _decode(raw, CancelBody)
-                conversation = body.conversation_id or query(scope).get("conversation_id")
-                if forwarder is not None and (
-                    url := await turn_owner(scope, turn_id, conversation)
-                ):
-                    return await forwarder.relay(scope, send, url, raw)
-                await request(
-                    Cancel(
-                        turn_id=_checked_id(turn_id, "turn id"),
-                        reason=body.reason,
-                        conversation_id=conversation,
-                    )
-                )
-                await send_status(send, 202)
+                else:
+                    message = Cancel(turn_id=turn, reason=body.reason, conversation_id=conversation)
+                await request(message)
+                await send_status(send, 204 if action == "confirm" else 202)
             case "GET", ["v1", "turns", turn_id]:
                 reply = await request(GetTurn(turn_id=_checked_id(turn_id, "turn id")))
                 assert isinstance(reply, TurnStatus)

@@ -16,6 +16,7 @@ See ``docs/evals.md``.
 
 from __future__ import annotations
 
+from .._util import export_as
 from .baseline import NaiveLoop as NaiveLoop
 from .fixtures import FIXTURES as FIXTURES
 from .fixtures import Fixture as Fixture
@@ -50,8 +51,4 @@ __all__ = [
     "sample_tools",
 ]
 
-for _name in __all__:
-    _value = globals()[_name]
-    if isinstance(_value, type):
-        _value.__module__ = "goliath.evals"
-del _name, _value
+export_as("goliath.evals", globals(), __all__)

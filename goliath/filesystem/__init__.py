@@ -11,6 +11,7 @@ under prefixes). Paths are virtual and never reach the host filesystem. See
 
 from __future__ import annotations
 
+from .._util import export_as
 from .backends import (
     CompositeFilesystem,
     InMemoryFilesystem,
@@ -76,8 +77,4 @@ __all__ = [
     "static_filesystem",
 ]
 
-for _name in __all__:
-    _value = globals()[_name]
-    if isinstance(_value, type):
-        _value.__module__ = "goliath.filesystem"
-del _name, _value
+export_as("goliath.filesystem", globals(), __all__)

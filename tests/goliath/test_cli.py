@@ -96,3 +96,20 @@ def test_a_malformed_script_entry_names_its_index(tmp_path: Path) -> None:
     done = goliath("run", "hi", "--model", f"fake:{script}")
     assert done.returncode == 2
     assert "entry 1" in done.stderr
+
+
+def test_chat_answers_each_line_in_one_conversation(tmp_path: Path) -> None:
+    """`goliath chat` answers every line of stdin in turn and stops at a blank line."""
+    script = write_script(
+        tmp_path,
+        [
+            {"json": {"kind": "answer", "brief": "reply"}},
+            {"text": "Hello, Ada."},
+            {"json": {"kind": "answer", "brief": "reply"}},
+            {"text": "You are Ada."},
+        ],
+    )
+    done = goliath("chat", "--model", f"fake:{script}", stdin="I am Ada\nwho am I?\n\n")
+    assert done.returncode == 0, done.stderr
+    assert "Hello, Ada." in done.stdout and "You are Ada." in done.stdout
+    assert done.stderr.count("you> ") == 3

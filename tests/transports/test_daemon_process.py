@@ -169,3 +169,44 @@ async def test_sigkill_mid_turn_with_the_sqlite_store_reads_as_interrupted_after
         process.send_signal(signal.SIGTERM)
         with trio.fail_after(15):
             await process.wait()
+
+
+def test_the_sync_client_runs_turns_from_plain_python() -> None:
+    """SyncClient drives a real daemon from synchronous code, confirmations included."""
+    from transports.client import SyncClient
+
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "goliath.cli",
+            "serve",
+            "tests.transports.daemon_app:make_agent",
+            "--port",
+            "0",
+            "--token",
+            "T0k3n",
+        ],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        assert process.stderr is not None
+        buffer = b""
+        while (match := re.search(rb"serving on (http://[\d.]+:\d+)", buffer)) is None:
+            line = process.stderr.readline()
+            assert line, buffer.decode()
+            buffer += line
+        client = SyncClient.http(match.group(1).decode(), token="T0k3n")
+        asked: list[str] = []
+        result = client.run(
+            "add figs", conversation_id="sync", confirm=lambda r: asked.append(r.tool) or True
+        )
+        assert result.text == "answer to add figs" and asked == ["create_task"]
+        assert [e.ask for e in client.memory("sync").recent] == ["add figs"]
+        client.forget("sync")
+        assert client.memory("sync").recent == []
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=15)

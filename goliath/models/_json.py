@@ -1,0 +1,106 @@
+"""JSON helpers shared by the bridges: bounded strings, the schema note, parsing replies.
+
+Small models given a free string loop inside it until the token cap and leave the JSON
+unterminated, so every string without a bound gets a ``maxLength`` before the schema becomes a
+grammar or a response format. Replies are parsed with ``strict=False`` because grammars admit
+raw newlines inside strings.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import InvalidOutputError
+
+__all__ = [
+    "DEFAULT_MAX_STRING_LENGTH",
+    "compact_json",
+    "limit_strings",
+    "parse_reply",
+    "resolve_max_length",
+    "with_schema_note",
+]
+
+DEFAULT_MAX_STRING_LENGTH: dict[str, int] = {
+    "conductor": 200,
+    "worker": 300,
+    "answer": 1000,
+    "scribe": 600,
+}
+"""Characters a free string may hold, per stage: plans and briefs are short, answers longer."""
+
+_UNBOUNDED_MARKERS = ("maxLength", "enum", "const", "pattern", "format")
+_SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SUBSCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
+_SUBSCHEMAS = ("items", "additionalProperties", "not", "if", "then", "else", "contains")
+
+
+def resolve_max_length(option: int | Mapping[str, int] | None, label: str) -> int:
+    """The ``maxLength`` for free strings of ``label``: an int for all stages, or per stage.
+
+    ``0`` means "add no bound" (for servers that reject ``maxLength``).
+    """
+    if option is None:
+        return DEFAULT_MAX_STRING_LENGTH.get(label, 300)
+    if isinstance(option, int):
+        return option
+    return option.get(label, DEFAULT_MAX_STRING_LENGTH.get(label, 300))
+
+
+def limit_strings(schema: Any, max_length: int) -> Any:
+    """A copy of ``schema`` where every unbounded string has ``maxLength: max_length``.
+
+    ``max_length <= 0`` leaves the schema as it is.
+    """
+    if max_length <= 0:
+        return schema
+    if isinstance(schema, list):
+        return [limit_strings(item, max_length) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in _SUBSCHEMA_MAPS and isinstance(value, dict):
+            out[key] = {name: limit_strings(sub, max_length) for name, sub in value.items()}
+        elif key in _SUBSCHEMA_LISTS and isinstance(value, list):
+            out[key] = [limit_strings(sub, max_length) for sub in value]
+        elif key in _SUBSCHEMAS and isinstance(value, dict):
+            out[key] = limit_strings(value, max_length)
+        else:
+            out[key] = value
+    kind = out.get("type")
+    is_string = kind == "string" or (isinstance(kind, list) and "string" in kind)
+    if is_string and not any(marker in out for marker in _UNBOUNDED_MARKERS):
+        out["maxLength"] = max_length
+    return out
+
+
+def compact_json(value: Any) -> str:
+    """JSON without spaces, keeping key order (property order is generation order)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def with_schema_note(system: str, schema: Mapping[str, Any] | None) -> str:
+    """The system prompt with the reply's JSON Schema appended, as Apple's SDK does.
+
+    The harness's prompts say "matching the schema" and count the schema in their budget; a
+    grammar constrains the tokens but does not tell the model what the fields mean.
+    """
+    if schema is None:
+        return system
+    return f"{system}\nReply with JSON matching this schema: {compact_json(schema)}"
+
+
+def parse_reply(text: str, *, finished: bool, max_output_tokens: int) -> Any:
+    """Parse a constrained reply or raise :class:`InvalidOutputError` saying why it is not JSON."""
+    if not finished:
+        raise InvalidOutputError(
+            f"The reply reached the output cap of {max_output_tokens} tokens before its JSON was "
+            f"complete (it starts {text[:80]!r}); a string probably ran on."
+        )
+    try:
+        return json.loads(text, strict=False)
+    except json.JSONDecodeError as exc:
+        raise InvalidOutputError(f"The reply is not valid JSON ({exc}): {text[:120]!r}") from exc

@@ -1,0 +1,75 @@
+"""``--model`` specs: one string names a model bridge and its target.
+
+::
+
+    local                      the best packaged model installed (Qwen2.5-Coder-1.5B, else SmolLM2-135M)
+    local:NAME                 a packaged model by name (smollm2-135m, qwen2.5-coder-1.5b)
+    llamacpp:PATH              a GGUF file run in-process by llama.cpp
+    apple                      Apple Foundation Models (macOS 26+, the ``apple`` extra)
+    openai:BASE_URL#MODEL      a Chat Completions server; the key comes from $OPENAI_API_KEY
+    fake:PATH                  a JSON script replayed by goliath.testing.FakeModel
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..errors import ConfigError
+from .packaged import best_installed, packaged_model
+
+__all__ = ["SPEC_FORMS", "resolve_model"]
+
+SPEC_FORMS = "local, local:NAME, llamacpp:PATH, apple, openai:BASE_URL#MODEL, fake:PATH"
+API_KEY_ENV = "OPENAI_API_KEY"
+
+
+def resolve_model(spec: str, **options: Any) -> Any:
+    """Build the model a ``--model`` spec names; ``options`` go to the bridge's constructor.
+
+    A packaged model is located (and assembled from its parts, once) here, so the first turn
+    does not pay for it.
+
+    Raises:
+        ConfigError: the spec is malformed (the message lists the accepted forms).
+        ModelUnavailableError: the bridge or model it names is not installed here.
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise ConfigError(f"A model spec is one of: {SPEC_FORMS}; got {spec!r}.")
+    kind, _, rest = spec.strip().partition(":")
+    if kind == "local":
+        from .llamacpp import LlamaCppModel
+
+        packaged = packaged_model(rest) if rest else best_installed()
+        packaged.path()  # fail now, with the extra to install, and assemble parts once
+        return LlamaCppModel(packaged, **options)
+    if kind == "llamacpp":
+        from .llamacpp import LlamaCppModel
+
+        if not rest:
+            raise ConfigError("llamacpp:PATH needs the path of a .gguf file after the colon.")
+        return LlamaCppModel(rest, **options)
+    if kind == "apple" and not rest:
+        from .apple import AppleModel
+
+        return AppleModel(**options)
+    if kind == "openai":
+        from .openai import OpenAICompatibleModel
+
+        base_url, _, model = rest.rpartition("#")
+        if not base_url or not model:
+            raise ConfigError(
+                f"openai:BASE_URL#MODEL needs a URL and a model name, e.g. "
+                f"openai:http://127.0.0.1:8080/v1#smollm2; got {spec!r}."
+            )
+        options.setdefault("api_key", os.environ.get(API_KEY_ENV) or None)
+        return OpenAICompatibleModel(base_url, model, **options)
+    if kind == "fake":
+        from ..testing import FakeModel
+
+        if not rest:
+            raise ConfigError("fake:PATH needs the path of a JSON script after the colon.")
+        if options:
+            raise ConfigError("fake:PATH takes no options.")
+        return FakeModel.from_file(rest)
+    raise ConfigError(f"Unknown model spec {spec!r}; use one of: {SPEC_FORMS}.")
