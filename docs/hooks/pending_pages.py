@@ -12,9 +12,7 @@ from typing import Any
 
 from mkdocs.structure.files import File, Files
 
-PENDING = {
-    "reliability.md": "Reliability",
-}
+PENDING: dict[str, str] = {}
 log = logging.getLogger("mkdocs.hooks.pending_pages")
 
 
