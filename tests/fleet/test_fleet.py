@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import re
-import subprocess
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -20,6 +16,7 @@ import trio
 from actors.store import FencedError
 from actors.store_postgres import PostgresStore, shard_of
 from goliath import MemoryState
+from tests.processes import start_goliath
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,41 +32,12 @@ class Node:
 
 
 async def start_node(dsn: str, name: str) -> Node:
-    process = await trio.lowlevel.open_process(
-        [
-            sys.executable,
-            "-m",
-            "goliath.cli",
-            "serve",
-            "tests.transports.daemon_app:make_agent",
-            "--port",
-            "0",
-            "--token",
-            TOKEN,
-            "--store",
-            dsn,
-            "--node-id",
-            name,
-            "--shards",
-            str(SHARDS),
-            "--interval",
-            str(INTERVAL),
-            "--grace",
-            "1",
-        ],
-        cwd=ROOT,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    process, url, _ = await start_goliath(
+        "tests.transports.daemon_app:make_agent",
+        *("--port", "0", "--token", TOKEN, "--store", dsn, "--node-id", name),
+        *("--shards", str(SHARDS), "--interval", str(INTERVAL), "--grace", "1"),
     )
-    assert process.stderr is not None
-    buffer = b""
-    with trio.fail_after(60):
-        while (match := re.search(rb"serving on (http://[\d.]+:\d+)", buffer)) is None:
-            chunk = await process.stderr.receive_some(4096)
-            if not chunk:
-                raise AssertionError(f"node {name} exited: {buffer.decode()}")
-            buffer += chunk
-    return Node(name, process, match.group(1).decode())
+    return Node(name, process, url)
 
 
 @asynccontextmanager

@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import functools
-import os
-import re
-import subprocess
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -14,6 +10,7 @@ from pathlib import Path
 import trio
 
 from goliath import Agent
+from tests.processes import start_goliath
 from transports.http import HttpLimits, serve_http
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,29 +35,5 @@ async def start_daemon_process(
     target: str = "tests.reliability.app:make_agent", *extra: str, env: dict[str, str] | None = None
 ) -> tuple[trio.Process, str]:
     """``goliath serve TARGET`` as a real process on 127.0.0.1; returns it and its URL."""
-    process = await trio.lowlevel.open_process(
-        [
-            sys.executable,
-            "-m",
-            "goliath.cli",
-            "serve",
-            target,
-            "--port",
-            "0",
-            "--token",
-            TOKEN,
-            *extra,
-        ],
-        cwd=ROOT,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
-    )
-    assert process.stderr is not None
-    buffer = b""
-    with trio.fail_after(60):
-        while (match := re.search(rb"serving on (http://[\d.]+:\d+)", buffer)) is None:
-            chunk = await process.stderr.receive_some(4096)
-            if not chunk:
-                raise AssertionError(f"the daemon exited early: {buffer.decode()}")
-            buffer += chunk
-    return process, match.group(1).decode()
+    process, url, _ = await start_goliath(target, "--port", "0", "--token", TOKEN, *extra, env=env)
+    return process, url

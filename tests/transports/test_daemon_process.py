@@ -15,37 +15,17 @@ import httpx
 import pytest
 import trio
 
+from tests.processes import start_goliath
+
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 
 
 async def start_daemon(*extra: str) -> tuple[trio.Process, str]:
-    process = await trio.lowlevel.open_process(
-        [
-            sys.executable,
-            "-m",
-            "goliath.cli",
-            "serve",
-            "tests.transports.daemon_app:make_agent",
-            "--port",
-            "0",
-            "--token",
-            "T0k3n",
-            *extra,
-        ],
-        cwd=ROOT,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    process, url, _ = await start_goliath(
+        "tests.transports.daemon_app:make_agent", "--port", "0", "--token", "T0k3n", *extra
     )
-    assert process.stderr is not None
-    buffer = b""
-    with trio.fail_after(30):
-        while (match := re.search(rb"serving on (http://[\d.]+:\d+)", buffer)) is None:
-            chunk = await process.stderr.receive_some(4096)
-            if not chunk:
-                raise AssertionError(f"daemon exited early: {buffer.decode()}")
-            buffer += chunk
-    return process, match.group(1).decode()
+    return process, url
 
 
 async def test_sigterm_drains_and_tells_in_flight_clients() -> None:
@@ -88,31 +68,13 @@ async def test_sigterm_drains_and_tells_in_flight_clients() -> None:
 
 async def test_the_daemon_prints_a_generated_token_when_none_is_set() -> None:
     """Without --token or GOLIATH_TOKEN the daemon makes one and prints it."""
-    env = {k: v for k, v in os.environ.items() if k != "GOLIATH_TOKEN"}
-    process = await trio.lowlevel.open_process(
-        [
-            sys.executable,
-            "-m",
-            "goliath.cli",
-            "serve",
-            "tests.transports.daemon_app:make_agent",
-            "--port",
-            "0",
-        ],
-        cwd=ROOT,
-        stderr=subprocess.PIPE,
-        env={**env, "PYTHONPATH": str(ROOT)},
+    process, url, printed = await start_goliath(
+        "tests.transports.daemon_app:make_agent", "--port", "0", env={"GOLIATH_TOKEN": None}
     )
-    assert process.stderr is not None
-    buffer = b""
     try:
-        with trio.fail_after(30):
-            while b"serving on" not in buffer:
-                buffer += await process.stderr.receive_some(4096)
-        token = re.search(rb"token is (\S+)", buffer)
-        url = re.search(rb"serving on (http://[\d.]+:\d+)", buffer)
-        assert token is not None and url is not None
-        async with httpx.AsyncClient(base_url=url.group(1).decode()) as http:
+        token = re.search(rb"token is (\S+)", printed)
+        assert token is not None
+        async with httpx.AsyncClient(base_url=url) as http:
             assert (await http.get("/v1/turns/x")).status_code == 401
             authorized = await http.get(
                 "/v1/turns/x", headers={"authorization": f"Bearer {token.group(1).decode()}"}
