@@ -127,7 +127,13 @@ def with_interruption(state: MemoryState, record: TurnRecord) -> MemoryState:
 
 
 class StoreMemory:
-    """A conversation's :class:`~goliath.memory.Memory` backed by a store (and its fence)."""
+    """A conversation's :class:`~goliath.memory.Memory` backed by a store (and its fence).
+
+    ``reloads`` tells the runtime it may drop the object when the conversation goes idle:
+    everything it holds is in the store.
+    """
+
+    reloads = True
 
     def __init__(
         self,

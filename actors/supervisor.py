@@ -247,9 +247,18 @@ class Supervisor:
         return session
 
     def _passivate(self, actor: ConversationActor) -> bool:
+        """Retire an idle actor. Its session goes too when its memory lives in the store.
+
+        In-process memory lives in the session, so that session must stay (the conversation
+        would forget); store-backed memory reloads on the next message, so a daemon meeting
+        ever-new conversations keeps only the ones that are active.
+        """
         if self._actors.get(actor.key) is actor and not actor.has_queued_runs():
             del self._actors[actor.key]
             self.passivations += 1
+            session = self.sessions.get(actor.key)
+            if session is not None and getattr(session.memory, "reloads", False):
+                del self.sessions[actor.key]
             return True
         return False
 

@@ -437,3 +437,25 @@ class TestShutdown:
 
 def _unused(decision: Decision) -> None:  # keep Decision imported for type readers
     pass
+
+
+class TestStoreBackedPassivation:
+    async def test_an_idle_conversation_with_store_memory_leaves_nothing_behind(
+        self, autojump_clock: Any, tmp_path: Any
+    ) -> None:
+        """With a store, passivation drops the session too; the next run reloads the memory."""
+        from actors.store_sqlite import SQLiteStore
+
+        agent = Agent(
+            answering_model("Noted."),
+            store=SQLiteStore(tmp_path / "store.db"),
+            runtime_limits=RuntimeLimits(idle_timeout=30),
+        )
+        async with agent:
+            await agent.run("remember the milk", conversation_id="c")
+            assert "c" in agent._sessions
+            await trio.sleep(31)
+            assert "c" not in agent._sessions
+            await agent.run("and the eggs", conversation_id="c")
+            state = await agent._sessions["c"].memory.load()
+        assert [exchange.ask for exchange in state.recent] == ["remember the milk", "and the eggs"]
