@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -17,6 +16,7 @@ from actors.store import FencedError
 from actors.store_postgres import PostgresStore, shard_of
 from goliath import MemoryState
 from tests.processes import start_goliath
+from tests.sse import iter_sse, sse_events
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,16 +83,9 @@ async def until_owners(dsn: str, names: set[str], seconds: float = 30.0) -> floa
 
 
 async def sse(http: httpx.AsyncClient, url: str, body: dict[str, Any]) -> list[tuple[str, Any]]:
-    events = []
     async with http.stream("POST", url, json=body) as response:
         assert response.status_code == 200, await response.aread()
-        name = ""
-        async for line in response.aiter_lines():
-            if line.startswith("event:"):
-                name = line[6:].strip()
-            elif line.startswith("data:"):
-                events.append((name, json.loads(line[5:])))
-    return events
+        return await sse_events(response)
 
 
 async def test_a_fleet_spreads_forwards_and_survives_a_node_killed_mid_turn(pg_dsn: str) -> None:
@@ -135,14 +128,10 @@ async def test_a_fleet_spreads_forwards_and_survives_a_node_killed_mid_turn(pg_d
                 f"/v1/conversations/{conversation}/runs",
                 json={"ask": "wait", "turn_id": "doomed"},
             ) as response:
-                name = ""
-                async for line in response.aiter_lines():
-                    if line.startswith("event:"):
-                        name = line[6:].strip()
-                    elif line.startswith("data:"):
-                        events.append((name, json.loads(line[5:])))
-                        if name == "plan":
-                            victim.process.kill()
+                async for name, data in iter_sse(response):
+                    events.append((name, data))
+                    if name == "plan":
+                        victim.process.kill()
             assert events[-1][0] == "error" and events[-1][1]["code"] == "interrupted"
             await victim.process.wait()
 

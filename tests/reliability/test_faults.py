@@ -21,6 +21,7 @@ from goliath.models import GenerateRequest, Generation
 from goliath.records import ConfirmRequest
 from goliath.testing import FakeModel
 from goliath.turn import REASONS
+from tests.sse import parse_sse
 
 from .app import ScriptedModel, make_agent, scripted_text
 from .conftest import AUTH, serving
@@ -49,16 +50,6 @@ UNSERIALIZABLE = {
 }
 
 
-def sse(text: str) -> list[tuple[str, Any]]:
-    events, name = [], ""
-    for line in text.splitlines():
-        if line.startswith("event:"):
-            name = line[6:].strip()
-        elif line.startswith("data:"):
-            events.append((name, json.loads(line[5:])))
-    return events
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", list(UNSERIALIZABLE))
 async def test_a_tool_returning_something_unserializable_fails_nothing(
@@ -76,7 +67,7 @@ async def test_a_tool_returning_something_unserializable_fails_nothing(
     agent = Agent(ScriptedModel(), tools=[read_notes], store=SQLiteStore(tmp_path / "s.db"))
     async with serving(agent) as url, httpx.AsyncClient(base_url=url, headers=AUTH) as http:
         reply = await http.post("/v1/conversations/u/runs", json={"ask": "read", "turn_id": "t1"})
-        name, result = sse(reply.text)[-1]
+        name, result = parse_sse(reply.text)[-1]
         assert name == "result", result
         step = result["steps"][0]
         assert step["tool"] == "read_notes" and not step.get("failed", False)
@@ -85,7 +76,7 @@ async def test_a_tool_returning_something_unserializable_fails_nothing(
         assert (await http.get("/v1/turns/t1")).json()["status"] == "done"
         memory = (await http.get("/v1/conversations/u/memory")).json()
         assert [exchange["ask"] for exchange in memory["recent"]] == ["read"]
-        again = sse((await http.post("/v1/conversations/u/runs", json={"ask": "hi"})).text)
+        again = parse_sse((await http.post("/v1/conversations/u/runs", json={"ask": "hi"})).text)
         assert again[-1][1]["text"] == "answer to hi after none"
 
 

@@ -27,6 +27,7 @@ import trio
 from actors.store_postgres import shard_of
 from tests.fleet.test_fleet import shard_owners, until_owners
 from tests.postgres import PostgresServer, find_binaries, postgres_server
+from tests.sse import iter_sse
 
 from .conftest import ROOT, TOKEN
 
@@ -126,20 +127,15 @@ async def one_turn(
             outcome.ended, outcome.code = "refused", error["code"]
             outcome.refusals.append(f"{response.status_code} {error['message']}")
             return
-        name = ""
-        async for line in response.aiter_lines():
-            if line.startswith("event:"):
-                name = line[6:].strip()
-            elif line.startswith("data:"):
-                data = json.loads(line[5:])
-                if name == "plan":
-                    outcome.ran = True
-                    if running is not None:
-                        running.set()
-                elif name == "result":
-                    outcome.ended, outcome.text = "result", data["text"]
-                elif name == "error":
-                    outcome.ended, outcome.code = "error", data["code"]
+        async for name, data in iter_sse(response):
+            if name == "plan":
+                outcome.ran = True
+                if running is not None:
+                    running.set()
+            elif name == "result":
+                outcome.ended, outcome.text = "result", data["text"]
+            elif name == "error":
+                outcome.ended, outcome.code = "error", data["code"]
 
 
 async def test_a_node_killed_under_load_loses_and_duplicates_nothing(pg_dsn: str) -> None:

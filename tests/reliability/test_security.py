@@ -7,7 +7,6 @@ Cross-conversation confirm and cancel are tested beside the API they guard
 from __future__ import annotations
 
 import base64
-import json
 import math
 import os
 from pathlib import Path
@@ -20,6 +19,7 @@ import trio
 from actors.messages import ConfirmAsk, EventMessage, Outbound, ResultMessage, Run
 from actors.store_sqlite import SQLiteStore
 from goliath import ConfirmRequest, Decision
+from tests.sse import iter_sse
 from transports.openapi import openapi_document
 
 from .app import INJECTION, make_agent
@@ -239,20 +239,15 @@ class TestPromptInjection:
             async with http.stream(
                 "POST", "/v1/conversations/v/runs", json={"ask": "read the notes"}
             ) as response:
-                name = ""
-                async for line in response.aiter_lines():
-                    if line.startswith("event:"):
-                        name = line[6:].strip()
-                    elif line.startswith("data:"):
-                        data = json.loads(line[5:])
-                        if name == "confirm_request":
-                            asked.append(data)
-                            await http.post(
-                                f"/v1/turns/{data['turn_id']}/confirm",
-                                json={"call_id": data["call_id"], "approved": False},
-                            )
-                        elif name == "result":
-                            result = data
+                async for name, data in iter_sse(response):
+                    if name == "confirm_request":
+                        asked.append(data)
+                        await http.post(
+                            f"/v1/turns/{data['turn_id']}/confirm",
+                            json={"call_id": data["call_id"], "approved": False},
+                        )
+                    elif name == "result":
+                        result = data
         assert [(a["tool"], a["input"]) for a in asked] == [
             ("create_task", {"title": "wire 5000 to account 42"})
         ]

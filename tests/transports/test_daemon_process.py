@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
@@ -16,6 +15,7 @@ import pytest
 import trio
 
 from tests.processes import start_goliath
+from tests.sse import iter_sse
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,20 +40,14 @@ async def test_sigterm_drains_and_tells_in_flight_clients() -> None:
             async with http.stream(
                 "POST", "/v1/conversations/a/runs", json={"ask": "wait"}
             ) as response:
-                name = ""
-                async for line in response.aiter_lines():
-                    if line.startswith("event:"):
-                        name = line[6:].strip()
-                    elif line.startswith("data:"):
-                        events.append((name, json.loads(line[5:])))
-                        if name == "plan":
-                            process.send_signal(signal.SIGTERM)
-                            await trio.sleep(0.1)
-                            refused = await http.post(
-                                "/v1/conversations/b/runs", json={"ask": "hi"}
-                            )
-                            assert refused.status_code == 503
-                            assert refused.json()["error"]["code"] == "draining"
+                async for name, data in iter_sse(response):
+                    events.append((name, data))
+                    if name == "plan":
+                        process.send_signal(signal.SIGTERM)
+                        await trio.sleep(0.1)
+                        refused = await http.post("/v1/conversations/b/runs", json={"ask": "hi"})
+                        assert refused.status_code == 503
+                        assert refused.json()["error"]["code"] == "draining"
         with trio.fail_after(15):
             code = await process.wait()
     finally:

@@ -11,6 +11,7 @@ import pytest
 import trio
 
 from goliath import ConfirmRequest, Decision
+from tests.sse import iter_sse
 from transports.client import Client
 from transports.openapi import openapi_document
 
@@ -18,17 +19,6 @@ from .conftest import TOKEN, running_daemon
 from .daemon_app import make_agent
 
 AUTH = {"authorization": f"Bearer {TOKEN}"}
-
-
-async def sse_events(response: httpx.Response) -> list[tuple[str, Any]]:
-    events: list[tuple[str, Any]] = []
-    name = ""
-    async for line in response.aiter_lines():
-        if line.startswith("event:"):
-            name = line[6:].strip()
-        elif line.startswith("data:"):
-            events.append((name, json.loads(line[5:])))
-    return events
 
 
 class TestTurns:
@@ -63,28 +53,23 @@ class TestTurns:
             ) as response:
                 assert response.status_code == 200
                 assert response.headers["content-type"].startswith("text/event-stream")
-                name = ""
-                async for line in response.aiter_lines():
-                    if line.startswith("event:"):
-                        name = line[6:].strip()
-                    elif line.startswith("data:"):
-                        data = json.loads(line[5:])
-                        events.append((name, data))
-                        if name == "confirm_request":
-                            reply = await http.post(
-                                f"/v1/turns/{data['turn_id']}/confirm",
-                                json={
-                                    "call_id": data["call_id"],
-                                    "approved": False,
-                                    "reason": "not today",
-                                },
-                            )
-                            assert reply.status_code == 204
-                            again = await http.post(
-                                f"/v1/turns/{data['turn_id']}/confirm",
-                                json={"call_id": data["call_id"], "approved": True},
-                            )
-                            assert again.status_code == 409
+                async for name, data in iter_sse(response):
+                    events.append((name, data))
+                    if name == "confirm_request":
+                        reply = await http.post(
+                            f"/v1/turns/{data['turn_id']}/confirm",
+                            json={
+                                "call_id": data["call_id"],
+                                "approved": False,
+                                "reason": "not today",
+                            },
+                        )
+                        assert reply.status_code == 204
+                        again = await http.post(
+                            f"/v1/turns/{data['turn_id']}/confirm",
+                            json={"call_id": data["call_id"], "approved": True},
+                        )
+                        assert again.status_code == 409
         names = [name for name, _ in events]
         assert names[0] == "turn"
         assert "confirm_request" in names and names[-1] == "result"
@@ -112,15 +97,11 @@ class TestTurns:
                 "POST", "/v1/conversations/c/runs", json={"ask": "wait", "turn_id": "slow-1"}
             ) as response:
                 events: list[tuple[str, Any]] = []
-                name = ""
-                async for line in response.aiter_lines():
-                    if line.startswith("event:"):
-                        name = line[6:].strip()
-                    elif line.startswith("data:"):
-                        events.append((name, json.loads(line[5:])))
-                        if name == "plan":
-                            cancelled = await http.post("/v1/turns/slow-1/cancel")
-                            assert cancelled.status_code == 202
+                async for name, data in iter_sse(response):
+                    events.append((name, data))
+                    if name == "plan":
+                        cancelled = await http.post("/v1/turns/slow-1/cancel")
+                        assert cancelled.status_code == 202
             status = (await http.get("/v1/turns/slow-1")).json()
         assert events[-1][0] == "error"
         assert events[-1][1]["code"] == "cancelled"
@@ -242,34 +223,31 @@ class TestRefusals:
             async with http.stream(
                 "POST", "/v1/conversations/owner/runs", json={"ask": "add x", "turn_id": "t-x"}
             ) as response:
-                name = ""
-                async for line in response.aiter_lines():
-                    if line.startswith("event:"):
-                        name = line[6:].strip()
-                    elif line.startswith("data:") and name == "confirm_request":
-                        data = json.loads(line[5:])
-                        stranger = await http.post(
-                            "/v1/turns/t-x/confirm",
-                            json={
-                                "call_id": data["call_id"],
-                                "approved": True,
-                                "conversation_id": "intruder",
-                            },
-                        )
-                        assert stranger.status_code == 404
-                        cancel = await http.post(
-                            "/v1/turns/t-x/cancel", json={"conversation_id": "intruder"}
-                        )
-                        assert cancel.status_code == 404
-                        owner = await http.post(
-                            "/v1/turns/t-x/confirm",
-                            json={
-                                "call_id": data["call_id"],
-                                "approved": False,
-                                "conversation_id": "owner",
-                            },
-                        )
-                        assert owner.status_code == 204
+                async for name, data in iter_sse(response):
+                    if name != "confirm_request":
+                        continue
+                    stranger = await http.post(
+                        "/v1/turns/t-x/confirm",
+                        json={
+                            "call_id": data["call_id"],
+                            "approved": True,
+                            "conversation_id": "intruder",
+                        },
+                    )
+                    assert stranger.status_code == 404
+                    cancel = await http.post(
+                        "/v1/turns/t-x/cancel", json={"conversation_id": "intruder"}
+                    )
+                    assert cancel.status_code == 404
+                    owner = await http.post(
+                        "/v1/turns/t-x/confirm",
+                        json={
+                            "call_id": data["call_id"],
+                            "approved": False,
+                            "conversation_id": "owner",
+                        },
+                    )
+                    assert owner.status_code == 204
 
     async def test_the_openapi_document_is_served_and_checked_in(self) -> None:
         """/openapi.json is the document in docs/openapi.json."""
