@@ -38,7 +38,10 @@ __all__ = [
 ]
 
 MISSING_CHARS = 120
-_NOTHING_MISSING = {"", "none", "n/a", "na", "nothing", "null", "-", "no", "empty", "[]"}
+_NOTHING_MISSING = {"", "none", "n/a", "na", "nothing", "null", "-", "no", "empty", "[]", "missing"}
+_NOT_GIVEN = {"missing", "unknown", "not given", "not provided", "not specified", "n/a", "tbd", "?"}
+"""String values small models write into an argument they do not have (often copying the word
+``missing`` from the schema): the value is treated as not given."""
 
 
 @attrs.frozen
@@ -108,6 +111,19 @@ def _blank_required(tool: Tool, data: dict[str, Any]) -> list[str]:
     ]
 
 
+def _drop_not_given(tool: Tool, data: dict[str, Any]) -> dict[str, Any]:
+    """Placeholders mean "not given": an optional one is dropped, a required one left blank."""
+    required = set(tool.schema.get("required", []))
+    cleaned: dict[str, Any] = {}
+    for name, value in data.items():
+        if isinstance(value, str) and value.strip().strip(".").lower() in _NOT_GIVEN:
+            if name in required:
+                cleaned[name] = ""
+            continue
+        cleaned[name] = value
+    return cleaned
+
+
 def _is_nothing(value: Any) -> bool:
     if value is None:
         return True
@@ -139,6 +155,7 @@ async def request_arguments(
     if not isinstance(data, dict):
         return Malformed("the reply was not a JSON object")
     missing = data.pop("missing", None)
+    data = _drop_not_given(tool, data)
     if not _is_nothing(missing):
         what = ", ".join(map(str, missing)) if isinstance(missing, list) else str(missing)
         return Missing(what.strip(), data)

@@ -559,6 +559,29 @@ async def test_a_placeholder_missing_with_complete_arguments_runs_the_tool(
     assert box.inputs["create_task"] == [{"title": "Eggs"}]
 
 
+async def test_a_required_value_written_as_missing_is_missing(box: TaskBox) -> None:
+    """Python choice: a small model copies the word "missing" into the value it lacks (measured
+    with Qwen2.5-Coder-1.5B); that is a value not given, so the step skips naming the field."""
+    model = FakeModel(
+        [use("create_task"), args(title="Missing", missing="missing"), answer_plan(), text("?")]
+    )
+    result = await run_turn(model, tools=box.tools)
+    assert result.steps[0].skip_reason == "missing"
+    assert result.steps[0].result == "missing: title. Ask the user or use another tool."
+    assert box.ran("create_task") == 0
+
+
+@pytest.mark.parametrize("word", ["missing", "unknown", "not given", "TBD"])
+async def test_an_optional_value_written_as_a_placeholder_takes_its_default(
+    box: TaskBox, word: str
+) -> None:
+    """Python choice: a placeholder in an optional argument means it was not given."""
+    model = FakeModel([use("search"), args(query="milk", limit=word), answer_plan(), text("Ok.")])
+    result = await run_turn(model, tools=box.tools)
+    assert result.steps[0].skipped is False
+    assert box.inputs["search"] == [{"query": "milk", "limit": 5}]
+
+
 async def test_blank_missing_is_ignored(box: TaskBox) -> None:
     """§2.4.6: a blank 'missing' does not skip the step."""
     model = FakeModel(
