@@ -238,7 +238,7 @@ async def run_evals(
             the :class:`Fixture` returning either, called once per attempt.
         fixtures: the fixtures, or a :class:`FixtureSuite` (its toolsets and facts are used).
         runs: attempts per fixture (k of pass^k); a positive integer. Use 3 or more for a
-            real model.
+            model that samples; the bundled bridges decode greedily, so one is enough there.
         fallback: the cloud hand-off; by default it answers ``"(cloud)"``.
         window, count_tokens, budgets, max_steps, instructions: as ``Agent(...)``; ``None``
             keeps the agent's default.
