@@ -35,37 +35,7 @@ from .helpers import (
     use,
 )
 
-
-def test_public_names_are_exported() -> None:
-    """API.md §1: every public name of the contract is importable from ``goliath``."""
-    names = [
-        "Agent",
-        "tool",
-        "Tool",
-        "ToolContext",
-        "RunResult",
-        "StepRecord",
-        "Exchange",
-        "MemoryState",
-        "ConfirmRequest",
-        "Decision",
-        "FallbackRequest",
-        "Budgets",
-        "Extension",
-        "Deny",
-        "Stop",
-        "Skip",
-        "GoliathError",
-        "ExtensionError",
-        "BudgetError",
-        "ConfigError",
-        "DEFAULT_WINDOW",
-        "DEFAULT_MAX_STEPS",
-        "summarize_tool_result",
-        "estimate_tokens",
-    ]
-    missing = [name for name in names if not hasattr(goliath, name)]
-    assert missing == []
+# API.md §1 (every public name importable) is pinned exactly in tests/test_exports.py.
 
 
 def test_error_tree() -> None:
