@@ -264,9 +264,28 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument(
         "--baseline", action="store_true", help="also run the naive-loop baseline"
     )
+    evaluate.add_argument(
+        "--baseline-only", action="store_true", help="run only the naive-loop baseline"
+    )
     evaluate.add_argument("--json", action="store_true")
     evaluate.add_argument(
         "--only", action="append", metavar="FIXTURE_ID", help="run only these fixtures (repeatable)"
+    )
+    evaluate.add_argument(
+        "--split",
+        choices=["dev", "held-out", "all"],
+        default="all",
+        help="the half of the suite to run, by a hash of each ask's id (default: all)",
+    )
+    evaluate.add_argument(
+        "--category", action="append", help="run only asks of this category (repeatable)"
+    )
+    evaluate.add_argument(
+        "--wording",
+        action="append",
+        type=int,
+        metavar="N",
+        help="run only the N-th wording of each ask (repeatable; default: every wording)",
     )
     return parser
 
@@ -294,6 +313,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     args.baseline,
                     args.json,
                     only=args.only,
+                    split=args.split,
+                    categories=args.category,
+                    wordings=args.wording,
+                    baseline_only=args.baseline_only,
                 )
             )
     except (GoliathError, OSError) as exc:

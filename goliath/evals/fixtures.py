@@ -13,6 +13,7 @@ TypeScript library over :func:`sample_tools`.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import os
@@ -32,13 +33,17 @@ from ..turn import REASONS
 __all__ = [
     "DEFAULT_TOOLSET",
     "FIXTURES",
+    "SPLITS",
     "TOOLSETS",
     "Escalation",
     "Fixture",
     "FixtureSuite",
+    "Split",
     "ToolsetFactory",
     "load_fixtures",
     "sample_tools",
+    "select_split",
+    "split_of",
     "toolset_tools",
 ]
 
@@ -119,6 +124,48 @@ def _check_reason(_instance: Any, _attribute: Any, value: Any) -> None:
         )
 
 
+def _arg_mentions(value: Any) -> dict[str, tuple[str, ...]]:
+    if not isinstance(value, Mapping):
+        raise ConfigError(
+            f"Fixture arg_mentions must be a dict of 'tool.field' → words, got {value!r}."
+        )
+    checked: dict[str, tuple[str, ...]] = {}
+    for key, words in value.items():
+        if not isinstance(key, str) or key.count(".") != 1:
+            raise ConfigError(f"Fixture arg_mentions keys are 'tool.field', got {key!r}.")
+        checked[key] = _names(words, f"arg_mentions[{key!r}]")
+    return checked
+
+
+def _history(value: Any) -> tuple[tuple[str, str], ...]:
+    pairs = tuple(tuple(pair) for pair in value)
+    if not all(len(pair) == 2 and all(isinstance(part, str) for part in pair) for pair in pairs):
+        raise ConfigError(f"Fixture history must be (ask, answer) pairs of strings, got {value!r}.")
+    return pairs  # type: ignore[return-value]
+
+
+Split = Literal["dev", "held-out"]
+SPLITS: tuple[str, ...] = ("dev", "held-out", "all")
+"""The halves of a suite ``goliath eval --split`` can run (``all``: both)."""
+
+
+def split_of(group: str) -> Split:
+    """The half an ask belongs to, by a hash of its id: stable across runs and machines.
+
+    Paraphrases share a group, so all wordings of one ask land in the same half: tuning on dev
+    never sees a held-out ask in other words.
+    """
+    digest = hashlib.sha256(group.encode()).digest()
+    return "dev" if digest[0] % 2 == 0 else "held-out"
+
+
+def select_split(fixtures: Iterable[Fixture], split: str) -> list[Fixture]:
+    """The fixtures of one half (``dev``, ``held-out``) or all of them (``all``)."""
+    if split not in SPLITS:
+        raise ConfigError(f"split must be one of {', '.join(SPLITS)}; got {split!r}.")
+    return [fixture for fixture in fixtures if split == "all" or fixture.split == split]
+
+
 def _check_toolset(_instance: Any, _attribute: Any, value: Any) -> None:
     if value is not None and (not isinstance(value, str) or not value.strip()):
         raise ConfigError(f"Fixture toolset must be a toolset name or None, got {value!r}.")
@@ -145,6 +192,16 @@ class Fixture:
         writes: the write tools that must actually have run, in order (not declined, not
             skipped for a missing value, not failed); ``None`` does not check.
         alternatives: other tool sequences that are just as right as ``tools``.
+        group: the ask this fixture words; paraphrases of one ask share it, and the dev /
+            held-out split is taken by a hash of it (default: the id).
+        category: the kind of ask (``read``, ``add``, ``check-then-act`` ...), for reports.
+        arguments: what a perfect worker fills for each tool step that has parameters, in the
+            order of ``tools`` (used by scripted tests and the stage probes, never by the judge).
+        arg_mentions: ``"tool.field"`` → words that field must contain (lower-cased) in every
+            call of that tool that really ran; how the judge tells a right value from an
+            invented or copied one.
+        history: earlier exchanges of the conversation, ``(ask, answer)`` pairs, oldest first;
+            the attempt starts with them in memory (a follow-up such as "text her that").
     """
 
     id: str = attrs.field(validator=_check_id)
@@ -163,6 +220,25 @@ class Fixture:
     alternatives: tuple[tuple[str, ...], ...] = attrs.field(
         default=(), kw_only=True, converter=_alternatives
     )
+    group: str | None = attrs.field(default=None, kw_only=True)
+    category: str | None = attrs.field(default=None, kw_only=True)
+    arguments: tuple[Mapping[str, Any], ...] = attrs.field(
+        default=(), kw_only=True, converter=tuple
+    )
+    arg_mentions: Mapping[str, tuple[str, ...]] = attrs.field(
+        factory=dict, kw_only=True, converter=_arg_mentions
+    )
+    history: tuple[tuple[str, str], ...] = attrs.field(default=(), kw_only=True, converter=_history)
+
+    @property
+    def group_id(self) -> str:
+        """The ask this fixture words (its paraphrases share it); the split hashes it."""
+        return self.group or self.id
+
+    @property
+    def split(self) -> Split:
+        """``"dev"`` or ``"held-out"``, fixed by a hash of :attr:`group_id`."""
+        return split_of(self.group_id)
 
     @property
     def effective_escalation(self) -> Escalation:

@@ -6,12 +6,25 @@ records, trace), so it judges Goliath and the naive-loop baseline by the same ru
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from ..records import RunResult, StepRecord
 from .fixtures import Fixture
 
-__all__ = ["executed_writes", "judge", "last_escalation", "tool_sequence"]
+__all__ = [
+    "argument_problems",
+    "executed_writes",
+    "judge",
+    "last_escalation",
+    "tool_sequence",
+    "ungrounded_numbers",
+]
+
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+_WORD = re.compile(r"[a-z0-9']+")
 
 
 def tool_sequence(steps: Sequence[StepRecord]) -> list[str]:
@@ -38,8 +51,87 @@ def _listed(names: Sequence[str]) -> str:
     return f"[{','.join(names)}]"
 
 
-def judge(fixture: Fixture, result: RunResult) -> list[str]:
-    """Why ``result`` does not meet ``fixture``; an empty list means the attempt passed."""
+def _text_of(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, default=str)
+
+
+def argument_problems(fixture: Fixture, steps: Sequence[StepRecord]) -> list[str]:
+    """Arguments of calls that ran which lack a word the fixture wants, or copy the whole ask.
+
+    A write's free-text value that restates the ask ("Add 'X' to my list, unless ...") is not
+    the value the user gave; it is caught here however the rest of the run went.
+    """
+    problems: list[str] = []
+    ran = [s for s in steps if s.kind == "tool" and not (s.skipped or s.cached or s.failed)]
+    for key, words in fixture.arg_mentions.items():
+        tool, field = key.split(".")
+        for step in ran:
+            if step.tool != tool:
+                continue
+            value = str((step.input or {}).get(field, "")).lower()
+            for word in words:
+                if word.lower() not in value:
+                    problems.append(f'{tool} {field} {value[:60]!r} lacks "{word}"')
+    ask_words = _WORD.findall(fixture.ask.lower())
+    for step in ran:
+        if not step.writes:
+            continue
+        for field, value in (step.input or {}).items():
+            if not isinstance(value, str):
+                continue
+            words = _WORD.findall(value.lower())
+            if len(ask_words) >= 5 and len(words) >= 0.8 * len(ask_words):
+                shared = sum(1 for word in ask_words if word in words)
+                if shared >= 0.8 * len(ask_words):
+                    problems.append(f"{step.tool} {field} copies the ask")
+    return problems
+
+
+def ungrounded_numbers(
+    text: str, steps: Sequence[StepRecord], known: Iterable[str] = ()
+) -> list[str]:
+    """Numbers in an answer that appear in no tool result, no input and nothing known.
+
+    An answer about the user's data may state only what a step returned: a time, an amount or a
+    count that no step shows was invented. Clock times also match their 12-hour form
+    ("15:00" grounds "3 pm").
+    """
+    corpus = " ".join(
+        [
+            *known,
+            *(
+                f"{_text_of(step.output)} {step.result or ''} {_text_of(step.input)}"
+                for step in steps
+                if step.kind == "tool"
+            ),
+        ]
+    ).lower()
+    seen = set(_NUMBER.findall(corpus))
+    for token in list(seen):
+        for part in re.split(r"[.,:]", token):
+            seen.add(part.lstrip("0") or "0")
+            seen.add(part)
+        hour = token.split(":")[0]
+        if ":" in token and hour.isdigit() and 12 < int(hour) < 24:
+            seen.add(str(int(hour) - 12))
+            seen.add(f"{int(hour) - 12}:{token.split(':')[1]}")
+    missing = []
+    for token in _NUMBER.findall(text.lower()):
+        if token in seen or token.rstrip(".,") in seen:
+            continue
+        missing.append(token)
+    return missing
+
+
+def judge(
+    fixture: Fixture, result: RunResult, *, facts: Mapping[str, str] | None = None
+) -> list[str]:
+    """Why ``result`` does not meet ``fixture``; an empty list means the attempt passed.
+
+    Beyond the tool sequence, writes and words: arguments must hold the fixture's words and not
+    copy the ask, and an answer to a data ask (one whose good run uses tools) may state only
+    numbers that a step returned, the ask or the history held, or ``facts`` gave.
+    """
     reasons: list[str] = []
     escalation = fixture.effective_escalation
     if escalation == "forbidden" and result.handled_by == "cloud":
@@ -61,6 +153,12 @@ def judge(fixture: Fixture, result: RunResult) -> list[str]:
     for word in fixture.forbids:
         if word.lower() in answer:
             reasons.append(f'answer contains "{word}"')
+    reasons.extend(argument_problems(fixture, result.steps))
+    if fixture.tools and result.handled_by == "device" and result.text.strip():
+        known = [fixture.ask, *(f"{a} {b}" for a, b in fixture.history), *(facts or {}).values()]
+        invented = ungrounded_numbers(result.text, result.steps, known)
+        if invented:
+            reasons.append(f"answer states {', '.join(invented)}, which no step returned")
     reason = last_escalation(result)
     if fixture.expected_reason is not None and reason != fixture.expected_reason:
         reasons.append(f"escalation reason {reason or 'none'}, wanted {fixture.expected_reason}")

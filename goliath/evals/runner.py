@@ -22,7 +22,8 @@ from ..agent import Agent
 from ..budget import Budgets, TokenCounter
 from ..config import FactsSource, Fallback, WindowSource
 from ..errors import ConfigError, TurnCancelled
-from ..records import ConfirmRequest, Decision, FallbackRequest, RunResult
+from ..memory import InMemory
+from ..records import ConfirmRequest, Decision, Exchange, FallbackRequest, MemoryState, RunResult
 from .baseline import NaiveLoop
 from .fixtures import (
     DEFAULT_TOOLSET,
@@ -171,7 +172,9 @@ async def _attempt(options: _Options, fixture: Fixture) -> EvalAttempt:
             reasons=[f"Execution failed: {message_of(exc)}"],
             seconds=round(time.perf_counter() - started, 3),
         )
-    reasons = judge(fixture, result)
+    reasons = judge(
+        fixture, result, facts=options.facts if isinstance(options.facts, Mapping) else None
+    )
     return EvalAttempt(
         passed=not reasons,
         handled_by=result.handled_by,
@@ -201,17 +204,27 @@ async def _run_once(options: _Options, fixture: Fixture) -> RunResult:
             facts=options.facts,
             **{k: v for k, v in options.agent_options.items() if k != "budgets"},
         )
-        return await loop.run(fixture.ask)
+        return await loop.run(fixture.ask, history=fixture.history)
+    memory = _memory_with(fixture.history)
     agent = Agent(
         model,
         tools=tools,
         fallback=options.fallback,
         confirm=confirm,
         facts=options.facts,
+        **({"memory": memory} if memory is not None else {}),
         **options.agent_options,
     )
     async with agent:
         return await agent.run(fixture.ask)
+
+
+def _memory_with(history: Sequence[tuple[str, str]]) -> InMemory | None:
+    """In-process memory that already holds the fixture's earlier exchanges (None: no history)."""
+    if not history:
+        return None
+    recent = [Exchange(ask=ask, answer=answer, at=0.0) for ask, answer in history]
+    return InMemory(MemoryState(recent=recent))
 
 
 async def run_evals(
