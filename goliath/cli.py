@@ -1,8 +1,11 @@
-"""The ``goliath`` command: ``run``, ``chat``, ``serve`` and ``eval``.
+"""The ``goliath`` command: ``run``, ``chat``, ``serve``, ``eval`` and ``doctor``.
 
-``run`` and ``chat`` ask on the terminal before any write and show progress while the model
-works; ``--model`` takes the specs of API.md §8 (``local`` by default: the packaged llama.cpp
-model).
+``run`` and ``chat`` ask on the terminal before any write and show a status line on stderr
+while the model works (only when stderr is a terminal; it clears itself, so stdout holds just
+the answer and the step log). ``--model`` takes ``local`` by default: the packaged llama.cpp
+model. With a llama.cpp model the turn runs in a child process, so that a build made for
+another CPU, which dies with "Illegal instruction", is reported with a pointer to ``goliath
+doctor`` instead of a bare crash.
 """
 
 from __future__ import annotations
@@ -12,6 +15,9 @@ import functools
 import importlib
 import json
 import os
+import shutil
+import signal
+import subprocess
 import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
@@ -84,11 +90,32 @@ class Terminal:
         self.out = out
         self.err = err
         self.assume_yes = assume_yes
-        self.progress = progress
+        self.progress = progress and _is_terminal(err)
         self._stdin: trio.lowlevel.FdStream | None = None
         self._buffer = b""
+        self._status_shown = False
+
+    def status(self, text: str) -> None:
+        """Replace the status line (one line, clipped to the terminal's width)."""
+        if not self.progress:
+            return
+        width = max(20, shutil.get_terminal_size((80, 24)).columns - 1)
+        line = " ".join(text.split())
+        if len(line) > width:
+            line = line[: width - 1] + "…"
+        self.err.write("\r\x1b[K" + line)
+        self.err.flush()
+        self._status_shown = True
+
+    def clear_status(self) -> None:
+        """Erase the status line, before anything else is written to the terminal."""
+        if self._status_shown:
+            self.err.write("\r\x1b[K")
+            self.err.flush()
+            self._status_shown = False
 
     async def read_line(self, prompt: str) -> str | None:
+        self.clear_status()
         self.err.write(prompt)
         self.err.flush()
         if self._stdin is None:
@@ -105,6 +132,7 @@ class Terminal:
 
     async def confirm(self, request: ConfirmRequest) -> Decision:
         shown = f"{request.tool}({json.dumps(request.input, ensure_ascii=False)})"
+        self.clear_status()
         if self.assume_yes:
             self.err.write(f"  approved (--yes): {shown}\n")
             return Decision(approved=True)
@@ -121,24 +149,26 @@ class Terminal:
         kind = event.type
         if kind == "plan":
             target = getattr(event, "tool", None)
-            self.err.write(
-                f"  · {'using ' + target if target else 'answering'}: {getattr(event, 'brief', '')}\n"
-            )
+            brief = getattr(event, "brief", "")
+            self.status(f"· {'using ' + target if target else 'answering'}: {brief}")
         elif kind == "tool":
-            self.err.write(
-                f"  · {getattr(event, 'tool', '')} done ({getattr(event, 'ms', 0):.0f} ms)\n"
-            )
+            self.status(f"· {getattr(event, 'tool', '')} done")
         elif kind == "escalate":
-            self.err.write(f"  · escalating: {getattr(event, 'reason', '')}\n")
+            self.status(f"· handing over: {getattr(event, 'reason', '')}")
         elif kind == "budget":
-            self.err.write(
-                f"  · thinking ({getattr(event, 'label', '')}, {getattr(event, 'tokens', 0)} tokens)…\n"
-            )
-        self.err.flush()
+            self.status(f"· thinking ({getattr(event, 'label', '')})…")
 
     async def aclose(self) -> None:
+        self.clear_status()
         if self._stdin is not None:
             await self._stdin.aclose()
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def format_result(result: RunResult) -> str:
@@ -219,7 +249,7 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument(
             "--model",
             default="local",
-            help="local | llamacpp:PATH | apple | openai:URL#MODEL | fake:PATH",
+            help="local | local:NAME | small | llamacpp:PATH | apple | openai:URL#MODEL | fake:PATH",
         )
         sub.add_argument(
             "--tools", help="MODULE:ATTR holding the tools (default: a task-list demo)"
@@ -254,6 +284,12 @@ def _parser() -> argparse.ArgumentParser:
     fleet.add_argument("--shards", type=int, default=1024, help="virtual shards (all nodes agree)")
     fleet.add_argument(
         "--interval", type=float, default=1.0, help="seconds between ownership checks"
+    )
+    doctor = commands.add_parser(
+        "doctor", help="check that llama.cpp and the local model run on this machine"
+    )
+    doctor.add_argument(
+        "--model", default="local", help="local | local:NAME | small | llamacpp:PATH"
     )
     evaluate = commands.add_parser("eval", help="score a model on the everyday fixtures")
     evaluate.add_argument("--model", default="local")
@@ -290,10 +326,56 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    out, err = sys.stdout, sys.stderr
+_CHILD_ENV = "GOLIATH_MODEL_CHILD"
+"""Set in the child process that runs a llama.cpp turn under :func:`_supervised`."""
+
+
+def _runs_llama_cpp(spec: str) -> bool:
+    kind = spec.strip().partition(":")[0]
+    return kind in ("local", "small", "llamacpp")
+
+
+def _supervised(argv: Sequence[str], err: TextIO) -> int:
+    """Run this command in a child process; explain a child that the CPU killed.
+
+    The child shares the terminal (stdin, stdout, stderr), so prompts and answers pass through
+    unchanged; Ctrl-C reaches it through the terminal's process group while the parent waits.
+    """
+    env = {**os.environ, _CHILD_ENV: "1"}
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
+        done = subprocess.run([sys.executable, "-m", "goliath.cli", *argv], env=env, check=False)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if done.returncode < 0:
+        from .doctor import signal_hint
+
+        if done.returncode == -signal.SIGINT:
+            return 130
+        err.write(
+            f"goliath: the model process stopped: {signal_hint(done.returncode)}.\n"
+            "Run `goliath doctor` to check llama.cpp and the model on this machine; it prints "
+            "the command that fixes it.\n"
+        )
+        return 128 - done.returncode
+    return done.returncode
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    args = _parser().parse_args(arguments)
+    out, err = sys.stdout, sys.stderr
+    if (
+        args.command in ("run", "chat")
+        and _runs_llama_cpp(args.model)
+        and os.environ.get(_CHILD_ENV) != "1"
+    ):
+        return _supervised(arguments, err)
+    try:
+        if args.command == "doctor":
+            from .doctor import doctor_command
+
+            return doctor_command(args.model, out)
         if args.command == "run":
             return trio.run(_run, args, out, err)
         if args.command == "chat":

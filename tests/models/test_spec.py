@@ -14,18 +14,26 @@ from goliath.models import GenerateRequest
 from goliath.models.apple import AppleModel
 from goliath.models.llamacpp import LlamaCppModel
 from goliath.models.openai import OpenAICompatibleModel
-from goliath.models.packaged import best_installed
+from goliath.models.packaged import DEFAULT_MODEL, QWEN_CODER_1_5B
 from goliath.models.spec import resolve_model
 from goliath.testing import FakeModel
 
 
-def test_local_is_the_best_installed_packaged_model():
-    """`local` builds a LlamaCppModel for the best packaged model that is installed."""
-    smollm_file()
+def test_local_is_the_embedded_default_qwen_model():
+    """`local` builds a LlamaCppModel for Qwen2.5-Coder-1.5B, the embedded default."""
+    assert DEFAULT_MODEL is QWEN_CODER_1_5B
+    if not QWEN_CODER_1_5B.installed():
+        pytest.skip("needs the local extra: ./install.sh local")
     model = resolve_model("local")
     assert isinstance(model, LlamaCppModel)
-    assert model.name == best_installed().name
+    assert model.name == "qwen2.5-coder-1.5b"
     assert not model.loaded  # weights load on first use, in a thread
+
+
+def test_small_names_the_135m_plumbing_model():
+    """`small` is SmolLM2-135M, the named option for tests of the plumbing."""
+    smollm_file()
+    assert resolve_model("small").name == "smollm2-135m"
 
 
 def test_local_name_picks_a_packaged_model():
