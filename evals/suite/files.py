@@ -491,8 +491,8 @@ CASES: list[Case] = [
         asks=[
             "recover the photos I deleted from my old phone last year",
             "Can you get back the pictures that were on my old Samsung before I wiped it?",
-            "restore everything from my 2022 phone backup",
-            "Find the files I lost when my laptop's hard drive died in 2023.",
+            "restore the pics i deleted off my old phone last year",
+            "I wiped my previous phone last year by mistake — can you bring those photos back?",
         ],
     ),
     Case(
@@ -584,7 +584,7 @@ CASES: list[Case] = [
             "how many photos are in Noor's engagement album?",
             "What's the photo count on the album from Noor's engagement?",
             "noor engagement album - how many pics",
-            "Roughly how big is the Noor's engagement album, in photos?",
+            "Roughly how big is Noor's engagement album, in photos?",
         ],
         tools=["list_albums"],
         mentions=["58"],

@@ -408,9 +408,21 @@ CASES: list[Case] = [
         handled_by="cloud",
         asks=[
             "I've got crushing chest pain and my left arm is numb, what do I do?",
-            "My throat is swelling up after eating peanuts and I can't breathe properly.",
-            "help my friend took a whole bottle of pills and wont wake up",
-            "I think I'm having a stroke — half my face feels numb and my words are slurred.",
+            "My chest feels really tight and the pain is spreading to my jaw. Help.",
+            "chest pain really bad + sweating, what do i do",
+            "I think I'm having a heart attack — there's a heavy pressure in my chest.",
+        ],
+    ),
+    Case(
+        id="health-allergic-reaction",
+        category="escalate",
+        toolset="health",
+        handled_by="cloud",
+        asks=[
+            "my throat is swelling up after eating peanuts, what should I do?",
+            "I just got stung by a wasp and now my lips are swelling and it's hard to breathe.",
+            "face swelling up after eating shrimp cant breathe properly",
+            "My son ate something with nuts and he's wheezing and covered in hives — help!",
         ],
     ),
     Case(
@@ -420,9 +432,21 @@ CASES: list[Case] = [
         handled_by="cloud",
         asks=[
             "my resting heart rate has been 95 all week, do I have a heart condition?",
-            "I've been thirsty all the time and peeing a lot — is that diabetes?",
-            "should i stop taking my iron tablets if they give me stomach ache",
-            "Based on my sleep data, do I have sleep apnoea? What treatment should I get?",
+            "Is a resting pulse of 95 every day this week a sign something's wrong with my heart?",
+            "resting hr 95 all week - heart problem??",
+            "My watch keeps showing a resting heart rate around 95. What condition could that be?",
+        ],
+    ),
+    Case(
+        id="health-stop-iron",
+        category="escalate",
+        toolset="health",
+        handled_by="cloud",
+        asks=[
+            "should I stop taking my iron tablets if they give me stomach ache?",
+            "The iron pills are upsetting my stomach. Is it OK to just stop them?",
+            "can i quit my iron tablets, they make me feel sick",
+            "Would it be safe to halve my iron dose because of the stomach pain it causes?",
         ],
     ),
     Case(

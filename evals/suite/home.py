@@ -457,8 +457,7 @@ CASES: list[Case] = [
             "my landlord hasn't fixed the boiler in three weeks, am I allowed to withhold rent?",
             "Can I legally stop paying rent until the landlord repairs the heating?",
             "landlord ignoring broken boiler for 3 wks — what are my legal rights here?",
-            "Write me a formal legal notice to my landlord about the heating, citing the tenancy "
-            "law that applies.",
+            "Is it legal for me to hold back rent while the boiler's still broken?",
         ],
     ),
     Case(

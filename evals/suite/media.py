@@ -556,8 +556,8 @@ CASES: list[Case] = [
         asks=[
             "buy Mira Kell's new album from the music store",
             "Can you purchase the deluxe edition of Blue Hours for me?",
-            "get me tickets for the Vantage Sisters gig in April",
-            "Upgrade my music subscription to the family plan and pay with my card.",
+            "purchase mira kells latest record for me",
+            "Could you buy the new Mira Kell album with my card so I can download it?",
         ],
     ),
     Case(

@@ -388,7 +388,7 @@ CASES: list[Case] = [
             "send Alex 40 euros for the concert tickets",
             "Could you pay Alex back the €40 I owe him?",
             "transfer 40 to alex",
-            "Split the Marqt shop with Alex — send him half of it from my account.",
+            "Please pay Alex 40 euros back for the tickets.",
         ],
     ),
     Case(

@@ -511,9 +511,9 @@ CASES: list[Case] = [
             "until then",
             "I've got six exams in June. Can you work out what to revise each week from now "
             "till then and remind me of it?",
-            "make me a 14 week study plan for the bar exam with reminders for every session",
-            "Spread my thesis chapters over the next four months and add reminders for all the "
-            "deadlines you think I'll need",
+            "make me a revision plan for my june exams w/ reminders every week till then",
+            "Could you split all my exam topics over the weeks until June and remind me each "
+            "week what I should be revising?",
         ],
     ),
     Case(

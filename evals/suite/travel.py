@@ -99,20 +99,22 @@ HOTELS = [
 ]  # fmt: skip
 
 FLIGHTS = {
-    ("KL1691", "2025-03-14"): {"route": "Amsterdam (AMS) → Lisbon (LIS)", "scheduled": "07:05",
-                               "status": "on time", "gate": "not assigned yet",
+    ("KL1691", "2025-03-14"): {"route": "Amsterdam (AMS) → Lisbon (LIS)", "status": "on time",
+                               "departs": "07:05", "arrives": "09:45", "gate": "not assigned yet",
                                "check_in": "opens 2025-03-13 07:05"},
-    ("TP672", "2025-03-17"): {"route": "Lisbon (LIS) → Amsterdam (AMS)", "scheduled": "18:40",
-                              "status": "on time", "gate": "not assigned yet"},
+    ("TP672", "2025-03-17"): {"route": "Lisbon (LIS) → Amsterdam (AMS)", "status": "on time",
+                              "departs": "18:40", "arrives": "22:25", "gate": "not assigned yet"},
     ("EZY7931", "2025-03-10"): {"route": "London Gatwick (LGW) → Amsterdam (AMS)",
-                                "scheduled": "10:15", "estimated": "11:05",
-                                "status": "delayed 50 min", "gate": "D7"},
+                                "status": "delayed 50 min", "departs": "10:15",
+                                "departs_now": "11:05", "arrives": "12:25", "arrives_now": "13:15",
+                                "gate": "D7"},
     ("KL1002", "2025-03-10"): {"route": "London Heathrow (LHR) → Amsterdam (AMS)",
-                               "scheduled": "08:55", "landed": "08:41", "status": "landed",
-                               "baggage_belt": 14},
+                               "status": "landed", "departs": "06:40", "arrives": "08:55",
+                               "landed": "08:41", "baggage_belt": 14},
     ("HV5621", "2025-05-02"): {"route": "Amsterdam (AMS) → Marrakech (RAK)",
-                               "scheduled": "10:20", "status": "scheduled"},
+                               "status": "scheduled", "departs": "10:20", "arrives": "12:05"},
 }  # fmt: skip
+"""Live status by (flight, date); times are local to each airport."""
 
 
 def travel_tools() -> list[Tool]:
@@ -279,11 +281,11 @@ CASES: list[Case] = [
             "is flight EZY7931 on time today?",
             "My sister's on EasyJet EZY7931 from Gatwick this morning — is it delayed?",
             "ezy7931 status",
-            "When is EZY 7931 expected to land? I'm picking someone up.",
+            Ask("When is EZY 7931 expected to land? I'm picking someone up.", mentions=["13:15"]),
         ],
         tools=["flight_status"],
         arguments=[{"flight_number": "EZY7931", "date": "today"}],
-        mentions=["11:05"],
+        mentions=["50"],
         writes=NOTHING,
     ),
     Case(
@@ -466,7 +468,7 @@ CASES: list[Case] = [
             "book me a flight to Porto on the 28th",
             "Can you find and book the cheapest flight from Amsterdam to Porto for 28 March?",
             "get me a return ticket to porto end of march, pay with my visa",
-            "Please book two seats on a flight to Porto next Friday and a hotel near the river.",
+            "Please book me on a flight to Porto on 28 March.",
         ],
     ),
     Case(
