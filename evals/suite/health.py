@@ -63,7 +63,7 @@ WEIGHTS = [
     ("2025-02-03", 80.9),
 ]
 
-PLAN = [
+PLAN: list[dict[str, Any]] = [
     {"medication": "Cetirizine 10 mg", "when": "07:30", "why": "hay fever"},
     {"medication": "Vitamin D3 1000 IU", "when": "08:00", "why": "supplement"},
     {"medication": "Iron (ferrous fumarate) 210 mg", "when": "13:00", "why": "with lunch"},
@@ -95,7 +95,7 @@ def medication_data() -> dict[str, list[dict[str, Any]]]:
 def health_tools() -> list[Tool]:
     """``get_activity``, ``get_sleep``, ``weight_log``, ``log_weight``, ``medication_log``,
     ``log_medication`` over a fresh health record."""
-    weights = [{"date": day, "kg": kg} for day, kg in WEIGHTS]
+    weights: list[dict[str, Any]] = [{"date": day, "kg": kg} for day, kg in WEIGHTS]
     meds = medication_data()
 
     @tool
@@ -144,7 +144,7 @@ def health_tools() -> list[Tool]:
         """
         if not 30 <= kg <= 250:
             raise ValueError(f"{kg} kg is not a plausible weight; give kilograms, e.g. 78.4")
-        entry = {"date": iso(parse_past_day(day)), "kg": round(kg, 1)}
+        entry: dict[str, Any] = {"date": iso(parse_past_day(day)), "kg": round(kg, 1)}
         weights.insert(0, entry)
         change = round(entry["kg"] - WEIGHTS[0][1], 1)
         return {"ok": True, **entry, "change_since_last": change}
@@ -211,8 +211,10 @@ def history_tools() -> list[Tool]:
 
     @tool
     def health_summary() -> list[dict[str, Any]]:
-        """List the daily health summaries for the last two years, newest first: steps,
-        distance, sleep and resting heart rate (today's row is so far today)."""
+        """List two years of daily health summaries (steps, km, sleep, resting heart rate), newest first.
+
+        Today's row counts only what has happened so far today.
+        """
         return [dict(row) for row in rows]
 
     return [health_summary, get_activity, get_sleep]

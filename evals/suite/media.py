@@ -100,7 +100,7 @@ def music_tools() -> list[Tool]:
     by_title: dict[str, dict[str, Any]] = {}
     for song in songs:
         by_title.setdefault(song["title"], song)
-    playlists = {
+    playlists: dict[str, dict[str, Any]] = {
         name: {"id": f"pl-{31 + n}", "songs": [by_title[title]["id"] for title in titles]}
         for n, (name, titles) in enumerate(_PLAYLISTS.items())
     }
@@ -316,15 +316,14 @@ def podcast_tools() -> list[Tool]:
     shows = podcasts_data()
 
     def show(name: str) -> str:
-        return find_one([{"name": key} for key in shows], "name", name, "subscribed podcast")[
-            "name"
-        ]
+        found = find_one([{"name": key} for key in shows], "name", name, "subscribed podcast")
+        return str(found["name"])
 
     def episode(episode_id: str) -> dict[str, Any]:
         for body in shows.values():
             for entry in body["episodes"]:
                 if entry["id"] == episode_id.strip():
-                    return entry
+                    return dict(entry)
         raise LookupError(
             f"there is no episode with id {episode_id!r}; list_episodes shows the ids (ep-…)"
         )

@@ -22,7 +22,7 @@ __all__ = ["CASES", "TOOLSETS", "money_tools"]
 
 NOTHING: list[str] = []
 
-ACCOUNTS = [
+ACCOUNTS: list[dict[str, Any]] = [
     {"id": "acc-1", "name": "Everyday checking", "type": "checking",
      "iban": "NL91 ABNA 0417 1643 00", "balance": 642.18, "currency": "EUR"},
     {"id": "acc-2", "name": "Savings", "type": "savings", "iban": "NL12 ABNA 0345 6789 01",
@@ -82,7 +82,7 @@ TRANSACTIONS: dict[str, list[tuple[str, str, float, str]]] = {
     ],
 }
 
-BUDGETS = [
+BUDGETS: list[dict[str, Any]] = [
     {"category": "groceries", "budget": 400.0, "spent": 246.67},
     {"category": "eating out", "budget": 200.0, "spent": 183.4},
     {"category": "transport", "budget": 120.0, "spent": 61.2},
@@ -90,7 +90,7 @@ BUDGETS = [
     {"category": "fun", "budget": 150.0, "spent": 48.0},
 ]
 
-BILLS = [
+BILLS: list[dict[str, Any]] = [
     {"payee": "Vodafone", "due": "2025-03-14", "amount": 32.5, "autopay": False,
      "account": "Everyday checking"},
     {"payee": "Eneco (electricity)", "due": "2025-03-18", "amount": 96.0, "autopay": True,

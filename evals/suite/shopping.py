@@ -87,8 +87,7 @@ def list_tools(lists: dict[str, dict[str, Any]] | None = None) -> list[Tool]:
 
     @tool
     def list_lists() -> list[dict[str, Any]]:
-        """List the user's shopping lists with how many items are still to buy and who they
-        are shared with."""
+        """List the shopping lists, how many items each still has to buy and who shares it."""
         return [
             {
                 "name": name,
@@ -245,8 +244,7 @@ def order_tools() -> list[Tool]:
 
     @tool
     def order_history(item: str | None = None) -> list[dict[str, Any]]:
-        """List everything bought in past FreshCart grocery deliveries, newest first, one line per
-        item.
+        """List every item bought in past FreshCart grocery deliveries, newest first.
 
         Args:
             item: Only lines whose product name contains this text (e.g. "coffee"); leave out

@@ -80,7 +80,7 @@ def itineraries_data() -> dict[str, list[dict[str, Any]]]:
     }  # fmt: skip
 
 
-HOTELS = [
+HOTELS: list[dict[str, Any]] = [
     {"confirmation": "HX-44821", "hotel": "Casa do Largo", "city": "Lisbon",
      "address": "Largo do Chafariz de Dentro 5, Alfama", "check_in": "2025-03-14 from 15:00",
      "check_out": "2025-03-17 by 11:00", "room": "Double, courtyard view", "guests": 2,
@@ -98,7 +98,7 @@ HOTELS = [
      "free_cancellation_until": "2025-04-18"},
 ]  # fmt: skip
 
-FLIGHTS = {
+FLIGHTS: dict[tuple[str, str], dict[str, Any]] = {
     ("KL1691", "2025-03-14"): {"route": "Amsterdam (AMS) → Lisbon (LIS)", "status": "on time",
                                "departs": "07:05", "arrives": "09:45", "gate": "not assigned yet",
                                "check_in": "opens 2025-03-13 07:05"},
