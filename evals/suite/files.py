@@ -373,7 +373,7 @@ CASES: list[Case] = [
         asks=[
             "where did I save my wedding speech for Noor?",
             "Which folder is the speech for Noor's wedding in?",
-            "find my wedding speech file",
+            "wedding speech file - which folder?",
             "I can't find the draft of my speech for Noor — where is it?",
         ],
         tools=["search_files"],
