@@ -303,6 +303,11 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument(
         "--baseline-only", action="store_true", help="run only the naive-loop baseline"
     )
+    evaluate.add_argument(
+        "--probe",
+        choices=["decision", "arguments", "answer"],
+        help="score one stage with one real model call per ask instead of whole turns",
+    )
     evaluate.add_argument("--json", action="store_true")
     evaluate.add_argument(
         "--only", action="append", metavar="FIXTURE_ID", help="run only these fixtures (repeatable)"
@@ -399,6 +404,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     categories=args.category,
                     wordings=args.wording,
                     baseline_only=args.baseline_only,
+                    probe=args.probe,
                 )
             )
     except (GoliathError, OSError) as exc:

@@ -19,6 +19,7 @@ import msgspec
 
 from ..errors import ConfigError
 from .fixtures import Fixture, load_fixtures, select_split
+from .probes import format_probe_report, run_probe
 from .report import EvalReport, format_comparison, format_report
 from .runner import run_evals
 
@@ -75,6 +76,7 @@ async def eval_command(
     categories: Sequence[str] | None = None,
     wordings: Sequence[int] | None = None,
     baseline_only: bool = False,
+    probe: str | None = None,
     progress: bool | None = None,
     out: TextIO | None = None,
     err: TextIO | None = None,
@@ -95,6 +97,8 @@ async def eval_command(
         wordings: run only these wordings of each ask (1 is the plain one; a fixture without a
             group is its own first wording).
         baseline_only: run the naive loop alone.
+        probe: score one stage (``decision``, ``arguments``, ``answer``) instead of whole
+            turns (see :mod:`goliath.evals.probes`).
         progress: force the progress bar on or off (default: when stderr is a terminal).
 
     Returns:
@@ -128,6 +132,14 @@ async def eval_command(
             ) from exc
         metadata = _metadata(model_spec, suite.source, runs)
         metadata["split"] = split
+        if probe is not None:
+            probed = await run_probe(model=model, fixtures=suite, probe=probe)  # type: ignore[arg-type]
+            if json_out:
+                out.write(msgspec.json.encode(attrs.asdict(probed)).decode() + "\n")
+            else:
+                out.write(format_probe_report(probed) + "\n")
+            out.flush()
+            return 0
         reports: list[EvalReport] = []
         if not baseline_only:
             reports.append(

@@ -141,7 +141,7 @@ def _history(value: Any) -> tuple[tuple[str, str], ...]:
     pairs = tuple(tuple(pair) for pair in value)
     if not all(len(pair) == 2 and all(isinstance(part, str) for part in pair) for pair in pairs):
         raise ConfigError(f"Fixture history must be (ask, answer) pairs of strings, got {value!r}.")
-    return pairs  # type: ignore[return-value]
+    return pairs
 
 
 Split = Literal["dev", "held-out"]

@@ -212,7 +212,7 @@ async def _run_once(options: _Options, fixture: Fixture) -> RunResult:
         fallback=options.fallback,
         confirm=confirm,
         facts=options.facts,
-        **({"memory": memory} if memory is not None else {}),
+        memory=memory,
         **options.agent_options,
     )
     async with agent:

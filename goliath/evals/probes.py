@@ -1,0 +1,386 @@
+"""Stage probes: score one stage of the turn with one real model call per ask.
+
+A full eval runs every stage of every ask on the real model; a probe runs the turn with a
+*perfect* scripted model for every call but one, sends that one call to the real model, and
+stops. So a change to one stage's prompt or structure is screened on hundreds of asks in
+minutes, with the stage seeing exactly what it sees in a real turn (the same prompts, memory,
+facts and step log), before a full end-to-end run confirms it.
+
+- ``decision``: the turn's first planning call (a tool, and which; an answer; an escalation).
+- ``arguments``: each worker call of a good run, after perfect earlier steps.
+- ``answer``: the closing answer after a perfect run's steps.
+
+The perfect script is :func:`perfect_script`, the one the scripted eval tests use too.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal
+
+import attrs
+import msgspec
+
+from ..agent import Agent
+from ..models import GenerateRequest, Generation
+from ..records import ConfirmRequest, Decision, FallbackRequest
+from ..tools import Tool
+from .fixtures import DEFAULT_TOOLSET, TOOLSETS, Fixture, FixtureSuite, toolset_tools
+from .judge import ungrounded_numbers
+
+__all__ = [
+    "PROBES",
+    "ProbeOutcome",
+    "ProbeReport",
+    "format_probe_report",
+    "perfect_answer",
+    "perfect_script",
+    "run_probe",
+]
+
+Probe = Literal["decision", "arguments", "answer"]
+PROBES: tuple[Probe, ...] = ("decision", "arguments", "answer")
+
+
+def perfect_answer(fixture: Fixture) -> str:
+    """An answer that says every word the fixture wants and none it forbids."""
+    words = " and ".join(fixture.mentions)
+    return f"Here you go: {words}." if words else "Hello! All set."
+
+
+def perfect_script(
+    fixture: Fixture, tools: Mapping[str, Tool], arguments: Sequence[Mapping[str, Any]] = ()
+) -> list[tuple[str, dict[str, Any]]]:
+    """What a flawless model replies in Goliath's turn, call by call, with each call's stage.
+
+    Plans name each tool of ``fixture.tools`` in turn, a worker reply follows each tool that
+    has parameters (from ``arguments``, in order), then an answer plan and the answer. An ask
+    that must go to the cloud is one escalate plan.
+    """
+    if fixture.handled_by == "cloud":
+        return [("conductor", {"json": {"kind": "escalate", "brief": "beyond this device"}})]
+    replies = iter(arguments)
+    script: list[tuple[str, dict[str, Any]]] = []
+    for name in fixture.tools:
+        script.append(
+            ("conductor", {"json": {"kind": "tool", "tool": name, "brief": f"use {name}"}})
+        )
+        if tools[name].has_arguments:
+            script.append(("worker", {"json": dict(next(replies, {}))}))
+    leftover = list(replies)
+    if leftover:
+        raise ValueError(f"{fixture.id}: arguments left over after the last tool: {leftover}")
+    script.append(("conductor", {"json": {"kind": "answer", "brief": "reply"}}))
+    script.append(("answer", {"text": perfect_answer(fixture)}))
+    return script
+
+
+class _Stop(Exception):
+    """The probed call has been made; the turn stops here."""
+
+
+class _Splice:
+    """A model that replays a perfect script, except the call at ``probe`` goes to ``real``."""
+
+    def __init__(self, real: Any, script: Sequence[tuple[str, dict[str, Any]]], probe: int):
+        self.real = real
+        self.script = script
+        self.probe = probe
+        self.calls = 0
+        self.request: GenerateRequest | None = None
+        self.reply: Generation | None = None
+        self.seconds = 0.0
+
+    def window(self) -> int:
+        window = getattr(self.real, "window", None)
+        return int(window()) if callable(window) else 4096
+
+    def count_tokens(self, text: str) -> int:
+        count = getattr(self.real, "count_tokens", None)
+        if callable(count):
+            return int(count(text))
+        from ..budget import estimate_tokens
+
+        return estimate_tokens(text)
+
+    async def generate(self, request: GenerateRequest) -> Generation:
+        index = self.calls
+        self.calls += 1
+        if index == self.probe:
+            self.request = request
+            started = time.perf_counter()
+            self.reply = await self.real.generate(request)
+            self.seconds = time.perf_counter() - started
+            raise _Stop
+        if index >= len(self.script):
+            raise _Stop
+        label, entry = self.script[index]
+        if label != request.label:
+            raise _Stop  # the turn took another path than the perfect one: nothing to probe
+        text = entry["text"] if "text" in entry else json.dumps(entry["json"])
+        return Generation(text=text, input_tokens=0, output_tokens=0)
+
+
+@attrs.frozen
+class ProbeOutcome:
+    """One probed call: what the stage replied and whether it was right."""
+
+    id: str
+    probe: str
+    step: int
+    passed: bool
+    reply: str
+    reasons: list[str]
+    input_tokens: int
+    seconds: float
+
+
+@attrs.frozen
+class ProbeReport:
+    """Every probed call of one probe over a set of fixtures."""
+
+    probe: str
+    outcomes: list[ProbeOutcome]
+
+    @property
+    def passed(self) -> int:
+        return sum(outcome.passed for outcome in self.outcomes)
+
+    @property
+    def total(self) -> int:
+        return len(self.outcomes)
+
+
+def _approve(_request: ConfirmRequest) -> Decision:
+    return Decision(approved=True)
+
+
+def _decline(_request: ConfirmRequest) -> Decision:
+    return Decision(approved=False, reason="not now")
+
+
+async def _cloud(_request: FallbackRequest) -> str:
+    return "(cloud)"
+
+
+def _expected_decisions(fixture: Fixture) -> set[str]:
+    if fixture.handled_by == "cloud":
+        return {"escalate"}
+    return {option[0] if option else "answer" for option in fixture.accepted_tools}
+
+
+def _decision_of(reply: str) -> str:
+    try:
+        data = json.loads(reply, strict=False)
+    except ValueError:
+        return "(invalid)"
+    if not isinstance(data, dict):
+        return "(invalid)"
+    if data.get("kind") == "tool":
+        return str(data.get("tool") or "(no tool)")
+    return str(data.get("kind") or "(invalid)")
+
+
+def _score_decision(fixture: Fixture, reply: str) -> list[str]:
+    wanted = _expected_decisions(fixture)
+    got = _decision_of(reply)
+    return [] if got in wanted else [f"chose {got}, wanted {' or '.join(sorted(wanted))}"]
+
+
+def _words(value: Any) -> str:
+    return json.dumps(value, default=str).lower() if not isinstance(value, str) else value.lower()
+
+
+def _score_arguments(
+    fixture: Fixture, tool: Tool, expected: Mapping[str, Any], reply: str
+) -> list[str]:
+    try:
+        data = json.loads(reply, strict=False)
+    except ValueError:
+        return ["reply is not JSON"]
+    if not isinstance(data, dict):
+        return ["reply is not an object"]
+    missing = str(data.pop("missing", "") or "").strip()
+    wants_missing = bool(str(expected.get("missing", "")).strip())
+    if wants_missing:
+        required = tool.schema.get("required", [])
+        blank = [name for name in required if not str(data.get(name, "")).strip()]
+        if not missing and not blank:
+            return [f"filled {json.dumps(data)[:80]} instead of naming what is missing"]
+        return []
+    reasons = []
+    if missing and missing.lower() not in ("none", "n/a", "nothing", "-"):
+        reasons.append(f"named {missing!r} missing")
+    for key, words in fixture.arg_mentions.items():
+        name, field = key.split(".")
+        if name != tool.name:
+            continue
+        value = _words(data.get(field, ""))
+        reasons.extend(
+            f'{field} {value[:50]!r} lacks "{word}"' for word in words if word not in value
+        )
+    ask = fixture.ask.lower().strip(" ?.!")
+    for field, value in data.items():
+        if isinstance(value, str) and len(ask) > 20 and ask in value.lower():
+            reasons.append(f"{field} copies the ask")
+    for field in tool.schema.get("required", []):
+        if field not in data:
+            reasons.append(f"{field} not filled")
+    return reasons
+
+
+def _score_answer(
+    fixture: Fixture, reply: str, steps: Sequence[Any], known: Sequence[str]
+) -> list[str]:
+    text = reply.lower()
+    reasons = [f'answer lacks "{word}"' for word in fixture.mentions if word not in text]
+    reasons += [f'answer contains "{word}"' for word in fixture.forbids if word in text]
+    if not reply.strip():
+        reasons.append("empty answer")
+    if fixture.tools:
+        invented = ungrounded_numbers(reply, steps, known)
+        if invented:
+            reasons.append(f"answer states {', '.join(invented)}, which no step returned")
+    return reasons
+
+
+async def _probe_one(
+    real: Any,
+    fixture: Fixture,
+    tools: dict[str, Tool],
+    facts: Mapping[str, str] | None,
+    probe: Probe,
+) -> list[ProbeOutcome]:
+    from .runner import _memory_with
+
+    script = perfect_script(fixture, tools, fixture.arguments)
+    if probe == "decision":
+        targets = [0]
+    elif probe == "answer":
+        targets = [index for index, (label, _) in enumerate(script) if label == "answer"]
+    else:
+        targets = [index for index, (label, _) in enumerate(script) if label == "worker"]
+    worker_steps = [name for name in fixture.tools if tools[name].has_arguments]
+    outcomes = []
+    for number, target in enumerate(targets):
+        splice = _Splice(real, script, target)
+        memory = _memory_with(fixture.history)
+        agent = Agent(
+            splice,
+            tools=tools,
+            fallback=_cloud,
+            confirm=_decline if fixture.decline else _approve,
+            facts=dict(facts) if facts else None,
+            memory=memory,
+        )
+        async with agent:
+            try:  # the stop is a model failure to the turn: it hands over, or raises
+                await agent.run(fixture.ask)
+            except Exception as exc:
+                if not _stopped(exc):
+                    raise
+        if splice.reply is None or splice.request is None:
+            outcomes.append(
+                ProbeOutcome(fixture.id, probe, number, False, "", ["never reached"], 0, 0.0)
+            )
+            continue
+        reply = splice.reply.text
+        if probe == "decision":
+            reasons = _score_decision(fixture, reply)
+        elif probe == "arguments":
+            tool = tools[worker_steps[number]]
+            reasons = _score_arguments(fixture, tool, fixture.arguments[number], reply)
+        else:
+            known = [
+                fixture.ask,
+                *(f"{a} {b}" for a, b in fixture.history),
+                *(facts or {}).values(),
+            ]
+            reasons = _score_answer(fixture, reply, _log_steps(splice.request), known)
+        outcomes.append(
+            ProbeOutcome(
+                fixture.id,
+                probe,
+                number,
+                not reasons,
+                reply,
+                reasons,
+                splice.reply.input_tokens,
+                round(splice.seconds, 3),
+            )
+        )
+    return outcomes
+
+
+def _stopped(exc: BaseException) -> bool:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, _Stop):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
+class _LoggedStep(msgspec.Struct):
+    kind: str
+    output: Any
+    result: str
+    input: Any
+
+
+def _log_steps(request: GenerateRequest) -> list[Any]:
+    """What the answer stage was shown, as steps the grounding check can read."""
+    return [_LoggedStep(kind="tool", output=None, result=request.prompt, input=None)]
+
+
+async def run_probe(
+    *,
+    model: Any,
+    fixtures: Iterable[Fixture] | FixtureSuite,
+    probe: Probe,
+    toolsets: Mapping[str, Any] | None = None,
+    facts: Mapping[str, str] | None = None,
+) -> ProbeReport:
+    """Probe one stage on every fixture (every worker step of each, for ``arguments``).
+
+    A fixture whose good run never reaches the stage (an ask with no tool has no worker call)
+    contributes nothing; a cloud ask contributes only a decision.
+    """
+    registry: dict[str, Any] = dict(TOOLSETS)
+    if isinstance(fixtures, FixtureSuite):
+        registry.update(fixtures.toolsets)
+        facts = facts if facts is not None else dict(fixtures.facts)
+        chosen = list(fixtures.fixtures)
+    else:
+        chosen = list(fixtures)
+    registry.update(toolsets or {})
+    outcomes: list[ProbeOutcome] = []
+    for fixture in chosen:
+        if probe != "decision" and fixture.handled_by == "cloud":
+            continue
+        name = fixture.toolset or DEFAULT_TOOLSET
+        tools = toolset_tools(registry[name], name)
+        outcomes.extend(await _probe_one(model, fixture, tools, facts, probe))
+    return ProbeReport(probe, outcomes)
+
+
+def format_probe_report(report: ProbeReport) -> str:
+    """A line per failed call, then the pass count and costs."""
+    lines = [
+        f"FAIL  {o.id}{'#' + str(o.step + 1) if o.probe == 'arguments' else ''}  "
+        f"{'; '.join(o.reasons)}  reply: {o.reply[:120]!r}"
+        for o in report.outcomes
+        if not o.passed
+    ]
+    seconds = sum(o.seconds for o in report.outcomes)
+    tokens = sum(o.input_tokens for o in report.outcomes)
+    count = max(1, report.total)
+    lines.append(
+        f"{report.probe}: {report.passed}/{report.total} passed · "
+        f"{tokens / count:.0f} prompt tokens · {seconds / count:.2f} s per call"
+    )
+    return "\n".join(lines)
