@@ -16,7 +16,7 @@ from typing import Any, Literal, Protocol
 import msgspec
 
 from goliath.records import Exchange, MemoryState, RunResult
-from goliath.scribe import RECENT_KEEP
+from goliath.turn.scribe import RECENT_KEEP
 
 from .messages import TurnState
 

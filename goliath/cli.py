@@ -21,9 +21,9 @@ import trio
 from .agent import Agent
 from .errors import ConfigError, GoliathError
 from .events import Event
-from .prompts import step_log
 from .records import ConfirmRequest, Decision, RunResult
 from .tools import Tool
+from .turn.prompts import step_log
 
 __all__ = ["main", "resolve_model", "resolve_object"]
 

@@ -53,8 +53,8 @@ KNOWN_CYCLES: frozenset[tuple[str, ...]] = frozenset(
 KNOWN_PRIVATE: frozenset[tuple[str, str]] = frozenset(
     {
         ("goliath.filesystem.tools", "goliath.filesystem.backends._common"),
-        ("goliath.phases", "goliath.memory._codec"),
-        ("goliath.turn", "goliath.memory._codec"),
+        ("goliath.turn.phases", "goliath.memory._codec"),
+        ("goliath.turn.run", "goliath.memory._codec"),
         ("actors.messages", "goliath._util"),
         ("actors.store_postgres", "goliath.memory._codec"),
         ("actors.store_sqlite", "goliath.memory._codec"),

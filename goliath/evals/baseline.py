@@ -48,7 +48,7 @@ from ..events import AnswerEvent, ConfirmEvent, EscalateEvent, Event, ToolEvent
 from ..models import GenerateRequest, Generation, Model
 from ..records import ConfirmRequest, Decision, FallbackRequest, HandledBy, RunResult, StepRecord
 from ..tools import Tool, ToolContext, tools_by_name
-from ..worker import validate_arguments
+from ..turn.worker import validate_arguments
 
 __all__ = ["ANSWER_CHARS", "MAX_OUTPUT_TOKENS", "NaiveLoop", "action_schema"]
 

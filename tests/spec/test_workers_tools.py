@@ -532,7 +532,7 @@ async def test_missing_skip_keeps_the_rest_of_the_object_as_input(box: TaskBox) 
     assert result.steps[0].input == {"title": ""}
 
 
-# Python choice (docs/design.md, goliath/worker.py): a placeholder such as "none" or "N/A" in
+# Python choice (docs/design.md, goliath/turn/worker.py): a placeholder such as "none" or "N/A" in
 # `missing` means nothing is missing, and a required string left empty is missing regardless.
 @pytest.mark.parametrize("word", ["none", "N/A"])
 async def test_a_placeholder_missing_with_an_empty_required_value_still_skips(

@@ -17,10 +17,9 @@ import msgspec
 import pydantic
 import trio
 
-from ._origin import Origin, origin, origin_of
-from ._util import maybe_await, message_of, named_message, try_snapshot
-from .answer import AnswerInvalid, compose_answer
-from .budget import (
+from .._origin import Origin, origin, origin_of
+from .._util import maybe_await, message_of, named_message, try_snapshot
+from ..budget import (
     DEFAULT_WINDOW,
     EXCERPT_OMITTED,
     ContentBudgets,
@@ -29,12 +28,11 @@ from .budget import (
     count_text,
     fit_excerpt,
 )
-from .classify import classify_model_error
-from .compress import RESULT_CHARS, clip, summarize_tool_result
-from .conductor import InvalidPlan, Plan, request_plan
-from .config import AgentConfig, TurnRequest
-from .errors import BudgetError, ConfigError, ExtensionError, GoliathError
-from .events import (
+from ..classify import classify_model_error
+from ..compress import RESULT_CHARS, clip, summarize_tool_result
+from ..config import AgentConfig, TurnRequest
+from ..errors import BudgetError, ConfigError, ExtensionError, GoliathError
+from ..events import (
     AnswerEvent,
     ConfirmEvent,
     EscalateEvent,
@@ -45,10 +43,24 @@ from .events import (
     RememberEvent,
     ToolEvent,
 )
-from .extensions import OBSERVER_SECONDS, Denied, ExtensionRunner, RunOutcome, StopRun
+from ..extensions import OBSERVER_SECONDS, Denied, ExtensionRunner, RunOutcome, StopRun
+from ..memory._codec import copy_state
+from ..records import (
+    ConfirmRequest,
+    Decision,
+    Exchange,
+    FallbackRequest,
+    HandledBy,
+    MemoryState,
+    RunResult,
+    StepRecord,
+)
+from ..session import Session
+from ..tools import Tool, ToolContext
+from .answer import AnswerInvalid, compose_answer
+from .conductor import InvalidPlan, Plan, request_plan
 from .generation import Generate, ModelCall, ModelCaller
 from .judge import cap_reached, duplicate_verdict, last_two_failed, prerequisites_met
-from .memory._codec import copy_state
 from .phases import Phases
 from .prompts import (
     answer_system,
@@ -59,19 +71,7 @@ from .prompts import (
     conductor_user,
     worker_system,
 )
-from .records import (
-    ConfirmRequest,
-    Decision,
-    Exchange,
-    FallbackRequest,
-    HandledBy,
-    MemoryState,
-    RunResult,
-    StepRecord,
-)
 from .scribe import RECENT_KEEP, fold_memory
-from .session import Session
-from .tools import Tool, ToolContext
 from .worker import (
     Arguments,
     Malformed,

@@ -17,10 +17,10 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ._util import compact_json
-from .budget import clip_tokens, estimate_tokens
-from .compress import clip
-from .records import Exchange, StepRecord
+from .._util import compact_json
+from ..budget import clip_tokens, estimate_tokens
+from ..compress import clip
+from ..records import Exchange, StepRecord
 
 __all__ = [
     "PARTIAL_REPLY",

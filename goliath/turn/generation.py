@@ -16,8 +16,8 @@ from typing import Any, Literal
 import attrs
 import trio
 
-from ._origin import mark, origin
-from .budget import (
+from .._origin import mark, origin
+from ..budget import (
     OUTPUT_CAPS,
     PROMPT_OVERHEAD_TOKENS,
     Stage,
@@ -26,9 +26,9 @@ from .budget import (
     estimate_tokens,
     input_limit,
 )
-from .errors import BudgetError, ModelError
-from .events import BudgetEvent, Event
-from .models import GenerateRequest, Generation
+from ..errors import BudgetError, ModelError
+from ..events import BudgetEvent, Event
+from ..models import GenerateRequest, Generation
 
 __all__ = ["Generate", "ModelCall", "ModelCallObserver", "ModelCaller", "Usage"]
 

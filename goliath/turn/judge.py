@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from ._util import canonical_json
-from .records import StepRecord
-from .tools import Tool
+from .._util import canonical_json
+from ..records import StepRecord
+from ..tools import Tool
 
 __all__ = [
     "Verdict",

@@ -13,11 +13,11 @@ from typing import Any
 
 import msgspec
 
+from ..extensions import Denied, ExtensionRunner, Skip
+from ..memory._codec import copy_state
+from ..records import Exchange, FallbackRequest, MemoryState, StepRecord
+from ..tools import Tool
 from .conductor import Plan, plan_from_patch
-from .extensions import Denied, ExtensionRunner, Skip
-from .memory._codec import copy_state
-from .records import Exchange, FallbackRequest, MemoryState, StepRecord
-from .tools import Tool
 from .worker import validate_arguments
 
 __all__ = ["Phases", "memory_from", "tool_info"]
