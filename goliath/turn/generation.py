@@ -30,9 +30,10 @@ from ..errors import BudgetError, ModelError
 from ..events import BudgetEvent, Event
 from ..models import GenerateRequest, Generation
 
-__all__ = ["Generate", "ModelCall", "ModelCallObserver", "ModelCaller", "Usage"]
+__all__ = ["ModelCall", "ModelCallObserver", "ModelCaller", "ModelPort", "Usage"]
 
-Generate = Callable[[GenerateRequest], Awaitable[Generation]]
+ModelPort = Callable[[GenerateRequest], Awaitable[Generation]]
+"""The turn's way to the model: a request in, a generation out (the model worker, or a direct call)."""
 
 
 @attrs.define
@@ -63,7 +64,7 @@ ModelCallObserver = Callable[[ModelCall], Awaitable[None]]
 
 @attrs.define
 class ModelCaller:
-    generate: Generate
+    generate: ModelPort
     window: int
     count_tokens: TokenCounter | None
     emit: Callable[[Event], None]
