@@ -14,9 +14,9 @@ import msgspec
 import outcome
 import trio
 
-from goliath.agent import check_conversation_id
 from goliath.config import AgentConfig, TurnRequest
 from goliath.errors import BusyError, ConfigError, ConversationFailedError, DrainingError
+from goliath.ids import check_conversation_id
 from goliath.models import GenerateRequest
 from goliath.records import ConfirmRequest, Decision, MemoryState
 from goliath.session import Session

@@ -36,6 +36,7 @@ from .config import (
 )
 from .errors import ConfigError, GoliathError
 from .extensions import check_extensions
+from .ids import check_conversation_id
 from .memory import InMemory, Memory
 from .records import RunResult
 from .session import Session
@@ -45,7 +46,6 @@ __all__ = ["Agent"]
 
 CANCEL_GRACE = 10.0
 """Seconds a cancelled caller waits (shielded) for its turn to stop and run its observers."""
-MAX_CONVERSATION_ID = 256
 
 MemorySource = Memory | Callable[[str | None], "Memory | Awaitable[Memory]"]
 
@@ -375,22 +375,6 @@ def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
     for item in group.exceptions:
         out.extend(_leaves(item) if isinstance(item, BaseExceptionGroup) else [item])
     return out
-
-
-def check_conversation_id(conversation_id: object) -> None:
-    """A conversation id is a non-blank string of printable characters, at most 256 long."""
-    if conversation_id is None:
-        return
-    if not isinstance(conversation_id, str) or not conversation_id.strip():
-        raise ConfigError(
-            f"conversation_id must be a non-blank string (or None for the default conversation); "
-            f"got {conversation_id!r}."
-        )
-    if len(conversation_id) > MAX_CONVERSATION_ID or not conversation_id.isprintable():
-        raise ConfigError(
-            f"conversation_id must be at most {MAX_CONVERSATION_ID} printable characters; "
-            f"got {conversation_id[:40]!r}…"
-        )
 
 
 def _is_memory(value: object) -> bool:

@@ -96,7 +96,7 @@ class AnswerEvent(EventBase, tag="answer", frozen=True):
 
 
 class EscalateEvent(EventBase, tag="escalate", frozen=True):
-    """The device could not finish: ``reason`` is one of the codes in :data:`REASONS`."""
+    """The device could not finish: ``reason`` says why (one of ``goliath.events.REASONS``)."""
 
     reason: str
     error: str | None = None

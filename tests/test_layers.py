@@ -35,21 +35,6 @@ FLOORS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 """Bottom to top. ``pkg.*`` is a package and everything in it; a bare name is that one module.
 The most specific entry wins: a bare name over a pattern, a longer pattern over a shorter one."""
 
-KNOWN_VIOLATIONS: frozenset[tuple[str, str]] = frozenset(
-    {
-        ("actors.runtime", "goliath.agent"),
-        ("goliath.evals.cli", "goliath.cli"),
-        ("transports.serve", "goliath.cli"),
-    }
-)
-"""Arrows that break the plan today, each to be removed by the change that fixes it."""
-KNOWN_CYCLES: frozenset[tuple[str, ...]] = frozenset(
-    {
-        ("actors.runtime", "goliath.agent"),
-        ("goliath.cli", "goliath.evals.cli", "transports.serve"),
-    }
-)
-"""Import cycles across floors today (the known violations above close them)."""
 KNOWN_PRIVATE: frozenset[tuple[str, str]] = frozenset(
     {
         ("goliath.filesystem.tools", "goliath.filesystem.backends._common"),
@@ -290,26 +275,13 @@ def test_every_module_is_on_a_floor() -> None:
 
 def test_imports_only_point_down() -> None:
     """No module imports a floor above it (or beside it, unless its row names that floor)."""
-    bad = [
-        item
-        for item in upward_imports(ROOT)
-        if (item.importer, _owner(item.imported, modules(ROOT))) not in KNOWN_VIOLATIONS
-    ]
+    bad = upward_imports(ROOT)
     assert not bad, "imports against the floor plan:\n" + _described(bad)
-
-
-def test_known_violations_are_still_there() -> None:
-    """An entry of KNOWN_VIOLATIONS that was fixed must leave the list."""
-    known = modules(ROOT)
-    present = {(item.importer, _owner(item.imported, known)) for item in upward_imports(ROOT)}
-    assert present >= KNOWN_VIOLATIONS, sorted(KNOWN_VIOLATIONS - present)
 
 
 def test_no_cycle_spans_two_floors() -> None:
     """Modules that import each other (directly or round a loop) share a floor."""
-    cycles = {tuple(cycle) for cycle in cycles_between_floors(ROOT)}
-    assert cycles <= KNOWN_CYCLES, sorted(cycles - KNOWN_CYCLES)
-    assert cycles >= KNOWN_CYCLES, sorted(KNOWN_CYCLES - cycles)
+    assert cycles_between_floors(ROOT) == []
 
 
 def test_private_names_stay_in_their_package() -> None:

@@ -36,9 +36,9 @@ from actors.messages import (
     TurnStatus,
 )
 from actors.runtime import RequestError, Runtime
+from goliath.ids import URL_SAFE_ID, URL_SAFE_RULE
 
 from ._asgi import (
-    ID_PATTERN,
     ClientGone,
     HTTPError,
     Receive,
@@ -102,13 +102,8 @@ STATIC = Path(__file__).resolve().parent / "static"
 
 
 def _checked_id(value: str, what: str) -> str:
-    if not ID_PATTERN.match(value):
-        raise HTTPError(
-            400,
-            "invalid",
-            f"{what} {value[:40]!r} is not valid: use 1-128 letters, digits and . _ : @ -, "
-            "starting with a letter or digit",
-        )
+    if not URL_SAFE_ID.match(value):
+        raise HTTPError(400, "invalid", f"{what} {value[:40]!r} is not valid: {URL_SAFE_RULE}")
     return value
 
 

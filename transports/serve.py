@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 import trio
 
 from goliath.agent import Agent
-from goliath.cli import resolve_object
 from goliath.errors import ConfigError
+from goliath.resolve import resolve_object
 
 from .http import serve_http
 from .stream import serve_stream

@@ -18,6 +18,7 @@ import attrs
 import msgspec
 
 from ..errors import ConfigError
+from ..resolve import resolve_model
 from .fixtures import load_fixtures
 from .report import EvalReport, format_comparison, format_report
 from .runner import run_evals
@@ -81,8 +82,6 @@ async def eval_command(
                 )
             kept = tuple(fixture for fixture in suite.fixtures if fixture.id in wanted)
             suite = attrs.evolve(suite, fixtures=kept)
-        from ..cli import resolve_model  # lazily: the bridges import their SDKs on demand
-
         try:
             model = resolve_model(model_spec)
         except ImportError as exc:
