@@ -15,6 +15,7 @@ import msgspec
 from goliath.events import Event
 from goliath.models import GenerateRequest, Generation
 from goliath.records import MemoryState, RunResult
+from goliath.snapshot import json_snapshot
 
 __all__ = [
     "Ack",
@@ -219,8 +220,6 @@ AnyMessage = (
 
 
 def _enc_hook(value: Any) -> Any:
-    from goliath._util import json_snapshot
-
     return json_snapshot(value)
 
 

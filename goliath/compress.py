@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ._util import js_number, to_plain
+from ._util import js_number
+from .snapshot import to_plain
 
 __all__ = ["RESULT_CHARS", "clip", "summarize_tool_result"]
 

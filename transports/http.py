@@ -37,6 +37,7 @@ from actors.messages import (
 )
 from actors.runtime import RequestError, Runtime
 from goliath.ids import URL_SAFE_ID, URL_SAFE_RULE
+from goliath.snapshot import json_snapshot
 
 from ._asgi import (
     ClientGone,
@@ -320,8 +321,6 @@ def _to_sse(message: Outbound) -> tuple[bytes, bool]:
             }
             return _sse("confirm_request", payload), False
         case ResultMessage(result=result):
-            from goliath._util import json_snapshot
-
             return _sse("result", json_snapshot(result)), True
         case Failure(code=code, message=text):
             return _sse("error", {"code": code, "message": text}), True

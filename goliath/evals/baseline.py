@@ -25,7 +25,7 @@ from typing import Any
 import pydantic
 import trio
 
-from .._util import compact_json, maybe_await, message_of, named_message, try_snapshot
+from .._util import compact_json, maybe_await, message_of, named_message
 from ..budget import (
     DEFAULT_WINDOW,
     PROMPT_OVERHEAD_TOKENS,
@@ -47,6 +47,7 @@ from ..errors import ConfigError, GoliathError
 from ..events import AnswerEvent, ConfirmEvent, EscalateEvent, Event, ToolEvent
 from ..models import GenerateRequest, Generation, Model
 from ..records import ConfirmRequest, Decision, FallbackRequest, HandledBy, RunResult, StepRecord
+from ..snapshot import try_snapshot
 from ..tools import Tool, ToolContext, tools_by_name
 from ..turn.worker import validate_arguments
 

@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from ..extensions import Denied, ExtensionRunner, Skip
-from ..memory._codec import copy_state
+from ..memory.codec import copy_state
 from ..records import Exchange, FallbackRequest, MemoryState, StepRecord
 from ..tools import Tool
 from .conductor import Plan, plan_from_patch

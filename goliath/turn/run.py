@@ -28,7 +28,7 @@ from ..events import (
     RememberEvent,
 )
 from ..extensions import OBSERVER_SECONDS, RunOutcome, StopRun
-from ..memory._codec import copy_state
+from ..memory.codec import copy_state
 from ..records import Exchange, FallbackRequest, RunResult, StepRecord
 from ..session import Session
 from ..tools import Tool

@@ -22,13 +22,14 @@ import pydantic
 import trio
 
 from .._origin import origin
-from .._util import maybe_await, message_of, try_snapshot
+from .._util import maybe_await, message_of
 from ..budget import ResultBudget, fit_excerpt
 from ..compress import RESULT_CHARS, clip, summarize_tool_result
 from ..errors import GoliathError
 from ..events import ConfirmEvent, ToolEvent
 from ..extensions import Denied
 from ..records import ConfirmRequest, Decision, SkipReason, StepRecord
+from ..snapshot import try_snapshot
 from ..tools import Tool, ToolContext
 from .conductor import Plan
 from .judge import duplicate_verdict, last_two_failed, prerequisites_met
