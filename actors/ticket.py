@@ -12,9 +12,11 @@ import trio
 
 from goliath.config import TurnRequest
 from goliath.errors import TurnCancelled
-from goliath.records import Decision, RunResult
+from goliath.events import Event
+from goliath.records import ConfirmRequest, Decision, RunResult
 
-from .messages import Outbound, TurnState
+from .messages import ConfirmAsk, EventMessage, Outbound, TurnState
+from .store import PendingConfirmation
 
 if TYPE_CHECKING:
     from .journal import Journal
@@ -38,6 +40,12 @@ class PendingConfirm:
         self.decision = decision
         self.answered.set()
         return True
+
+    async def wait(self) -> Decision:
+        """The answer, once there is one."""
+        await self.answered.wait()
+        assert self.decision is not None  # resolve() sets it before the event
+        return self.decision
 
 
 @attrs.define(eq=False)
@@ -136,6 +144,39 @@ class Ticket:
     def send(self, message: Outbound) -> None:
         if self.outbox is not None:
             self.outbox(message)
+
+    def publish(self, event: Event) -> None:
+        """A remote caller's ``on_event``: the event goes out through the outbox."""
+        self.send(EventMessage(turn_id=self.turn_id, event=event))
+
+    async def ask(self, request: ConfirmRequest) -> Decision:
+        """A remote caller's ``confirm``: a :class:`~actors.messages.ConfirmAsk` goes out
+        through the outbox, and the turn waits for the reply the runtime delivers."""
+        pending = self.pending.setdefault(request.call_id, PendingConfirm(request.call_id))
+        self.status = "awaiting_confirmation"
+        if self.journal is not None:
+            waiting = PendingConfirmation(
+                call_id=request.call_id, tool=request.tool, input=request.input, brief=request.brief
+            )
+            await self.journal.update(self, "awaiting_confirmation", waiting)
+        self.send(
+            ConfirmAsk(
+                turn_id=self.turn_id,
+                call_id=request.call_id,
+                tool=request.tool,
+                input=request.input,
+                brief=request.brief,
+                conversation_id=request.conversation_id,
+            )
+        )
+        try:
+            decision = await pending.wait()
+        finally:
+            if self.status == "awaiting_confirmation":
+                self.status = "running"
+        if self.journal is not None:
+            await self.journal.update(self, "running")
+        return decision
 
     def info(self) -> dict[str, Any]:
         return {

@@ -299,6 +299,8 @@ class Agent:
         Raises:
             GoliathError: the runtime is not started (use ``async with agent:``).
             BusyError: the conversation already has too many runs queued.
+            actors.runtime.RequestError: ``turn_id`` already names a turn of another
+                conversation (a repeated turn id of this one returns that turn's result).
             Exception: the original error of a tool hook, memory store, confirm handler,
                 fallback or event callback that made the run fail.
 
