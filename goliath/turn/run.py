@@ -27,7 +27,7 @@ from ..events import (
     RecallEvent,
     RememberEvent,
 )
-from ..extensions import OBSERVER_SECONDS, RunOutcome, StopRun
+from ..extensions import RunOutcome
 from ..memory.codec import copy_state
 from ..records import Exchange, FallbackRequest, RunResult, StepRecord
 from ..session import Session
@@ -35,6 +35,7 @@ from ..tools import Tool
 from .answer import AnswerInvalid, compose_answer
 from .conductor import InvalidPlan, Plan, request_plan
 from .generation import ModelPort
+from .hooks import OBSERVER_SECONDS, StopRun
 from .judge import cap_reached
 from .prompts import answer_system, answer_user, compact_steps, conductor_system, conductor_user
 from .scribe import RECENT_KEEP, fold_memory

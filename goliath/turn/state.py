@@ -17,10 +17,10 @@ from ..budget import DEFAULT_WINDOW, EXCERPT_OMITTED, ContentBudgets, count_text
 from ..config import AgentConfig, TurnRequest
 from ..errors import ConfigError
 from ..events import Event
-from ..extensions import ExtensionRunner, StopRun
 from ..records import HandledBy, MemoryState, RunResult, StepRecord
 from ..session import Session
 from .generation import ModelCall, ModelCaller, ModelPort
+from .hooks import ExtensionRunner, StopRun
 from .phases import Phases
 
 __all__ = ["TurnState", "resolve_window"]

@@ -27,11 +27,11 @@ from ..budget import ResultBudget, fit_excerpt
 from ..compress import RESULT_CHARS, clip, summarize_tool_result
 from ..errors import GoliathError
 from ..events import ConfirmEvent, ToolEvent
-from ..extensions import Denied
 from ..records import ConfirmRequest, Decision, SkipReason, StepRecord
 from ..snapshot import try_snapshot
 from ..tools import Tool, ToolContext
 from .conductor import Plan
+from .hooks import Denied
 from .judge import duplicate_verdict, last_two_failed, prerequisites_met
 from .prompts import answer_user, arguments_correction, worker_system
 from .state import TurnState
