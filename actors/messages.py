@@ -13,7 +13,7 @@ from typing import Any, Literal
 import msgspec
 
 from goliath.events import Event
-from goliath.models import GenerateRequest, Generation
+from goliath.models import GenerateRequest
 from goliath.records import MemoryState, RunResult
 from goliath.snapshot import json_snapshot
 
@@ -29,7 +29,6 @@ __all__ = [
     "Failure",
     "FailureCode",
     "Generate",
-    "Generated",
     "GetMemory",
     "GetTurn",
     "Hello",
@@ -140,13 +139,6 @@ class Generate(Message, tag="generate", frozen=True):
     conversation_id: str | None = None
 
 
-class Generated(Message, tag="generated", frozen=True):
-    """The model worker's reply to :class:`Generate`; ``queue_ms`` is time spent waiting."""
-
-    generation: Generation
-    queue_ms: float = 0.0
-
-
 TurnState = Literal[
     "queued", "running", "awaiting_confirmation", "done", "cancelled", "interrupted", "failed"
 ]
@@ -215,7 +207,6 @@ AnyMessage = (
     | MemoryReply
     | Ack
     | Generate
-    | Generated
 )
 
 

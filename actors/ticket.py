@@ -16,18 +16,17 @@ from goliath.events import Event
 from goliath.records import ConfirmRequest, Decision, RunResult
 
 from .messages import ConfirmAsk, EventMessage, Outbound, TurnState
-from .store import PendingConfirmation
 
 if TYPE_CHECKING:
     from .journal import Journal
     from .store import TurnRecord
 
-__all__ = ["PendingConfirm", "Ticket"]
+__all__ = ["ReplyWaiter", "Ticket"]
 
 
 @attrs.define(eq=False)
-class PendingConfirm:
-    """A confirmation waiting for a :class:`~actors.messages.ConfirmReply`."""
+class ReplyWaiter:
+    """Where a turn waits for the :class:`~actors.messages.ConfirmReply` to one of its asks."""
 
     call_id: str
     answered: trio.Event = attrs.field(factory=trio.Event)
@@ -64,7 +63,7 @@ class Ticket:
     outcome: outcome.Outcome[RunResult] | None = None
     scope: trio.CancelScope | None = None
     cancel_reason: str | None = None
-    pending: dict[str, PendingConfirm] = attrs.field(factory=dict)
+    pending: dict[str, ReplyWaiter] = attrs.field(factory=dict)
     error_code: str | None = None
     created_at: float = attrs.field(factory=time.time)
     journal: Journal | None = None
@@ -152,13 +151,10 @@ class Ticket:
     async def ask(self, request: ConfirmRequest) -> Decision:
         """A remote caller's ``confirm``: a :class:`~actors.messages.ConfirmAsk` goes out
         through the outbox, and the turn waits for the reply the runtime delivers."""
-        pending = self.pending.setdefault(request.call_id, PendingConfirm(request.call_id))
+        pending = self.pending.setdefault(request.call_id, ReplyWaiter(request.call_id))
         self.status = "awaiting_confirmation"
         if self.journal is not None:
-            waiting = PendingConfirmation(
-                call_id=request.call_id, tool=request.tool, input=request.input, brief=request.brief
-            )
-            await self.journal.update(self, "awaiting_confirmation", waiting)
+            await self.journal.update(self, "awaiting_confirmation", request)
         self.send(
             ConfirmAsk(
                 turn_id=self.turn_id,

@@ -245,8 +245,6 @@ def create_app(
                     return await forwarder.relay(scope, send, url, b"")
                 await request(DeleteMemory(turn_id=uuid.uuid4().hex, conversation_id=cid))
                 await send_status(send, 204)
-            case _, ["v1", *_]:
-                raise HTTPError(404, "not_found", f"no route for {method} {scope['path']}")
             case _:
                 raise HTTPError(404, "not_found", f"no route for {method} {scope['path']}")
 

@@ -9,7 +9,7 @@ an answer branch, so the model cannot produce malformed arguments or an unknown 
 For a fair comparison it calls the same model through the same :class:`~goliath.models.Model`
 port, runs the same tools with the same confirm policy, respects the same step cap and window,
 counts calls and tokens the same way, and returns a :class:`~goliath.records.RunResult` so the
-same judge scores it. It hands a turn to the fallback only when it must: at the step cap, when
+same grader scores it. It hands a turn to the fallback only when it must: at the step cap, when
 the history no longer fits the window, or when the model fails. It never chooses to escalate
 (a naive loop has no such action), and it has no memory, judge, worker or result compression.
 """

@@ -2,7 +2,7 @@
 
 Each attempt builds a fresh agent (Goliath's :class:`~goliath.Agent`, or the naive-loop
 baseline) with fresh tools from the fixture's toolset and fresh in-process memory, runs the ask
-once, and judges the result. Attempts run one after another: a device model serves one request
+once, and grades the result. Attempts run one after another: a device model serves one request
 at a time, and sequential attempts keep the seconds per attempt honest.
 """
 
@@ -34,7 +34,7 @@ from .fixtures import (
     check_fixtures,
     toolset_tools,
 )
-from .judge import judge, last_escalation, tool_sequence
+from .grade import grade, last_escalation, tool_sequence
 from .report import EvalAttempt, EvalOutcome, EvalReport, outcome_of, summarize
 
 __all__ = ["CLOUD_TEXT", "ModelSpec", "Progress", "run_evals"]
@@ -171,7 +171,7 @@ async def _attempt(options: _Options, fixture: Fixture) -> EvalAttempt:
             reasons=[f"Execution failed: {message_of(exc)}"],
             seconds=round(time.perf_counter() - started, 3),
         )
-    reasons = judge(fixture, result)
+    reasons = grade(fixture, result)
     return EvalAttempt(
         passed=not reasons,
         handled_by=result.handled_by,

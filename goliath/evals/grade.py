@@ -1,7 +1,8 @@
-"""Judging one attempt: a list of reasons it failed; no reasons means it passed (BEHAVIOR §14.2).
+"""Grading one attempt: a list of reasons it failed; no reasons means it passed.
 
-The judge reads only the :class:`~goliath.records.RunResult` (text, where it finished, step
-records, trace), so it judges Goliath and the naive-loop baseline by the same rules.
+The grader reads only the :class:`~goliath.records.RunResult` (text, where it finished, step
+records, trace), so it grades Goliath and the naive-loop baseline by the same rules. (The turn's
+own judge, which catches a lost model during a run, is :mod:`goliath.turn.judge`.)
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Sequence
 from ..records import RunResult, StepRecord
 from .fixtures import Fixture
 
-__all__ = ["executed_writes", "judge", "last_escalation", "tool_sequence"]
+__all__ = ["executed_writes", "grade", "last_escalation", "tool_sequence"]
 
 
 def tool_sequence(steps: Sequence[StepRecord]) -> list[str]:
@@ -38,7 +39,7 @@ def _listed(names: Sequence[str]) -> str:
     return f"[{','.join(names)}]"
 
 
-def judge(fixture: Fixture, result: RunResult) -> list[str]:
+def grade(fixture: Fixture, result: RunResult) -> list[str]:
     """Why ``result`` does not meet ``fixture``; an empty list means the attempt passed."""
     reasons: list[str] = []
     escalation = fixture.effective_escalation
