@@ -150,11 +150,9 @@ class Runtime:
         one the caller waits on ``ticket.done``.
 
         Raises:
-            ConfigError: a malformed conversation id.
             RequestError: the turn id belongs to another conversation (``conflict``).
             BusyError, DrainingError, ConversationFailedError: the run is refused.
         """
-        check_conversation_id(request.conversation_id)
         ticket = await self._seen(request)
         if ticket is None:
             ticket = Ticket(request=request, key=conversation_key(request.conversation_id))
@@ -230,10 +228,10 @@ class Runtime:
         """
         match message:
             case Run(turn_id=turn_id, ask=ask, conversation_id=conversation_id, context=context):
-                request = TurnRequest(
-                    ask=ask, turn_id=turn_id, conversation_id=conversation_id, context=context
-                )
                 try:
+                    request = TurnRequest(
+                        ask=ask, turn_id=turn_id, conversation_id=conversation_id, context=context
+                    )
                     return await self.submit(request, outbox)
                 except (BusyError, DrainingError, ConversationFailedError, ConfigError) as exc:
                     raise RequestError(failure_code(exc), str(exc)) from exc

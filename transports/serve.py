@@ -93,6 +93,7 @@ async def serve_agent(
     """
     async with agent:
         runtime = agent.runtime
+        assert runtime is not None  # started by `async with agent`
         http_closed = trio.Event()
         async with trio.open_nursery() as nursery:
             binds: list[str] = await nursery.start(
