@@ -1,4 +1,4 @@
-"""Durable state of a daemon: conversation memory and turn records (Decision D10).
+"""Durable state of a daemon: conversation memory and turn records (design.md, D10).
 
 A store keeps what must survive a crash: every conversation's memory, and a record per turn
 (status, the pending confirmation, the result). After a crash or restart, turns that were

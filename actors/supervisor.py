@@ -160,7 +160,7 @@ class Supervisor:
                 pass
         if ticket.scope is None and self._nursery is not None:
             if ticket.cancel_reason is None:  # still queued: it never runs, but its observers
-                ticket.cancel_reason = reason  # see it aborted (Decision D6), and the journal
+                ticket.cancel_reason = reason  # see it aborted (design.md, D6), and the journal
                 ticket.status = "cancelled"  # records it
                 self._nursery.start_soon(self._cancel_queued, ticket)
             return True

@@ -1,4 +1,4 @@
-"""Compression of tool results into short ``key: value`` lines (BEHAVIOR §4).
+"""Compression of tool results into short ``key: value`` lines.
 
 A small model reads a few hundred characters well and a few thousand badly, so every tool
 result the model sees is a structural summary capped at 600 characters: lists keep their head,

@@ -1,4 +1,4 @@
-"""Trace events: what a turn reports as it goes (BEHAVIOR §10).
+"""Trace events: what a turn reports as it goes.
 
 Each event is a frozen msgspec Struct tagged by ``type``; the tag is also readable as the
 ``type`` attribute, so ``event.type == "plan"`` and the JSON form ``{"type": "plan", ...}``
@@ -142,7 +142,7 @@ Event = (
 
 
 def event_types() -> tuple[str, ...]:
-    """Every event tag, in the order of the table in BEHAVIOR §10."""
+    """Every event tag, in the order a turn usually emits them."""
     return (
         "recall",
         "plan",

@@ -1,4 +1,4 @@
-"""The floor plan, pinned: which part of Goliath may import which (docs/design.md, "Floor plan").
+"""The floor plan, pinned: which part of Goliath may import which (docs/architecture.md).
 
 Every module's imports are read with :mod:`ast` — at the top, inside functions, under
 ``TYPE_CHECKING``, and ``importlib.import_module("...")`` strings — so an arrow hidden from linters

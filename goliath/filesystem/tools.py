@@ -1,4 +1,4 @@
-"""The six filesystem tools, built for one configuration (BEHAVIOR §12.2).
+"""The six filesystem tools, built for one configuration.
 
 Read tools (``glob``, ``grep``, ``read_file``) are content-mode tools: their results are
 literal excerpts fitted to ``ToolContext.result_budget``. Write tools (``write_file``,

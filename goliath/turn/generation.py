@@ -124,7 +124,7 @@ class ModelCaller:
             ) from exc
 
     async def count(self, system: str, schema: dict[str, Any] | None, prompt: str) -> int:
-        """Tokens of system + schema + prompt, plus the template overhead (§3.4)."""
+        """Tokens of system + schema + prompt, plus the template overhead."""
         schema_text = json.dumps(schema, separators=(",", ":")) if schema is not None else ""
         if self.count_tokens is None:
             total = estimate_tokens(system) + estimate_tokens(schema_text) + estimate_tokens(prompt)

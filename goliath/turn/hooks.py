@@ -115,7 +115,7 @@ class ExtensionRunner:
 
     @property
     def strict_budgets(self) -> bool:
-        """Whether an over-budget prompt raises ``BudgetError`` instead of escalating (§3.4).
+        """Whether an over-budget prompt raises ``BudgetError`` instead of escalating.
 
         Any extension that may steer the run makes budgets strict; observer-only ones do not.
         """

@@ -1,4 +1,4 @@
-"""The judge: rules that catch a lost small model before it wastes the turn (BEHAVIOR §2.4).
+"""The judge: rules that catch a lost small model before it wastes the turn.
 
 Pure functions over the turn's step records: the step cap, prerequisites, repeated calls (with
 a read cache that writes invalidate) and consecutive tool errors. Each rule that fires becomes

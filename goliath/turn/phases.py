@@ -2,7 +2,7 @@
 
 Each method runs one phase's hooks through the :class:`~goliath.turn.hooks.ExtensionRunner`
 and returns the turn's data as the hooks leave it; without extensions it returns its input
-untouched. Validation lives here (BEHAVIOR §9.3): a patch of the wrong shape is an
+untouched. Validation lives here: a patch of the wrong shape is an
 :class:`~goliath.errors.ExtensionError`, never a silently odd turn.
 """
 

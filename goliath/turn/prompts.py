@@ -1,4 +1,4 @@
-"""Every prompt the harness sends, in one place (BEHAVIOR §5).
+"""Every prompt the harness sends, in one place.
 
 Design rules the texts embody:
 
@@ -128,7 +128,7 @@ def _render_exchange(ask: str, answer: str, actions: str) -> str:
 
 
 def recent_block(recent: Sequence[Exchange], budget: int) -> str:
-    """The recent exchanges that fit ``budget`` tokens, newest kept first (BEHAVIOR §6.4)."""
+    """The recent exchanges that fit ``budget`` tokens, newest kept first."""
     remaining = budget - estimate_tokens(RECENT_HEADING)
     if not recent or remaining <= 0:
         return ""
