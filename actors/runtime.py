@@ -158,7 +158,9 @@ class Runtime:
             ticket = Ticket(request=request, key=conversation_key(request.conversation_id))
             if outbox is not None:
                 ticket.outbox = outbox
-                ticket.request = attrs.evolve(request, confirm=ticket.ask, on_event=ticket.publish)
+                ticket.request = attrs.evolve(
+                    request, confirm=ticket.confirm_remotely, on_event=ticket.publish
+                )
             ticket = await self._enqueue(ticket)
         if ticket.conversation_id != request.conversation_id:
             raise RequestError(

@@ -148,7 +148,7 @@ class Ticket:
         """A remote caller's ``on_event``: the event goes out through the outbox."""
         self.send(EventMessage(turn_id=self.turn_id, event=event))
 
-    async def ask(self, request: ConfirmRequest) -> Decision:
+    async def confirm_remotely(self, request: ConfirmRequest) -> Decision:
         """A remote caller's ``confirm``: a :class:`~actors.messages.ConfirmAsk` goes out
         through the outbox, and the turn waits for the reply the runtime delivers."""
         pending = self.pending.setdefault(request.call_id, ReplyWaiter(request.call_id))
