@@ -10,18 +10,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
 
 import outcome
 
 from goliath.config import TurnRequest
-from goliath.records import RunResult
+from goliath.records import ConfirmRequest, RunResult
 
-from .messages import Failure, Outbound, ResultMessage, TurnState
+from .messages import TurnState
 from .store import (
     Fence,
     FencedError,
-    PendingConfirmation,
     Store,
     TurnRecord,
     memory_key,
@@ -29,7 +27,7 @@ from .store import (
 )
 from .ticket import Ticket
 
-__all__ = ["Journal", "record_message"]
+__all__ = ["FenceFor", "Journal"]
 
 FenceFor = Callable[[str | None], "Fence | None"]
 
@@ -72,7 +70,7 @@ class Journal:
         await self.store.delete_turn(turn_id)
 
     async def update(
-        self, ticket: Ticket, status: TurnState, pending: PendingConfirmation | None = None
+        self, ticket: Ticket, status: TurnState, pending: ConfirmRequest | None = None
     ) -> None:
         await self.store.update_turn(
             self._record(ticket.request, status, ticket.created_at, pending=pending),
@@ -123,14 +121,3 @@ class Journal:
             await self.store.save_memory(key, with_interruption(state, record), fence)
             recovered.append(interrupted)
         return recovered
-
-
-def record_message(record: TurnRecord) -> Outbound:
-    """The final message for a turn known only from its record."""
-    if record.status == "done" and record.result is not None:
-        return ResultMessage(turn_id=record.turn_id, result=record.result)
-    code: Any = record.error_code or record.status
-    if code not in ("cancelled", "interrupted", "error", "conversation_failed"):
-        code = "error"
-    message = record.error or f"the turn is {record.status}"
-    return Failure(turn_id=record.turn_id, code=code, message=message)

@@ -13,8 +13,9 @@ from typing import Any, Literal
 import msgspec
 
 from goliath.events import Event
-from goliath.models import GenerateRequest, Generation
+from goliath.models import GenerateRequest
 from goliath.records import MemoryState, RunResult
+from goliath.snapshot import json_snapshot
 
 __all__ = [
     "Ack",
@@ -28,7 +29,6 @@ __all__ = [
     "Failure",
     "FailureCode",
     "Generate",
-    "Generated",
     "GetMemory",
     "GetTurn",
     "Hello",
@@ -139,13 +139,6 @@ class Generate(Message, tag="generate", frozen=True):
     conversation_id: str | None = None
 
 
-class Generated(Message, tag="generated", frozen=True):
-    """The model worker's reply to :class:`Generate`; ``queue_ms`` is time spent waiting."""
-
-    generation: Generation
-    queue_ms: float = 0.0
-
-
 TurnState = Literal[
     "queued", "running", "awaiting_confirmation", "done", "cancelled", "interrupted", "failed"
 ]
@@ -214,13 +207,10 @@ AnyMessage = (
     | MemoryReply
     | Ack
     | Generate
-    | Generated
 )
 
 
 def _enc_hook(value: Any) -> Any:
-    from goliath._util import json_snapshot
-
     return json_snapshot(value)
 
 

@@ -14,21 +14,25 @@ import msgspec
 import outcome
 import trio
 
-from goliath.agent import check_conversation_id
 from goliath.config import AgentConfig, TurnRequest
-from goliath.errors import BusyError, ConfigError, ConversationFailedError, DrainingError
+from goliath.errors import (
+    BusyError,
+    ConfigError,
+    ConversationFailedError,
+    DrainingError,
+    GoliathError,
+)
+from goliath.ids import check_conversation_id
 from goliath.models import GenerateRequest
-from goliath.records import ConfirmRequest, Decision, MemoryState
+from goliath.records import Decision, MemoryState
 from goliath.session import Session
 
 from .journal import FenceFor, Journal
 from .messages import (
     Ack,
     Cancel,
-    ConfirmAsk,
     ConfirmReply,
     DeleteMemory,
-    EventMessage,
     Failure,
     FailureCode,
     GetMemory,
@@ -41,11 +45,14 @@ from .messages import (
     TurnStatus,
 )
 from .model_worker import ModelSource, ModelWorker, RunningCall
-from .store import PendingConfirmation, Store
-from .supervisor import Supervisor
-from .ticket import PendingConfirm, Ticket
+from .store import Store
+from .supervisor import Supervisor, conversation_key
+from .ticket import Ticket
 
-__all__ = ["RequestError", "Runtime", "RuntimeLimits", "failure_code", "final_message"]
+__all__ = ["Outbox", "RequestError", "Runtime", "RuntimeLimits", "failure_code", "final_message"]
+
+Outbox = Callable[[Outbound], None]
+"""Where a remote caller's replies go; called without blocking the turn."""
 
 
 @attrs.frozen(kw_only=True)
@@ -128,78 +135,67 @@ class Runtime:
             await trio.sleep_forever()
         raise AssertionError("unreachable")  # pragma: no cover
 
-    # ---------------------------------------------------------------- the front door
+    # ---------------------------------------------------------------- the one door for runs
 
-    async def submit(
-        self, request: TurnRequest, outbox: Callable[[Outbound], None] | None = None
-    ) -> Ticket:
-        """Queue a run; with a store, record it first (at most once, even across restarts).
+    async def submit(self, request: TurnRequest, outbox: Outbox | None = None) -> Ticket:
+        """Queue a run and return its ticket: the one way in, for ``Agent.run`` and transports.
 
-        A turn id seen before — in memory or in the store — is answered from its record.
+        At most once: a turn id seen before — in memory or, with a store, in its records — is
+        answered from that turn, never run again (a turn id belongs to one conversation). With a
+        store the run is recorded before it is queued, so it survives a crash as ``interrupted``.
+
+        ``outbox`` is for remote callers: the turn's events, confirmation asks and its last
+        message go there, and a write waits for a :class:`~actors.messages.ConfirmReply`
+        (delivered with :meth:`confirm`) instead of calling a handler in this process. Without
+        one the caller waits on ``ticket.done``.
+
+        Raises:
+            RequestError: the turn id belongs to another conversation (``conflict``).
+            BusyError, DrainingError, ConversationFailedError: the run is refused.
         """
-        known = self.supervisor.ticket(request.turn_id)
-        if known is not None or self.journal is None:
-            return known or self.supervisor.submit(request, outbox)
-        self.supervisor.check_accepting(request)
-        existing = await self.journal.begin(request)
-        if existing is not None:
-            return self.supervisor.ticket(request.turn_id) or Ticket.from_record(existing, request)
-        try:
-            ticket = self.supervisor.submit(request, outbox)
-        except BaseException:
-            with trio.CancelScope(shield=True):
-                await self.journal.forget(request.turn_id)  # refused: a retry may reuse the id
-            raise
-        ticket.journal = self.journal
+        ticket = await self._seen(request)
+        if ticket is None:
+            ticket = Ticket(request=request, key=conversation_key(request.conversation_id))
+            if outbox is not None:
+                ticket.outbox = outbox
+                ticket.request = attrs.evolve(
+                    request, confirm=ticket.confirm_remotely, on_event=ticket.publish
+                )
+            ticket = await self._enqueue(ticket)
+        if ticket.conversation_id != request.conversation_id:
+            raise RequestError(
+                "conflict", f"turn id {request.turn_id!r} belongs to another conversation"
+            )
+        if outbox is not None and ticket.outbox is not outbox:  # answered from an earlier run
+            await ticket.done.wait()
+            outbox(final_message(ticket))
         return ticket
 
-    async def submit_remote(
-        self, request: TurnRequest, outbox: Callable[[Outbound], None]
-    ) -> Ticket:
-        """Queue a run for a remote client: events, confirmation asks and the end go to ``outbox``.
+    async def _seen(self, request: TurnRequest) -> Ticket | None:
+        """The turn this id already names: queued, running, recent, or finished in the store."""
+        known = self.supervisor.resubmitted(request.turn_id)
+        if known is None and self.journal is not None:
+            record = await self.journal.get(request.turn_id)
+            if record is not None and record.final:
+                known = Ticket.from_record(record, None)
+        return known
 
-        A write waits for a :class:`~actors.messages.ConfirmReply` from the client (delivered
-        with :meth:`confirm`), not for a callback in the server.
-        """
-        holder: list[Ticket] = []
-
-        async def confirm(ask: ConfirmRequest) -> Decision:
-            ticket = holder[0]
-            pending = ticket.pending.setdefault(ask.call_id, PendingConfirm(ask.call_id))
-            ticket.status = "awaiting_confirmation"
-            if ticket.journal is not None:
-                waiting = PendingConfirmation(
-                    call_id=ask.call_id, tool=ask.tool, input=ask.input, brief=ask.brief
-                )
-                await ticket.journal.update(ticket, "awaiting_confirmation", waiting)
-            ticket.send(
-                ConfirmAsk(
-                    turn_id=ticket.turn_id,
-                    call_id=ask.call_id,
-                    tool=ask.tool,
-                    input=ask.input,
-                    brief=ask.brief,
-                    conversation_id=ask.conversation_id,
-                )
-            )
-            try:
-                await pending.answered.wait()
-            finally:
-                if ticket.status == "awaiting_confirmation":
-                    ticket.status = "running"
-            if ticket.journal is not None:
-                await ticket.journal.update(ticket, "running")
-            assert pending.decision is not None
-            return pending.decision
-
-        def on_event(event: object) -> None:
-            ticket = holder[0]
-            ticket.send(EventMessage(turn_id=ticket.turn_id, event=event))  # type: ignore[arg-type]
-
-        remote = attrs.evolve(request, confirm=confirm, on_event=on_event)
-        ticket = await self.submit(remote, outbox)
-        if not holder:
-            holder.append(ticket)
+    async def _enqueue(self, ticket: Ticket) -> Ticket:
+        """Queue a new turn; with a store, record it first (a racing twin answers instead)."""
+        if self.journal is None:
+            self.supervisor.enqueue(ticket)
+            return ticket
+        self.supervisor.check_accepting(ticket.conversation_id)
+        existing = await self.journal.begin(ticket.request)
+        if existing is not None:
+            return self.supervisor.ticket(ticket.turn_id) or Ticket.from_record(existing, None)
+        try:
+            self.supervisor.enqueue(ticket)
+        except BaseException:
+            with trio.CancelScope(shield=True):
+                await self.journal.forget(ticket.turn_id)  # refused: a retry may reuse the id
+            raise
+        ticket.journal = self.journal
         return ticket
 
     # ---------------------------------------------------------------- fleet hooks
@@ -226,7 +222,7 @@ class Runtime:
 
     # ---------------------------------------------------------------- requests from transports
 
-    async def handle(self, message: Inbound, outbox: Callable[[Outbound], None]) -> Ticket | None:
+    async def handle(self, message: Inbound, outbox: Outbox) -> Ticket | None:
         """Carry out one request from a transport; replies go to ``outbox``.
 
         A ``Run`` returns its ticket (its events, confirmation asks and end follow through
@@ -234,31 +230,13 @@ class Runtime:
         """
         match message:
             case Run(turn_id=turn_id, ask=ask, conversation_id=conversation_id, context=context):
-                _checked(conversation_id)
-                known = self.supervisor.ticket(turn_id)
-                if known is None and self.journal is not None:
-                    record = await self.journal.get(turn_id)
-                    if record is not None and record.final:
-                        known = Ticket.from_record(record, None)
-                if known is not None:  # at-most-once: answer from the record, never run twice
-                    if known.conversation_id != conversation_id:
-                        raise RequestError(
-                            "conflict", f"turn id {turn_id!r} belongs to another conversation"
-                        )
-                    await known.done.wait()
-                    outbox(final_message(known))
-                    return known
-                request = TurnRequest(
-                    ask=ask, turn_id=turn_id, conversation_id=conversation_id, context=context
-                )
                 try:
-                    ticket = await self.submit_remote(request, outbox)
+                    request = TurnRequest(
+                        ask=ask, turn_id=turn_id, conversation_id=conversation_id, context=context
+                    )
+                    return await self.submit(request, outbox)
                 except (BusyError, DrainingError, ConversationFailedError, ConfigError) as exc:
                     raise RequestError(failure_code(exc), str(exc)) from exc
-                if ticket.outbox is not outbox:  # raced with the same turn id: answer from it
-                    await ticket.done.wait()
-                    outbox(final_message(ticket))
-                return ticket
             case Cancel(turn_id=turn_id, reason=reason, conversation_id=conversation_id):
                 self._owned(turn_id, conversation_id)
                 self.cancel(turn_id, reason)
@@ -323,7 +301,7 @@ def _checked(conversation_id: str | None) -> None:
         raise RequestError("invalid", str(exc)) from exc
 
 
-class RequestError(Exception):
+class RequestError(GoliathError):
     """A request the runtime refuses; ``code`` is a :data:`~actors.messages.FailureCode`."""
 
     def __init__(self, code: FailureCode, message: str) -> None:

@@ -1,4 +1,4 @@
-"""Durable state of a daemon: conversation memory and turn records (Decision D10).
+"""Durable state of a daemon: conversation memory and turn records (design.md, D10).
 
 A store keeps what must survive a crash: every conversation's memory, and a record per turn
 (status, the pending confirmation, the result). After a crash or restart, turns that were
@@ -15,8 +15,8 @@ from typing import Any, Literal, Protocol
 
 import msgspec
 
-from goliath.records import Exchange, MemoryState, RunResult
-from goliath.scribe import RECENT_KEEP
+from goliath.records import ConfirmRequest, Exchange, MemoryState, RunResult
+from goliath.turn.scribe import RECENT_KEEP
 
 from .messages import TurnState
 
@@ -24,7 +24,6 @@ __all__ = [
     "FINAL_STATES",
     "Fence",
     "FencedError",
-    "PendingConfirmation",
     "Store",
     "StoreMemory",
     "TurnRecord",
@@ -40,15 +39,6 @@ class FencedError(Exception):
     """A write was refused: this node no longer owns the conversation's shard (stale epoch)."""
 
 
-class PendingConfirmation(msgspec.Struct, frozen=True, kw_only=True):
-    """The write a turn is waiting on, as the client saw it."""
-
-    call_id: str
-    tool: str
-    input: dict[str, Any]
-    brief: str
-
-
 class TurnRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     """What the store knows of one turn. New fields get defaults (records outlive versions)."""
 
@@ -59,7 +49,8 @@ class TurnRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     result: RunResult | None = None
     error: str | None = None
     error_code: str | None = None
-    pending: PendingConfirmation | None = None
+    pending: ConfirmRequest | None = None
+    """The write the turn waits on (records of older versions hold its first four fields)."""
     node: str | None = None
     created_at: float = 0.0
     updated_at: float = 0.0

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 import trio
 
-from goliath.memory._codec import decode_state, encode_state
+from goliath.memory.codec import decode_state, encode_state
 from goliath.records import MemoryState
 
 from .store import Fence, FencedError, TurnRecord, decode_record, encode_record

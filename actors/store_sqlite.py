@@ -13,8 +13,8 @@ from pathlib import Path
 
 import trio
 
-from goliath.memory._codec import decode_state, encode_state
-from goliath.memory.sqlite import _Database, _database
+from goliath.memory.codec import decode_state, encode_state
+from goliath.memory.sqlite import SQLiteDatabase, shared_database
 from goliath.records import MemoryState
 
 from .store import Fence, TurnRecord, decode_record, encode_record
@@ -38,11 +38,11 @@ class SQLiteStore:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = str(Path(path).expanduser().resolve())
-        self._db: _Database | None = None
+        self._db: SQLiteDatabase | None = None
 
     async def open(self) -> None:
-        def setup() -> _Database:
-            database = _database(self.path)
+        def setup() -> SQLiteDatabase:
+            database = shared_database(self.path)
             with database.lock:
                 database.connection.execute(_TURNS)
             return database
@@ -52,7 +52,7 @@ class SQLiteStore:
     async def aclose(self) -> None:
         self._db = None  # the shared connection stays open for other users of the file
 
-    def _database(self) -> _Database:
+    def _database(self) -> SQLiteDatabase:
         if self._db is None:
             raise RuntimeError("the store is not open; call `await store.open()` first")
         return self._db

@@ -16,7 +16,7 @@ from typing import Any
 import attrs
 import trio
 
-from goliath.config import AgentConfig, TurnRequest
+from goliath.config import AgentConfig
 from goliath.errors import BusyError, ConversationFailedError, DrainingError
 from goliath.models import GenerateRequest, Generation
 from goliath.records import Decision
@@ -24,7 +24,7 @@ from goliath.session import Session
 from goliath.turn import run_turn
 
 from .conversation import ConversationActor
-from .messages import Cancel, ConfirmReply, Failure, Outbound
+from .messages import Cancel, ConfirmReply, Failure
 from .model_worker import RunningCall
 from .ticket import Ticket
 
@@ -97,58 +97,52 @@ class Supervisor:
 
     # ---------------------------------------------------------------- routing
 
-    def submit(
-        self, request: TurnRequest, outbox: Callable[[Outbound], None] | None = None
-    ) -> Ticket:
-        """Queue a run in its conversation; returns its ticket at once.
+    def enqueue(self, ticket: Ticket) -> None:
+        """Queue a new turn in its conversation's run mailbox (the runtime checked its id).
 
-        A turn id seen before is answered from its record, never run twice (at-most-once).
         Raises :class:`BusyError` when the conversation's run mailbox is full,
         :class:`DrainingError` while shutting down, and ``ConversationFailedError`` for a
         conversation whose actor was stopped.
         """
-        known = self._turns.get(request.turn_id)
-        if known is not None:
-            self._turns.move_to_end(request.turn_id)
-            return known
-        if not self.accepting or self._nursery is None:
-            raise DrainingError("The agent is shutting down and takes no new runs.")
-        key = conversation_key(request.conversation_id)
-        failure = self._failed.get(key)
-        if failure is not None:
-            raise ConversationFailedError(
-                f"Conversation {request.conversation_id!r} was stopped after its actor crashed "
-                f"{self._restart_limit} times within {self._restart_window:g} s (last error: "
-                f"{type(failure).__name__}: {failure}). Restart the agent to use it again."
-            ) from failure
-        ticket = Ticket(request=request, key=key, outbox=outbox)
-        actor = self._actors.get(key) or self._activate(key)
+        self.check_accepting(ticket.conversation_id)
+        actor = self._actors.get(ticket.key) or self._activate(ticket.key)
         try:
             actor.runs.put_nowait(ticket)
         except trio.WouldBlock:
-            raise BusyError(
-                f"Conversation {request.conversation_id!r} already has {self._mailbox_size} runs "
-                "queued; wait for one to finish and try again."
-            ) from None
+            raise self._busy(ticket.conversation_id) from None
         self._remember(ticket)
-        return ticket
 
-    def check_accepting(self, request: TurnRequest) -> None:
-        """Raise what :meth:`submit` would raise for refusing ``request`` (busy, draining...)."""
+    def check_accepting(self, conversation_id: str | None) -> None:
+        """Raise what :meth:`enqueue` would raise for a run of this conversation now."""
         if not self.accepting or self._nursery is None:
             raise DrainingError("The agent is shutting down and takes no new runs.")
-        key = conversation_key(request.conversation_id)
-        if key in self._failed:
-            self.submit(request)  # raises ConversationFailedError with its message
+        key = conversation_key(conversation_id)
+        failure = self._failed.get(key)
+        if failure is not None:
+            raise ConversationFailedError(
+                f"Conversation {conversation_id!r} was stopped after its actor crashed "
+                f"{self._restart_limit} times within {self._restart_window:g} s (last error: "
+                f"{type(failure).__name__}: {failure}). Restart the agent to use it again."
+            ) from failure
         actor = self._actors.get(key)
         if actor is not None and len(actor.runs) >= self._mailbox_size:
-            raise BusyError(
-                f"Conversation {request.conversation_id!r} already has {self._mailbox_size} runs "
-                "queued; wait for one to finish and try again."
-            )
+            raise self._busy(conversation_id)
+
+    def _busy(self, conversation_id: str | None) -> BusyError:
+        return BusyError(
+            f"Conversation {conversation_id!r} already has {self._mailbox_size} runs "
+            "queued; wait for one to finish and try again."
+        )
 
     def ticket(self, turn_id: str) -> Ticket | None:
         return self._turns.get(turn_id)
+
+    def resubmitted(self, turn_id: str) -> Ticket | None:
+        """A turn id seen before, kept as the most recent record (at-most-once delivery)."""
+        ticket = self._turns.get(turn_id)
+        if ticket is not None:
+            self._turns.move_to_end(turn_id)
+        return ticket
 
     def cancel(self, turn_id: str, reason: str = "client") -> bool:
         """Cancel a turn: through its actor's control mailbox when running, at once when queued."""
@@ -166,7 +160,7 @@ class Supervisor:
                 pass
         if ticket.scope is None and self._nursery is not None:
             if ticket.cancel_reason is None:  # still queued: it never runs, but its observers
-                ticket.cancel_reason = reason  # see it aborted (Decision D6), and the journal
+                ticket.cancel_reason = reason  # see it aborted (design.md, D6), and the journal
                 ticket.status = "cancelled"  # records it
                 self._nursery.start_soon(self._cancel_queued, ticket)
             return True

@@ -12,20 +12,21 @@ import trio
 
 from goliath.config import TurnRequest
 from goliath.errors import TurnCancelled
-from goliath.records import Decision, RunResult
+from goliath.events import Event
+from goliath.records import ConfirmRequest, Decision, RunResult
 
-from .messages import Outbound, TurnState
+from .messages import ConfirmAsk, EventMessage, Outbound, TurnState
 
 if TYPE_CHECKING:
     from .journal import Journal
     from .store import TurnRecord
 
-__all__ = ["PendingConfirm", "Ticket"]
+__all__ = ["ReplyWaiter", "Ticket"]
 
 
 @attrs.define(eq=False)
-class PendingConfirm:
-    """A confirmation waiting for a :class:`~actors.messages.ConfirmReply`."""
+class ReplyWaiter:
+    """Where a turn waits for the :class:`~actors.messages.ConfirmReply` to one of its asks."""
 
     call_id: str
     answered: trio.Event = attrs.field(factory=trio.Event)
@@ -38,6 +39,12 @@ class PendingConfirm:
         self.decision = decision
         self.answered.set()
         return True
+
+    async def wait(self) -> Decision:
+        """The answer, once there is one."""
+        await self.answered.wait()
+        assert self.decision is not None  # resolve() sets it before the event
+        return self.decision
 
 
 @attrs.define(eq=False)
@@ -56,7 +63,7 @@ class Ticket:
     outcome: outcome.Outcome[RunResult] | None = None
     scope: trio.CancelScope | None = None
     cancel_reason: str | None = None
-    pending: dict[str, PendingConfirm] = attrs.field(factory=dict)
+    pending: dict[str, ReplyWaiter] = attrs.field(factory=dict)
     error_code: str | None = None
     created_at: float = attrs.field(factory=time.time)
     journal: Journal | None = None
@@ -136,6 +143,36 @@ class Ticket:
     def send(self, message: Outbound) -> None:
         if self.outbox is not None:
             self.outbox(message)
+
+    def publish(self, event: Event) -> None:
+        """A remote caller's ``on_event``: the event goes out through the outbox."""
+        self.send(EventMessage(turn_id=self.turn_id, event=event))
+
+    async def confirm_remotely(self, request: ConfirmRequest) -> Decision:
+        """A remote caller's ``confirm``: a :class:`~actors.messages.ConfirmAsk` goes out
+        through the outbox, and the turn waits for the reply the runtime delivers."""
+        pending = self.pending.setdefault(request.call_id, ReplyWaiter(request.call_id))
+        self.status = "awaiting_confirmation"
+        if self.journal is not None:
+            await self.journal.update(self, "awaiting_confirmation", request)
+        self.send(
+            ConfirmAsk(
+                turn_id=self.turn_id,
+                call_id=request.call_id,
+                tool=request.tool,
+                input=request.input,
+                brief=request.brief,
+                conversation_id=request.conversation_id,
+            )
+        )
+        try:
+            decision = await pending.wait()
+        finally:
+            if self.status == "awaiting_confirmation":
+                self.status = "running"
+        if self.journal is not None:
+            await self.journal.update(self, "running")
+        return decision
 
     def info(self) -> dict[str, Any]:
         return {

@@ -1,9 +1,9 @@
 """Goliath: an agent harness that keeps small on-device language models on task.
 
 Layers point one way — ``transports → actors → goliath``. This package is the harness: what a
-turn is (``turn.py`` and one module per stage), with no knowledge of actors except in
-``agent.py``, the facade that starts the runtime. Public names are re-exported here; modules
-with a leading underscore are internal.
+turn is (``turn/``: the story in ``run.py`` and one module per stage), with no knowledge of
+actors except in ``agent.py``, the facade that starts the runtime. Public names are re-exported
+here; modules with a leading underscore are internal.
 """
 
 from __future__ import annotations

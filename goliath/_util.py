@@ -9,7 +9,6 @@ from collections.abc import Awaitable
 from typing import Any, TypeVar
 
 import msgspec
-import pydantic
 
 T = TypeVar("T")
 
@@ -31,55 +30,6 @@ def message_of(exc: BaseException) -> str:
 def named_message(exc: BaseException) -> str:
     """``"<ErrorName>: <message>"``, the form escalation events carry."""
     return f"{type(exc).__name__}: {exc}"
-
-
-def _to_builtins_hook(value: Any) -> Any:
-    if isinstance(value, pydantic.BaseModel):
-        return value.model_dump(mode="json")
-    if hasattr(value, "__attrs_attrs__"):
-        import attrs
-
-        return attrs.asdict(value)
-    if hasattr(value, "__dataclass_fields__"):
-        import dataclasses
-
-        return dataclasses.asdict(value)
-    if isinstance(value, (set, frozenset)):
-        return sorted(value, key=repr)
-    raise TypeError(f"{type(value).__name__} is not JSON serializable")
-
-
-_UNSERIALIZABLE = (TypeError, ValueError, OverflowError, RecursionError, msgspec.EncodeError)
-"""What encoding an arbitrary value may raise (RecursionError: a structure that contains itself)."""
-
-
-def json_snapshot(value: Any) -> Any:
-    """A JSON round-trip copy of ``value``; raises TypeError/ValueError when not serializable.
-
-    Snapshots are what step records keep: later mutation of the tool's own objects cannot
-    change what was recorded, and records always encode to JSON and MessagePack.
-    """
-    return msgspec.json.decode(msgspec.json.encode(value, enc_hook=_to_builtins_hook))
-
-
-def try_snapshot(value: Any) -> Any:
-    """Like :func:`json_snapshot`, but ``None`` when the value does not serialize."""
-    try:
-        return json_snapshot(value)
-    except _UNSERIALIZABLE:
-        return None
-
-
-def to_plain(value: Any) -> Any:
-    """Turn pydantic models, dataclasses, attrs and msgspec objects into dicts/lists (best effort)."""
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    if isinstance(value, (dict, list, tuple)):
-        return value
-    try:
-        return json_snapshot(value)
-    except _UNSERIALIZABLE:
-        return value
 
 
 def canonical_json(value: Any) -> str:

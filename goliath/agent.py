@@ -12,8 +12,9 @@ import contextlib
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import attrs
 import pydantic
 import trio
 
@@ -35,32 +36,74 @@ from .config import (
     WindowSource,
 )
 from .errors import ConfigError, GoliathError
-from .extensions import check_extensions
 from .memory import InMemory, Memory
+from .models import Model
 from .records import RunResult
 from .session import Session
-from .tools import Tool, tools_by_name
+from .tools import Tool
+
+if TYPE_CHECKING:
+    from actors.cluster import Cluster
+    from actors.runtime import Runtime, RuntimeLimits
+    from actors.store import Store
 
 __all__ = ["Agent"]
 
 CANCEL_GRACE = 10.0
 """Seconds a cancelled caller waits (shielded) for its turn to stop and run its observers."""
-MAX_CONVERSATION_ID = 256
 
 MemorySource = Memory | Callable[[str | None], "Memory | Awaitable[Memory]"]
+ModelSource = Model | Callable[[], Model]
+"""A model, or a zero-argument factory of one."""
+
+TURN_OPTIONS = frozenset(field.name for field in attrs.fields(AgentConfig))
+"""The options a turn reads: the fields of :class:`~goliath.config.AgentConfig`."""
+RUNTIME_OPTIONS = frozenset({"memory", "runtime_limits", "store", "cluster"})
+"""The options the runtime reads: where conversations live, and how many."""
+OPTIONS = TURN_OPTIONS | RUNTIME_OPTIONS
+"""Every keyword option of ``Agent(model, ...)``."""
 
 
 class Agent:
     """An agent for a small local model: tools, memory, confirmation, fallback, extensions.
 
-    See ``docs/`` and ``spec/API.md`` for every option. Construction validates everything it
-    can (:class:`~goliath.errors.ConfigError`); nothing starts until ``async with agent:`` or
-    ``agent.run_sync(...)``.
+    Every option after ``model`` is a keyword. Construction checks everything it can
+    (:class:`~goliath.errors.ConfigError`); nothing starts until ``async with agent:`` or
+    ``agent.run_sync(...)``. The guides in ``docs/`` show each option at work.
+
+    Args:
+        model: a :class:`~goliath.models.Model` (something with async ``generate``), or a
+            zero-argument factory returning one (called when the runtime starts).
+        tools: the tools, as an iterable or a mapping (keyed by each tool's own ``name``).
+        memory: a :class:`~goliath.memory.Memory` for the default conversation, or a factory
+            ``(conversation_id) -> Memory`` for one per conversation; default: in-process.
+        fallback: the cloud hand-off, ``(FallbackRequest) -> str`` (sync or async).
+        confirm: ``(ConfirmRequest) -> bool | Decision`` (sync or async), asked before writes.
+        window: the model's token window, or an (async) callable returning it; default: the
+            model's ``window()``, else 4096.
+        count_tokens: ``(str) -> int`` (sync or async); default: the model's, else an estimate.
+        budgets: :class:`~goliath.Budgets` for tool results and retrieved context.
+        max_steps: steps a turn may take before it escalates ``too-many-steps``.
+        instructions: the system instructions every stage starts from.
+        on_event: called with every trace event of every run.
+        facts: ``dict[str, str]`` the conductor knows, or a callable returning one per turn.
+        examples: worked plans shown to the conductor.
+        extensions: :class:`~goliath.Extension` objects, run in this order.
+        output_schema: a pydantic model class for structured answers.
+        session_retry_after: seconds before a conversation handed to the fallback probes the
+            device again (``None``: never).
+        confirm_timeout: seconds a write waits for its confirmation; then it is declined.
+        model_timeout: seconds one model call may take once the model started on it.
+        tool_timeout: seconds one tool call may take before the step fails.
+        runtime_limits: bounds of the runtime (:class:`actors.RuntimeLimits`).
+        store: where a daemon keeps memory and turn records (:class:`actors.store.Store`).
+        cluster: this node's fleet membership (:class:`actors.cluster.Cluster`).
     """
 
     def __init__(
         self,
-        model: Any,
+        model: ModelSource,
+        *,
         tools: Iterable[Tool] | Mapping[str, Tool] = (),
         memory: MemorySource | None = None,
         fallback: Fallback | None = None,
@@ -77,67 +120,26 @@ class Agent:
         output_schema: type[pydantic.BaseModel] | None = None,
         session_retry_after: float | None = DEFAULT_SESSION_RETRY_AFTER,
         confirm_timeout: float | None = DEFAULT_CONFIRM_TIMEOUT,
-        *,
-        runtime_limits: Any = None,
-        store: Any = None,
-        cluster: Any = None,
         model_timeout: float | None = DEFAULT_MODEL_TIMEOUT,
         tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
+        runtime_limits: RuntimeLimits | None = None,
+        store: Store | None = None,
+        cluster: Cluster | None = None,
     ) -> None:
-        self._options = {
-            name: value for name, value in locals().items() if name not in ("self", "__class__")
-        }
+        options = {name: value for name, value in locals().items() if name in OPTIONS}
         if model is None or not (hasattr(model, "generate") or callable(model)):
             raise ConfigError(
                 f"model must be a goliath.models.Model (something with async generate()) or a "
                 f"zero-argument factory returning one; got {model!r}."
             )
-        if window is None:
-            window = _model_window(model)
-        if isinstance(window, bool) or (
-            not callable(window) and (not isinstance(window, int) or window <= 0)
-        ):
-            raise ConfigError(f"window must be a positive integer token count, got {window!r}.")
-        if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 0:
-            raise ConfigError(f"max_steps must be a nonnegative integer, got {max_steps!r}.")
-        if not isinstance(instructions, str):
-            raise ConfigError(f"instructions must be a string, got {instructions!r}.")
-        if output_schema is not None and not (
-            isinstance(output_schema, type) and issubclass(output_schema, pydantic.BaseModel)
-        ):
-            raise ConfigError(
-                f"output_schema must be a pydantic model class, got {output_schema!r}."
-            )
-        for name, value in (
-            ("confirm_timeout", confirm_timeout),
-            ("session_retry_after", session_retry_after),
-            ("model_timeout", model_timeout),
-            ("tool_timeout", tool_timeout),
-        ):
-            if value is not None and (not isinstance(value, (int, float)) or value < 0):
-                raise ConfigError(f"{name} must be a number of seconds ≥ 0 or None, got {value!r}.")
-        if count_tokens is None:
-            count_tokens = _model_counter(model)
         self.model = model
-        self.config = AgentConfig(
-            tools=tools_by_name(tools),
-            instructions=instructions,
-            max_steps=max_steps,
-            window=window,
-            count_tokens=count_tokens,
-            budgets=budgets,
-            fallback=fallback,
-            confirm=confirm,
-            on_event=on_event,
-            facts=facts,
-            examples=examples,
-            extensions=check_extensions(list(extensions)),
-            output_schema=output_schema,
-            confirm_timeout=confirm_timeout,
-            session_retry_after=session_retry_after,
-            model_timeout=model_timeout,
-            tool_timeout=tool_timeout,
-        )
+        self._options = options
+        turn_options = {name: options[name] for name in TURN_OPTIONS}
+        if window is None:
+            turn_options["window"] = _model_window(model)
+        if count_tokens is None:
+            turn_options["count_tokens"] = _model_counter(model)
+        self.config = AgentConfig(**turn_options)
         self._memory = memory
         self._memory_is_factory = memory is not None and not _is_memory(memory) and callable(memory)
         if memory is not None and not _is_memory(memory) and not callable(memory):
@@ -149,23 +151,22 @@ class Agent:
         self._runtime_limits = runtime_limits
         self._store = store
         self._cluster = cluster
-        self._runtime: Any = None
+        self._runtime: Runtime | None = None
         self._exit_stack: contextlib.AsyncExitStack | None = None
         self._nursery: trio.Nursery | None = None
 
     def with_options(self, **changes: Any) -> Agent:
         """A new agent with the same options except ``changes`` (e.g. another ``memory``)."""
-        unknown = set(changes) - set(self._options)
+        unknown = set(changes) - OPTIONS - {"model"}
         if unknown:
             raise ConfigError(f"Agent has no option(s) {sorted(unknown)}.")
-        options = {**self._options, **changes}
-        model = options.pop("model")
-        return Agent(model, **options)
+        model = changes.pop("model", self.model)
+        return Agent(model, **{**self._options, **changes})
 
     # ---------------------------------------------------------------- lifecycle
 
     @property
-    def runtime(self) -> Any:
+    def runtime(self) -> Runtime | None:
         """The running :class:`actors.Runtime` (for transports); ``None`` when not started."""
         return self._runtime
 
@@ -245,42 +246,6 @@ class Agent:
 
     # ---------------------------------------------------------------- runs
 
-    def _request(
-        self,
-        ask: str,
-        *,
-        conversation_id: str | None,
-        confirm: ConfirmHandler | None,
-        output_schema: type[pydantic.BaseModel] | None,
-        on_event: EventCallback | None,
-        context: Any,
-        turn_id: str | None,
-    ) -> TurnRequest:
-        if not isinstance(ask, str):
-            raise ConfigError(f"ask must be a string, got {type(ask).__name__}.")
-        check_conversation_id(conversation_id)
-        if conversation_id is not None and self._memory is not None and not self._memory_is_factory:
-            raise ConfigError(
-                "Named conversations require a memory factory: pass "
-                "memory=lambda conversation_id: ... so each conversation gets its own Memory. "
-                "A single Memory object serves only the default conversation."
-            )
-        if output_schema is not None and not (
-            isinstance(output_schema, type) and issubclass(output_schema, pydantic.BaseModel)
-        ):
-            raise ConfigError(
-                f"output_schema must be a pydantic model class, got {output_schema!r}."
-            )
-        return TurnRequest(
-            ask=ask,
-            turn_id=turn_id or uuid.uuid4().hex,
-            conversation_id=conversation_id,
-            context=context,
-            confirm=confirm,
-            output_schema=output_schema,
-            on_event=on_event,
-        )
-
     async def run(
         self,
         ask: str,
@@ -299,6 +264,8 @@ class Agent:
         Raises:
             GoliathError: the runtime is not started (use ``async with agent:``).
             BusyError: the conversation already has too many runs queued.
+            actors.runtime.RequestError: ``turn_id`` already names a turn of another
+                conversation (a repeated turn id of this one returns that turn's result).
             Exception: the original error of a tool hook, memory store, confirm handler,
                 fallback or event callback that made the run fail.
 
@@ -306,15 +273,21 @@ class Agent:
         call waits (shielded, at most ``CANCEL_GRACE`` seconds) for the turn to stop and its
         ``on_error``/``on_finish`` observers to run, then raises ``trio.Cancelled``.
         """
-        request = self._request(
-            ask,
+        request = TurnRequest(
+            ask=ask,
+            turn_id=turn_id or uuid.uuid4().hex,
             conversation_id=conversation_id,
+            context=context,
             confirm=confirm,
             output_schema=output_schema,
             on_event=on_event,
-            context=context,
-            turn_id=turn_id,
         )
+        if conversation_id is not None and self._memory is not None and not self._memory_is_factory:
+            raise ConfigError(
+                "Named conversations require a memory factory: pass "
+                "memory=lambda conversation_id: ... so each conversation gets its own Memory. "
+                "A single Memory object serves only the default conversation."
+            )
         runtime = self._runtime
         if runtime is None:
             raise GoliathError(
@@ -330,7 +303,7 @@ class Agent:
                 scope.deadline = trio.current_time() + CANCEL_GRACE
                 await ticket.done.wait()
             raise
-        return ticket.unwrap()  # type: ignore[no-any-return]
+        return ticket.unwrap()
 
     def run_sync(self, ask: str, **options: Any) -> RunResult:
         """Start Trio and the runtime, run one turn, stop. For scripts and the REPL."""
@@ -375,22 +348,6 @@ def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
     for item in group.exceptions:
         out.extend(_leaves(item) if isinstance(item, BaseExceptionGroup) else [item])
     return out
-
-
-def check_conversation_id(conversation_id: object) -> None:
-    """A conversation id is a non-blank string of printable characters, at most 256 long."""
-    if conversation_id is None:
-        return
-    if not isinstance(conversation_id, str) or not conversation_id.strip():
-        raise ConfigError(
-            f"conversation_id must be a non-blank string (or None for the default conversation); "
-            f"got {conversation_id!r}."
-        )
-    if len(conversation_id) > MAX_CONVERSATION_ID or not conversation_id.isprintable():
-        raise ConfigError(
-            f"conversation_id must be at most {MAX_CONVERSATION_ID} printable characters; "
-            f"got {conversation_id[:40]!r}…"
-        )
 
 
 def _is_memory(value: object) -> bool:

@@ -1,4 +1,4 @@
-"""Token budgets (BEHAVIOR §3): estimating, clipping, per-call limits and content budgets.
+"""Token budgets: estimating, clipping, per-call limits and content budgets.
 
 Small windows fail late and badly (an overflow can kill a native session just under the
 limit), so every prompt is counted before it is sent and kept within 70% of the window, and

@@ -1,4 +1,4 @@
-"""Classification of model failures (BEHAVIOR §2.8).
+"""Classification of model failures: which escalation reason a provider error becomes.
 
 A small model's failures mean different things: a guardrail refusal stays on the device (the
 cloud must not be used to get around it), an overflow is a budget problem, an unavailable model

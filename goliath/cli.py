@@ -2,8 +2,8 @@
 
 ``run`` and ``chat`` ask on the terminal before any write and show a status line on stderr
 while the model works (only when stderr is a terminal; it clears itself, so stdout holds just
-the answer and the step log). ``--model`` takes ``local`` by default: the packaged llama.cpp
-model. With a llama.cpp model the turn runs in a child process, so that a build made for
+the answer and the step log). ``--model`` takes the specs
+:mod:`goliath.resolve` reads (``local`` by default: the packaged llama.cpp model). With a llama.cpp model the turn runs in a child process, so that a build made for
 another CPU, which dies with "Illegal instruction", is reported with a pointer to ``goliath
 doctor`` instead of a bare crash.
 """
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import importlib
 import json
 import os
 import shutil
@@ -20,49 +19,19 @@ import signal
 import subprocess
 import sys
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import TextIO
 
 import trio
 
 from .agent import Agent
-from .errors import ConfigError, GoliathError
+from .errors import GoliathError
 from .events import Event
-from .prompts import step_log
 from .records import ConfirmRequest, Decision, RunResult
+from .resolve import resolve_model, resolve_object
 from .tools import Tool
+from .turn.prompts import step_log
 
-__all__ = ["main", "resolve_model", "resolve_object"]
-
-
-def resolve_model(spec: str) -> Any:
-    """A model from a ``--model`` spec: ``local``, ``llamacpp:PATH``, ``apple``,
-    ``openai:BASE_URL#MODEL`` or ``fake:PATH``."""
-    if spec.startswith("fake:"):
-        from .testing import FakeModel
-
-        return FakeModel.from_file(spec.removeprefix("fake:"))
-    resolve = importlib.import_module("goliath.models.spec").resolve_model
-    return resolve(spec)
-
-
-def resolve_object(reference: str) -> Any:
-    """``MODULE:ATTR`` → the attribute (the current directory is importable, like uvicorn)."""
-    module_name, _, attribute = reference.partition(":")
-    if not module_name or not attribute:
-        raise ConfigError(f"Expected MODULE:ATTR (e.g. myapp.tools:TOOLS), got {reference!r}.")
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ConfigError(f"Cannot import {module_name!r} for {reference!r}: {exc}") from exc
-    value: Any = module
-    for part in attribute.split("."):
-        try:
-            value = getattr(value, part)
-        except AttributeError:
-            raise ConfigError(f"{module_name!r} has no attribute {attribute!r}.") from None
-    return value
+__all__ = ["main"]
 
 
 def _tools(reference: str | None) -> list[Tool]:
@@ -386,7 +355,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "chat":
             return trio.run(_chat, args, out, err)
         if args.command == "serve":
-            serve_command = importlib.import_module("transports.serve").serve_command
+            from transports.serve import serve_command
+
             return int(serve_command(args))
         if args.command == "eval":
             from .evals.cli import eval_command

@@ -1,4 +1,4 @@
-"""Compression of tool results into short ``key: value`` lines (BEHAVIOR §4).
+"""Compression of tool results into short ``key: value`` lines.
 
 A small model reads a few hundred characters well and a few thousand badly, so every tool
 result the model sees is a structural summary capped at 600 characters: lists keep their head,
@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ._util import js_number, to_plain
+from ._util import js_number
+from .snapshot import to_plain
 
 __all__ = ["RESULT_CHARS", "clip", "summarize_tool_result"]
 

@@ -1,4 +1,4 @@
-"""Validated agent configuration and per-run requests, shared by the facade and the turn."""
+"""An agent's options and a run's, each checked once: what the facade builds and the turn reads."""
 
 from __future__ import annotations
 
@@ -8,10 +8,13 @@ from typing import Any
 import attrs
 import pydantic
 
-from .budget import Budgets, TokenCounter
+from .budget import DEFAULT_WINDOW, Budgets, TokenCounter
+from .errors import ConfigError
 from .events import Event
+from .extensions import check_extensions
+from .ids import check_conversation_id
 from .records import ConfirmRequest, Decision, FallbackRequest
-from .tools import Tool
+from .tools import Tool, tools_by_name
 
 __all__ = [
     "DEFAULT_INSTRUCTIONS",
@@ -39,14 +42,101 @@ WindowSource = int | Callable[[], "int | Awaitable[int]"]
 FactsSource = Mapping[str, str] | Callable[[], "Mapping[str, str] | Awaitable[Mapping[str, str]]"]
 
 
+def _checked_window(window: WindowSource) -> WindowSource:
+    if isinstance(window, bool) or (
+        not callable(window) and (not isinstance(window, int) or window <= 0)
+    ):
+        raise ConfigError(f"window must be a positive integer token count, got {window!r}.")
+    return window
+
+
+def _checked_max_steps(max_steps: int) -> int:
+    if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 0:
+        raise ConfigError(f"max_steps must be a nonnegative integer, got {max_steps!r}.")
+    return max_steps
+
+
+def _checked_instructions(instructions: str) -> str:
+    if not isinstance(instructions, str):
+        raise ConfigError(f"instructions must be a string, got {instructions!r}.")
+    return instructions
+
+
+def _checked_output_schema(
+    output_schema: type[pydantic.BaseModel] | None,
+) -> type[pydantic.BaseModel] | None:
+    if output_schema is not None and not (
+        isinstance(output_schema, type) and issubclass(output_schema, pydantic.BaseModel)
+    ):
+        raise ConfigError(f"output_schema must be a pydantic model class, got {output_schema!r}.")
+    return output_schema
+
+
+def _seconds(name: str, value: float | None) -> float | None:
+    if value is not None and (not isinstance(value, (int, float)) or value < 0):
+        raise ConfigError(f"{name} must be a number of seconds ≥ 0 or None, got {value!r}.")
+    return value
+
+
+def _checked_confirm_timeout(value: float | None) -> float | None:
+    return _seconds("confirm_timeout", value)
+
+
+def _checked_session_retry_after(value: float | None) -> float | None:
+    return _seconds("session_retry_after", value)
+
+
+def _checked_model_timeout(value: float | None) -> float | None:
+    return _seconds("model_timeout", value)
+
+
+def _checked_tool_timeout(value: float | None) -> float | None:
+    return _seconds("tool_timeout", value)
+
+
+def _checked_extensions(extensions: Sequence[Any]) -> tuple[Any, ...]:
+    return check_extensions(list(extensions))
+
+
+def _check_ask(_request: Any, _field: Any, ask: str) -> None:
+    if not isinstance(ask, str):
+        raise ConfigError(f"ask must be a string, got {type(ask).__name__}.")
+
+
+def _check_conversation_id(_request: Any, _field: Any, conversation_id: str | None) -> None:
+    check_conversation_id(conversation_id)
+
+
 @attrs.frozen(kw_only=True)
 class AgentConfig:
-    """Everything a turn needs from its agent; built (and validated) once by ``Agent``."""
+    """Every option of an agent that its turns read, each checked once, here.
 
-    tools: Mapping[str, Tool]
-    instructions: str = DEFAULT_INSTRUCTIONS
-    max_steps: int = DEFAULT_MAX_STEPS
-    window: WindowSource = 4096
+    ``Agent(...)`` takes exactly these options (plus ``model`` and the runtime's ``memory``,
+    ``runtime_limits``, ``store`` and ``cluster``) and builds this once; a bad value is a
+    :class:`~goliath.errors.ConfigError` saying what was expected. The fields are in the order
+    they are checked.
+    """
+
+    window: WindowSource = attrs.field(default=DEFAULT_WINDOW, converter=_checked_window)
+    max_steps: int = attrs.field(default=DEFAULT_MAX_STEPS, converter=_checked_max_steps)
+    instructions: str = attrs.field(default=DEFAULT_INSTRUCTIONS, converter=_checked_instructions)
+    output_schema: type[pydantic.BaseModel] | None = attrs.field(
+        default=None, converter=_checked_output_schema
+    )
+    confirm_timeout: float | None = attrs.field(
+        default=DEFAULT_CONFIRM_TIMEOUT, converter=_checked_confirm_timeout
+    )
+    session_retry_after: float | None = attrs.field(
+        default=DEFAULT_SESSION_RETRY_AFTER, converter=_checked_session_retry_after
+    )
+    model_timeout: float | None = attrs.field(
+        default=DEFAULT_MODEL_TIMEOUT, converter=_checked_model_timeout
+    )
+    tool_timeout: float | None = attrs.field(
+        default=DEFAULT_TOOL_TIMEOUT, converter=_checked_tool_timeout
+    )
+    tools: Mapping[str, Tool] = attrs.field(factory=dict, converter=tools_by_name)
+    extensions: tuple[Any, ...] = attrs.field(default=(), converter=_checked_extensions)
     count_tokens: TokenCounter | None = None
     budgets: Budgets | None = None
     fallback: Fallback | None = None
@@ -54,22 +144,18 @@ class AgentConfig:
     on_event: EventCallback | None = None
     facts: FactsSource | None = None
     examples: Sequence[Mapping[str, Any]] | None = None
-    extensions: tuple[Any, ...] = ()
-    output_schema: type[pydantic.BaseModel] | None = None
-    confirm_timeout: float | None = DEFAULT_CONFIRM_TIMEOUT
-    session_retry_after: float | None = DEFAULT_SESSION_RETRY_AFTER
-    model_timeout: float | None = DEFAULT_MODEL_TIMEOUT
-    tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT
 
 
 @attrs.frozen(kw_only=True)
 class TurnRequest:
-    """One run: the ask and the per-run options that override the agent's."""
+    """One run: the ask and the per-run options that override the agent's (checked here)."""
 
-    ask: str
+    ask: str = attrs.field(validator=_check_ask)
     turn_id: str
-    conversation_id: str | None = None
+    conversation_id: str | None = attrs.field(default=None, validator=_check_conversation_id)
     context: Any = None
     confirm: ConfirmHandler | None = None
-    output_schema: type[pydantic.BaseModel] | None = None
+    output_schema: type[pydantic.BaseModel] | None = attrs.field(
+        default=None, converter=_checked_output_schema
+    )
     on_event: EventCallback | None = None

@@ -48,7 +48,7 @@ class ConfigError(GoliathError, ValueError):
 
 
 class BudgetError(GoliathError):
-    """A model prompt is larger than its stage's input budget (BEHAVIOR §3.4).
+    """A model prompt is larger than its stage's input budget.
 
     Without extensions (or with observer-only ones, such as tracing) the turn escalates
     ``context-budget`` instead of raising this; with an extension that may steer the run the
@@ -94,7 +94,7 @@ class InvalidOutputError(ModelError):
     """The model replied, but not with parseable JSON matching the requested schema.
 
     The harness treats this as a malformed reply: plans and structured answers get one retry
-    with a hint, tool arguments one retry with the validation error (Decision D1).
+    with a hint, tool arguments one retry with the validation error (design.md, D1).
     """
 
 

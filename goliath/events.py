@@ -1,4 +1,4 @@
-"""Trace events: what a turn reports as it goes (BEHAVIOR §10).
+"""Trace events: what a turn reports as it goes.
 
 Each event is a frozen msgspec Struct tagged by ``type``; the tag is also readable as the
 ``type`` attribute, so ``event.type == "plan"`` and the JSON form ``{"type": "plan", ...}``
@@ -11,6 +11,7 @@ from typing import Any, Literal
 import msgspec
 
 __all__ = [
+    "REASONS",
     "AnswerEvent",
     "BudgetEvent",
     "ConfirmEvent",
@@ -24,6 +25,24 @@ __all__ = [
     "ToolEvent",
     "event_types",
 ]
+
+
+REASONS = (
+    "model-unavailable",
+    "too-many-steps",
+    "repeated-tool-call",
+    "empty-answer",
+    "answer-invalid",
+    "plan-invalid",
+    "conductor-asked",
+    "tool-args-invalid",
+    "tool-error",
+    "guardrail",
+    "context-budget",
+    "tool-prerequisite-missing",
+    "model-error",
+)
+"""Every escalation reason code (``no-model`` is not one: design.md, D5)."""
 
 
 class EventBase(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", omit_defaults=True):
@@ -77,7 +96,7 @@ class AnswerEvent(EventBase, tag="answer", frozen=True):
 
 
 class EscalateEvent(EventBase, tag="escalate", frozen=True):
-    """The device could not finish: ``reason`` is one of the codes of BEHAVIOR §2.8."""
+    """The device could not finish: ``reason`` says why (one of ``goliath.events.REASONS``)."""
 
     reason: str
     error: str | None = None
@@ -123,7 +142,7 @@ Event = (
 
 
 def event_types() -> tuple[str, ...]:
-    """Every event tag, in the order of the table in BEHAVIOR §10."""
+    """Every event tag, in the order a turn usually emits them."""
     return (
         "recall",
         "plan",

@@ -1,36 +1,41 @@
-"""Lifecycle extensions (BEHAVIOR §9): ordered hooks that observe, patch, deny or stop a turn.
+"""Lifecycle extensions: ordered hooks that observe, patch, deny or stop a turn.
 
-An extension is any object with a ``name`` and some hook methods (sync or async, one argument:
-the :class:`HookContext`). Hooks run one after another in registration order, each seeing the
-previous one's changes. A hook returns ``None`` (no change), a patch (a dict of the phase's
-fields), or one of the decisions :class:`Deny`, :class:`Stop`, :class:`Skip` where its phase
-allows it; anything else is an :class:`~goliath.errors.ExtensionError`.
+An extension is a subclass of :class:`Extension` (or any object with a ``name`` and some of its
+hook methods) that overrides the hooks it needs; the others stay no-ops and are never called.
+Hooks may be sync or async and take one argument, the :class:`HookContext`. They run one after
+another in registration order, each seeing the previous one's changes. A hook returns ``None``
+(no change), a patch (a dict of the phase's fields), or one of the decisions :class:`Deny`,
+:class:`Stop`, :class:`Skip` where its phase allows it; anything else is an
+:class:`~goliath.errors.ExtensionError`.
+
+Hook names are checked when the agent is built: a public method that looks like a hook but is
+not one (``before_tools``, ``on_finished``) is a :class:`~goliath.errors.ConfigError` naming the
+hook it was probably meant to be, never a hook that silently does not run.
 """
 
 from __future__ import annotations
 
-import copy
+import difflib
 import inspect
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Awaitable, Sequence
+from typing import Any, TypeAlias
 
 import attrs
-import trio
 
-from ._util import maybe_await, message_of
-from .errors import ConfigError, ExtensionError
+from .errors import ConfigError
 
 __all__ = [
     "HOOKS",
+    "STOP_PHASES",
     "Deny",
     "Extension",
-    "ExtensionRunner",
     "HookContext",
+    "Patch",
     "RunOutcome",
     "Skip",
     "Stop",
-    "StopRun",
     "check_extensions",
+    "is_default_hook",
 ]
 
 HOOKS = (
@@ -45,28 +50,15 @@ HOOKS = (
     "before_remember",
     "on_error",
     "on_finish",
+    "on_model_call",
 )
-OBSERVERS = ("on_error", "on_finish", "on_model_call")
-"""Hooks that only observe. ``on_model_call`` is Goliath's addition to the original hooks:
-one call per model call (label, ms, queue_ms, tokens, error) — what tracing needs."""
+"""Every hook, in the order a turn reaches them (``on_model_call`` fires at each model call)."""
 STOP_PHASES = frozenset(
     {"before_run", "after_plan", "before_tool", "before_fallback", "after_answer"}
 )
-OBSERVER_SECONDS = 5.0
-"""How long ``on_error``/``on_finish`` observers may take in total when a run was cancelled."""
-
-
-class Extension:
-    """Base class for extensions: set ``name`` and define any of the hook methods.
-
-    ``observer_only = True`` declares that the extension only watches (tracing, metrics,
-    audit logs): every hook returns ``None``. Such an extension keeps budgets lenient — an
-    over-budget prompt still escalates ``context-budget`` — because nothing it does depends on
-    every step happening; a hook of it that returns anything else is an ``ExtensionError``.
-    """
-
-    name: str = ""
-    observer_only: bool = False
+"""The hooks that may return :class:`Stop`."""
+HOOK_PREFIXES = ("before_", "after_", "on_")
+"""Public method names an extension keeps for hooks: one of these that is no hook is a typo."""
 
 
 @attrs.frozen
@@ -87,6 +79,10 @@ class Stop:
 @attrs.frozen
 class Skip:
     """``before_remember`` only: save nothing for this turn."""
+
+
+Patch: TypeAlias = dict[str, Any]
+"""A hook's change: some of its phase's fields, by name (``{"input": {...}}``)."""
 
 
 class HookContext:
@@ -117,6 +113,89 @@ class HookContext:
         return f"HookContext(phase={self.__dict__.get('phase')!r})"
 
 
+class Extension:
+    """Base class for extensions: set ``name`` and override any of the hooks below.
+
+    Each hook gets the :class:`HookContext` of its phase, may be ``async``, and may return what
+    its docstring says; a hook an extension does not override is never called. A plain
+    function of one argument (no ``self``) or a staticmethod works as a hook too.
+
+    ``observer_only = True`` declares that the extension only watches (tracing, metrics,
+    audit logs): every hook returns ``None``. Such an extension keeps budgets lenient — an
+    over-budget prompt still escalates ``context-budget`` — because nothing it does depends on
+    every step happening; a hook of it that returns anything else is an ``ExtensionError``.
+    """
+
+    name: str = ""
+    observer_only: bool = False
+
+    def before_run(self, ctx: HookContext) -> Patch | Stop | Awaitable[Patch | Stop | None] | None:
+        """First: ``ask``, ``instructions``, ``facts``. Patch any of them (facts merge), or stop."""
+        return None
+
+    def after_recall(self, ctx: HookContext) -> Patch | Awaitable[Patch | None] | None:
+        """Memory is loaded: ``memory``. ``{"memory": ...}`` changes this run's view (not saved)."""
+        return None
+
+    def before_plan(self, ctx: HookContext) -> Patch | Awaitable[Patch | None] | None:
+        """Before each plan: ``ask``, ``tools`` (descriptors), ``context_text``, ``steps``,
+        ``attempt``. ``{"tools": [names], "context_text": str}`` narrows what the model sees."""
+        return None
+
+    def after_plan(self, ctx: HookContext) -> Patch | Stop | Awaitable[Patch | Stop | None] | None:
+        """A plan was made: ``plan``, ``tools``, ``steps``, ``attempt``. ``{"plan": ...}``
+        replaces it (its tool must be available), or stop."""
+        return None
+
+    def before_tool(
+        self, ctx: HookContext
+    ) -> Patch | Deny | Stop | Awaitable[Patch | Deny | Stop | None] | None:
+        """Arguments are filled: ``tool``, ``input``, ``brief``, ``steps``. ``{"input": ...}``
+        (validated again), :class:`Deny` to skip the call, or stop."""
+        return None
+
+    def after_tool(self, ctx: HookContext) -> Patch | Awaitable[Patch | None] | None:
+        """The call ended: ``tool``, ``input``, ``result``, ``outcome``, ``steps`` (earlier
+        ones). ``{"result": str}`` changes what the model reads, not what happened."""
+        return None
+
+    def before_fallback(
+        self, ctx: HookContext
+    ) -> Patch | Stop | Awaitable[Patch | Stop | None] | None:
+        """The turn is handed to the fallback: ``request``. ``{"request": ...}`` (same
+        ``reason``), or stop."""
+        return None
+
+    def after_answer(
+        self, ctx: HookContext
+    ) -> Patch | Stop | Awaitable[Patch | Stop | None] | None:
+        """A non-blank answer: ``text``, ``handled_by``, ``best_effort``, ``steps``.
+        ``{"text": str}`` (non-blank) replaces it, or stop."""
+        return None
+
+    def before_remember(
+        self, ctx: HookContext
+    ) -> Patch | Skip | Awaitable[Patch | Skip | None] | None:
+        """Memory is about to be saved: ``memory`` (the candidate), ``exchange``.
+        ``{"memory": ...}`` changes what is saved; :class:`Skip` saves nothing."""
+        return None
+
+    def on_error(self, ctx: HookContext) -> Awaitable[None] | None:
+        """The run failed or was cancelled: ``error``, ``origin``, ``steps``, ``trace``.
+        Observation only; runs before ``on_finish``."""
+        return None
+
+    def on_finish(self, ctx: HookContext) -> Awaitable[None] | None:
+        """Last, once per run however it ended: ``outcome`` (a :class:`RunOutcome`),
+        ``diagnostics``. Observation only."""
+        return None
+
+    def on_model_call(self, ctx: HookContext) -> Awaitable[None] | None:
+        """A model call ended: ``label``, ``ms``, ``queue_ms``, ``input_tokens``,
+        ``output_tokens``, ``error``. Observation only (what tracing needs)."""
+        return None
+
+
 @attrs.frozen
 class RunOutcome:
     """How a run ended, as ``on_finish`` sees it.
@@ -133,31 +212,17 @@ class RunOutcome:
     trace: list[Any] = attrs.field(factory=list)
 
 
-@attrs.frozen
-class Denied:
-    """Internal: which extension denied a tool call, and why."""
-
-    extension: str
-    reason: str
-
-
-Validator = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
-"""Checks one hook's patch against the current data and returns the accepted values."""
-
-
-class StopRun(Exception):
-    """Internal: an extension stopped the run. Never escapes ``Agent.run``."""
-
-    def __init__(self, extension: str, phase: str, text: str, reason: str) -> None:
-        super().__init__(f"{extension} stopped the run in {phase}: {reason}")
-        self.extension = extension
-        self.phase = phase
-        self.text = text
-        self.reason = reason
+def is_default_hook(extension: Any, phase: str) -> bool:
+    """Whether ``extension`` leaves ``phase`` as :class:`Extension`'s no-op (never called)."""
+    default = getattr(Extension, phase, None)
+    if default is None or phase in getattr(extension, "__dict__", {}):
+        return False
+    owner = extension if isinstance(extension, type) else type(extension)
+    return getattr(owner, phase, None) is default
 
 
 def check_extensions(extensions: Sequence[Any]) -> tuple[Any, ...]:
-    """Validate names (non-blank, unique) at construction time."""
+    """Validate names (non-blank, unique) and hook names at construction time."""
     seen: set[str] = set()
     for extension in extensions:
         name = getattr(extension, "name", None)
@@ -167,187 +232,36 @@ def check_extensions(extensions: Sequence[Any]) -> tuple[Any, ...]:
                 "a class attribute `name = '...'`."
             )
         seen.add(name)
+        for method in _misspelled_hooks(extension):
+            close = difflib.get_close_matches(method, HOOKS, n=1, cutoff=0.6)
+            guess = f" Did you mean {close[0]!r}?" if close else ""
+            raise ConfigError(
+                f"Extension {name!r} defines {method!r}, which is not a hook, so it would never "
+                f"run.{guess} The hooks are: {', '.join(HOOKS)}. (A helper method whose name "
+                "starts with before_, after_ or on_ needs a leading underscore.)"
+            )
     return tuple(extensions)
 
 
-def _resolve_hook(extension: Any, phase: str) -> Callable[[HookContext], Any] | None:
-    hook = getattr(extension, phase, None)
-    if hook is None or not callable(hook):
-        return None
-    if not isinstance(extension, type) and phase not in getattr(extension, "__dict__", {}):
-        plain = _plain_function(type(extension), phase)
-        if plain is not None:
-            return plain  # a plain function written without self
-    return hook  # type: ignore[no-any-return]
-
-
-_PLAIN_FUNCTIONS: dict[tuple[type, str], Callable[[HookContext], Any] | None] = {}
-PLAIN_FUNCTIONS_CACHED = 1024
-"""Entries of the (class, hook) cache below; it is emptied when full."""
-
-
-def _plain_function(cls: type, phase: str) -> Callable[[HookContext], Any] | None:
-    """A class attribute that is a one-argument function not taking ``self`` (cached: hooks
-    are looked up several times per turn, and reading a signature is slow)."""
-    key = (cls, phase)
-    if key in _PLAIN_FUNCTIONS:
-        return _PLAIN_FUNCTIONS[key]
-    found: Callable[[HookContext], Any] | None = None
-    raw = inspect.getattr_static(cls, phase, None)
-    if inspect.isfunction(raw):
-        params = list(inspect.signature(raw).parameters.values())
-        if len(params) == 1 and params[0].name not in ("self", "cls"):
-            found = raw
-    if len(_PLAIN_FUNCTIONS) >= PLAIN_FUNCTIONS_CACHED:
-        _PLAIN_FUNCTIONS.clear()
-    _PLAIN_FUNCTIONS[key] = found
-    return found
-
-
-def _observer_only(extension: Any) -> bool:
-    return getattr(extension, "observer_only", False) is True
-
-
-def _deepcopy(value: Any) -> Any:
-    try:
-        return copy.deepcopy(value)
-    except Exception:
-        return value
-
-
-class ExtensionRunner:
-    """Runs one turn's hooks, keeping each extension's private per-run state."""
-
-    def __init__(
-        self, extensions: Sequence[Any], *, run_id: str, conversation_id: str | None, context: Any
-    ) -> None:
-        self.extensions = tuple(extensions)
-        self.run_id = run_id
-        self.conversation_id = conversation_id
-        self.context = context
-        self.states: dict[str, dict[str, Any]] = {ext.name: {} for ext in self.extensions}
-        self.diagnostics: list[dict[str, str]] = []
-
-    @property
-    def active(self) -> bool:
-        return bool(self.extensions)
-
-    @property
-    def strict_budgets(self) -> bool:
-        """Whether an over-budget prompt raises ``BudgetError`` instead of escalating (§3.4).
-
-        Any extension that may steer the run makes budgets strict; observer-only ones do not.
-        """
-        return any(not _observer_only(extension) for extension in self.extensions)
-
-    def observes(self, phase: str) -> bool:
-        """Whether any extension defines ``phase`` (to skip building data nobody reads)."""
-        return any(_resolve_hook(extension, phase) is not None for extension in self.extensions)
-
-    def _context(self, extension: Any, phase: str, data: dict[str, Any]) -> HookContext:
-        return HookContext(
-            phase=phase,
-            run_id=self.run_id,
-            conversation_id=self.conversation_id,
-            context=self.context,
-            state=self.states[extension.name],
-            **{key: _deepcopy(value) for key, value in data.items()},
+def _misspelled_hooks(extension: Any) -> list[str]:
+    """Public callables of ``extension`` named like a hook that is not one, sorted."""
+    owners = extension.__mro__ if isinstance(extension, type) else type(extension).__mro__
+    names = set(getattr(extension, "__dict__", {}))
+    for owner in owners:
+        if owner not in (object, Extension):
+            names.update(vars(owner))
+    found = []
+    for method in names:
+        if method.startswith("_") or method in HOOKS or method in ("name", "observer_only"):
+            continue
+        looks_like_hook = method.startswith(HOOK_PREFIXES) or bool(
+            difflib.get_close_matches(method, HOOKS, n=1, cutoff=0.8)
         )
+        if looks_like_hook and callable(_static(extension, method)):
+            found.append(method)
+    return sorted(found)
 
-    async def _call(self, extension: Any, phase: str, data: dict[str, Any]) -> Any:
-        hook = _resolve_hook(extension, phase)
-        if hook is None:
-            return None
-        await trio.lowlevel.checkpoint_if_cancelled()
-        try:
-            result = await maybe_await(hook(self._context(extension, phase, data)))
-        except Exception as exc:
-            raise ExtensionError(extension.name, phase, exc) from exc
-        await trio.lowlevel.checkpoint_if_cancelled()
-        return result
 
-    def _fail(self, extension: Any, phase: str, problem: str) -> ExtensionError:
-        return ExtensionError(extension.name, phase, ValueError(problem))
-
-    async def transform(
-        self,
-        phase: str,
-        data: dict[str, Any],
-        keys: frozenset[str],
-        *,
-        validate: Validator | None = None,
-        deny: bool = False,
-        skip: bool = False,
-    ) -> tuple[dict[str, Any], Denied | Skip | None]:
-        """Run every hook of a transforming phase.
-
-        Returns ``(patch, decision)``: the merged patch of all hooks (later wins) and a
-        :class:`Deny`/:class:`Skip` that ended the chain, or ``None``. Raises :class:`StopRun`
-        for an allowed stop and :class:`ExtensionError` for anything invalid.
-        """
-        patch: dict[str, Any] = {}
-        current = dict(data)
-        for extension in self.extensions:
-            result = await self._call(extension, phase, current)
-            if result is None:
-                continue
-            if _observer_only(extension):
-                raise self._fail(
-                    extension,
-                    phase,
-                    f"returned {result!r}, but the extension is observer_only: its hooks must "
-                    "return None (set observer_only = False to steer runs)",
-                )
-            if isinstance(result, Stop):
-                if phase not in STOP_PHASES:
-                    raise self._fail(extension, phase, f"Stop is not allowed in {phase}")
-                if not isinstance(result.text, str) or not isinstance(result.reason, str):
-                    raise self._fail(extension, phase, "Stop(text, reason) needs two strings")
-                raise StopRun(extension.name, phase, result.text, result.reason)
-            if isinstance(result, Deny):
-                if not deny:
-                    raise self._fail(
-                        extension, phase, f"Deny is only allowed in before_tool, not {phase}"
-                    )
-                return patch, Denied(extension.name, str(result.reason))
-            if isinstance(result, Skip):
-                if not skip:
-                    raise self._fail(
-                        extension, phase, f"Skip is only allowed in before_remember, not {phase}"
-                    )
-                return patch, result
-            if not isinstance(result, dict):
-                raise self._fail(
-                    extension,
-                    phase,
-                    f"returned {result!r}; expected None, a dict patch of {sorted(keys)}"
-                    + (", Deny(reason)" if deny else "")
-                    + (", Skip()" if skip else "")
-                    + (", Stop(text, reason)" if phase in STOP_PHASES else ""),
-                )
-            unknown = set(result) - keys
-            if unknown:
-                raise self._fail(
-                    extension,
-                    phase,
-                    f"unknown patch keys {sorted(unknown)}; allowed: {sorted(keys)}",
-                )
-            try:
-                checked = validate(result, current) if validate else result
-            except Exception as exc:
-                raise ExtensionError(extension.name, phase, exc) from exc
-            patch.update(checked)
-            current.update(checked)
-        return patch, None
-
-    async def observe(self, phase: str, data: dict[str, Any]) -> None:
-        """Run ``on_error``/``on_finish`` observers: failures become diagnostics, never errors."""
-        for extension in self.extensions:
-            if _resolve_hook(extension, phase) is None:
-                continue
-            try:
-                await self._call(extension, phase, {**data, "diagnostics": list(self.diagnostics)})
-            except ExtensionError as exc:
-                self.diagnostics.append(
-                    {"extension": extension.name, "phase": phase, "error": message_of(exc.cause)}
-                )
+def _static(extension: Any, attribute: str) -> Any:
+    value = inspect.getattr_static(extension, attribute, None)
+    return value.__func__ if isinstance(value, (staticmethod, classmethod)) else value

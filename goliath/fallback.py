@@ -13,9 +13,9 @@ from typing import Any
 import httpx
 import msgspec
 
-from ._util import json_snapshot
 from .errors import GoliathError
 from .records import FallbackRequest
+from .snapshot import json_snapshot
 
 __all__ = ["HttpFallbackError", "http_fallback"]
 

@@ -1,6 +1,6 @@
 """Per-conversation state that outlives a turn: memory, window, and the fallback breaker.
 
-The breaker (Decision D4) opens after three consecutive ``model-error`` turns when a fallback is
+The breaker (design.md, D4) opens after three consecutive ``model-error`` turns when a fallback is
 configured: turns then go straight to the cloud. After ``session_retry_after`` seconds the next
 turn probes the device again; a device turn without ``model-error`` closes the breaker.
 """

@@ -2,7 +2,7 @@
 
 A tool is a name, a one-sentence description, a pydantic model of flat parameters and a
 function. ``@tool`` builds all of that from a plain function's signature and docstring; sync
-functions run in a worker thread (Decision D9) so they never block the Trio loop.
+functions run in a worker thread (design.md, D9) so they never block the Trio loop.
 """
 
 from __future__ import annotations

@@ -6,7 +6,6 @@ oversized body before reading it whole and stream Server-Sent Events without a f
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import parse_qs, unquote
@@ -14,7 +13,6 @@ from urllib.parse import parse_qs, unquote
 import msgspec
 
 __all__ = [
-    "ID_PATTERN",
     "HTTPError",
     "Receive",
     "Scope",
@@ -32,9 +30,6 @@ Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
-
-ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$")
-"""Conversation and turn ids on the wire: no slashes, no dots-only tricks, at most 128 chars."""
 
 _encoder = msgspec.json.Encoder()
 

@@ -8,6 +8,7 @@ in-process (``Client(InProcTransport(agent))``). A write waiting for approval ca
 
 from __future__ import annotations
 
+import inspect
 import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -33,7 +34,6 @@ from actors.messages import (
     Run,
     TurnStatus,
 )
-from goliath._util import maybe_await
 from goliath.errors import GoliathError
 from goliath.events import Event
 from goliath.records import ConfirmRequest, Decision, MemoryState, RunResult
@@ -127,7 +127,7 @@ class Client:
             match reply:
                 case EventMessage(event=event):
                     if on_event is not None:
-                        await maybe_await(on_event(event))
+                        await _settled(on_event(event))
                 case ConfirmAsk():
                     decision = await self._decide(reply, confirm)
                     await self._one(
@@ -156,7 +156,7 @@ class Client:
             turn_id=ask.turn_id,
             call_id=ask.call_id,
         )
-        raw = await maybe_await(confirm(request))
+        raw = await _settled(confirm(request))
         if isinstance(raw, Decision):
             return raw
         return Decision(approved=bool(raw))
@@ -372,3 +372,10 @@ def _from_sse(turn_id: str, event: str, data: str) -> Outbound | None:
             turn_id=turn_id, code=payload.get("code", "error"), message=payload.get("message", "")
         )
     return EventMessage(turn_id=turn_id, event=_event_decoder.decode(data))
+
+
+async def _settled(value: Any) -> Any:
+    """The value of a callback that may be sync or async."""
+    if inspect.isawaitable(value):
+        return await value
+    return value

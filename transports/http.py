@@ -36,9 +36,10 @@ from actors.messages import (
     TurnStatus,
 )
 from actors.runtime import RequestError, Runtime
+from goliath.ids import URL_SAFE_ID, URL_SAFE_RULE
+from goliath.snapshot import json_snapshot
 
 from ._asgi import (
-    ID_PATTERN,
     ClientGone,
     HTTPError,
     Receive,
@@ -102,13 +103,8 @@ STATIC = Path(__file__).resolve().parent / "static"
 
 
 def _checked_id(value: str, what: str) -> str:
-    if not ID_PATTERN.match(value):
-        raise HTTPError(
-            400,
-            "invalid",
-            f"{what} {value[:40]!r} is not valid: use 1-128 letters, digits and . _ : @ -, "
-            "starting with a letter or digit",
-        )
+    if not URL_SAFE_ID.match(value):
+        raise HTTPError(400, "invalid", f"{what} {value[:40]!r} is not valid: {URL_SAFE_RULE}")
     return value
 
 
@@ -249,8 +245,6 @@ def create_app(
                     return await forwarder.relay(scope, send, url, b"")
                 await request(DeleteMemory(turn_id=uuid.uuid4().hex, conversation_id=cid))
                 await send_status(send, 204)
-            case _, ["v1", *_]:
-                raise HTTPError(404, "not_found", f"no route for {method} {scope['path']}")
             case _:
                 raise HTTPError(404, "not_found", f"no route for {method} {scope['path']}")
 
@@ -325,8 +319,6 @@ def _to_sse(message: Outbound) -> tuple[bytes, bool]:
             }
             return _sse("confirm_request", payload), False
         case ResultMessage(result=result):
-            from goliath._util import json_snapshot
-
             return _sse("result", json_snapshot(result)), True
         case Failure(code=code, message=text):
             return _sse("error", {"code": code, "message": text}), True

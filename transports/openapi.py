@@ -11,9 +11,8 @@ from typing import Annotated, Any, get_args
 import msgspec
 
 from goliath.events import Event
+from goliath.ids import URL_SAFE_ID
 from goliath.records import MemoryState, RunResult
-
-from ._asgi import ID_PATTERN
 
 __all__ = ["openapi_document"]
 
@@ -31,7 +30,7 @@ class Error(msgspec.Struct):
     error: ErrorDetail
 
 
-WireId = Annotated[str, msgspec.Meta(pattern=ID_PATTERN.pattern)]
+WireId = Annotated[str, msgspec.Meta(pattern=URL_SAFE_ID.pattern)]
 
 
 class RunRequest(msgspec.Struct, forbid_unknown_fields=True):
@@ -88,7 +87,7 @@ def _body(name: str, required: bool = True) -> dict[str, Any]:
     }
 
 
-ID_SCHEMA = {"type": "string", "pattern": ID_PATTERN.pattern}
+ID_SCHEMA = {"type": "string", "pattern": URL_SAFE_ID.pattern}
 STREAM_EVENTS = [
     "turn",
     *(member.__struct_config__.tag for member in get_args(Event)),

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 import trio
 
 from goliath.agent import Agent
-from goliath.cli import resolve_object
 from goliath.errors import ConfigError
+from goliath.resolve import resolve_object
 
 from .http import serve_http
 from .stream import serve_stream
@@ -93,6 +93,7 @@ async def serve_agent(
     """
     async with agent:
         runtime = agent.runtime
+        assert runtime is not None  # started by `async with agent`
         http_closed = trio.Event()
         async with trio.open_nursery() as nursery:
             binds: list[str] = await nursery.start(

@@ -24,7 +24,7 @@ from .fixtures import FixtureSuite as FixtureSuite
 from .fixtures import ToolsetFactory as ToolsetFactory
 from .fixtures import load_fixtures as load_fixtures
 from .fixtures import sample_tools as sample_tools
-from .judge import judge as judge
+from .grade import grade as grade
 from .report import EvalAttempt as EvalAttempt
 from .report import EvalOutcome as EvalOutcome
 from .report import EvalReport as EvalReport
@@ -44,7 +44,7 @@ __all__ = [
     "ToolsetFactory",
     "format_comparison",
     "format_report",
-    "judge",
+    "grade",
     "load_fixtures",
     "report_json",
     "run_evals",

@@ -9,7 +9,7 @@ an answer branch, so the model cannot produce malformed arguments or an unknown 
 For a fair comparison it calls the same model through the same :class:`~goliath.models.Model`
 port, runs the same tools with the same confirm policy, respects the same step cap and window,
 counts calls and tokens the same way, and returns a :class:`~goliath.records.RunResult` so the
-same judge scores it. It hands a turn to the fallback only when it must: at the step cap, when
+same grader scores it. It hands a turn to the fallback only when it must: at the step cap, when
 the history no longer fits the window, or when the model fails. It never chooses to escalate
 (a naive loop has no such action), and it has no memory, judge, worker or result compression.
 """
@@ -25,7 +25,7 @@ from typing import Any
 import pydantic
 import trio
 
-from .._util import compact_json, maybe_await, message_of, named_message, try_snapshot
+from .._util import compact_json, maybe_await, message_of, named_message
 from ..budget import (
     DEFAULT_WINDOW,
     PROMPT_OVERHEAD_TOKENS,
@@ -47,8 +47,9 @@ from ..errors import ConfigError, GoliathError
 from ..events import AnswerEvent, ConfirmEvent, EscalateEvent, Event, ToolEvent
 from ..models import GenerateRequest, Generation, Model
 from ..records import ConfirmRequest, Decision, FallbackRequest, HandledBy, RunResult, StepRecord
+from ..snapshot import try_snapshot
 from ..tools import Tool, ToolContext, tools_by_name
-from ..worker import validate_arguments
+from ..turn.worker import validate_arguments
 
 __all__ = ["ANSWER_CHARS", "MAX_OUTPUT_TOKENS", "NaiveLoop", "action_schema"]
 

@@ -18,6 +18,7 @@ import attrs
 import msgspec
 
 from ..errors import ConfigError
+from ..resolve import resolve_model
 from .fixtures import Fixture, load_fixtures, select_split
 from .probes import format_probe_report, run_probe
 from .report import EvalReport, format_comparison, format_report
@@ -121,8 +122,6 @@ async def eval_command(
         suite = attrs.evolve(
             suite, fixtures=_filtered(suite.fixtures, split, categories, wordings, suite.source)
         )
-        from ..cli import resolve_model  # lazily: the bridges import their SDKs on demand
-
         try:
             model = resolve_model(model_spec)
         except ImportError as exc:

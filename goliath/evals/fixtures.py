@@ -173,7 +173,7 @@ def _check_toolset(_instance: Any, _attribute: Any, value: Any) -> None:
 
 @attrs.frozen
 class Fixture:
-    """One everyday ask and what a good run of it looks like (BEHAVIOR §14.1).
+    """One everyday ask and what a good run of it looks like.
 
     Attributes:
         id: a short kebab-case name, unique within a suite.
@@ -254,7 +254,7 @@ class Fixture:
 
 
 def sample_tools() -> list[Tool]:
-    """The original tiny task list, fresh per call (BEHAVIOR §14.1).
+    """The original tiny task list, fresh per call.
 
     ``list_tasks`` (no parameters) returns the list, initially "Buy milk" and "Call mom";
     ``create_task(title)`` is a write that appends and returns ``{"ok": True, "title": title}``.

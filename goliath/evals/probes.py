@@ -28,7 +28,7 @@ from ..models import GenerateRequest, Generation
 from ..records import ConfirmRequest, Decision, FallbackRequest
 from ..tools import Tool
 from .fixtures import DEFAULT_TOOLSET, TOOLSETS, Fixture, FixtureSuite, toolset_tools
-from .judge import ungrounded_numbers
+from .grade import ungrounded_numbers
 
 __all__ = [
     "PROBES",
@@ -253,7 +253,7 @@ async def _probe_one(
     facts: Mapping[str, str] | None,
     probe: Probe,
 ) -> list[ProbeOutcome]:
-    from .runner import _memory_with
+    from .runner import history_memory
 
     script = perfect_script(fixture, tools, fixture.arguments)
     if probe == "decision":
@@ -266,7 +266,7 @@ async def _probe_one(
     outcomes = []
     for number, target in enumerate(targets):
         splice = _Splice(real, script, target)
-        memory = _memory_with(fixture.history)
+        memory = history_memory(fixture.history)
         agent = Agent(
             splice,
             tools=tools,

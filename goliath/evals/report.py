@@ -213,7 +213,7 @@ def share_text(report: EvalReport) -> str:
 
 
 def format_report(report: EvalReport) -> str:
-    """The report as text (BEHAVIOR §14.4): a line per fixture, then the summary.
+    """The report as text: a line per fixture, then the summary.
 
     Each fixture line is ``PASS``/``FAIL``, two spaces, the id padded to 18, ``passes/runs``,
     two spaces and the reasons joined by ``; ``. After a blank line come the original summary

@@ -2,7 +2,7 @@
 
 Each attempt builds a fresh agent (Goliath's :class:`~goliath.Agent`, or the naive-loop
 baseline) with fresh tools from the fixture's toolset and fresh in-process memory, runs the ask
-once, and judges the result. Attempts run one after another: a device model serves one request
+once, and grades the result. Attempts run one after another: a device model serves one request
 at a time, and sequential attempts keep the seconds per attempt honest.
 """
 
@@ -35,7 +35,7 @@ from .fixtures import (
     check_fixtures,
     toolset_tools,
 )
-from .judge import judge, last_escalation, tool_sequence
+from .grade import grade, last_escalation, tool_sequence
 from .report import EvalAttempt, EvalOutcome, EvalReport, outcome_of, summarize
 
 __all__ = ["CLOUD_TEXT", "ModelSpec", "Progress", "run_evals"]
@@ -172,7 +172,7 @@ async def _attempt(options: _Options, fixture: Fixture) -> EvalAttempt:
             reasons=[f"Execution failed: {message_of(exc)}"],
             seconds=round(time.perf_counter() - started, 3),
         )
-    reasons = judge(
+    reasons = grade(
         fixture, result, facts=options.facts if isinstance(options.facts, Mapping) else None
     )
     return EvalAttempt(
@@ -205,7 +205,7 @@ async def _run_once(options: _Options, fixture: Fixture) -> RunResult:
             **{k: v for k, v in options.agent_options.items() if k != "budgets"},
         )
         return await loop.run(fixture.ask, history=fixture.history)
-    memory = _memory_with(fixture.history)
+    memory = history_memory(fixture.history)
     agent = Agent(
         model,
         tools=tools,
@@ -219,7 +219,7 @@ async def _run_once(options: _Options, fixture: Fixture) -> RunResult:
         return await agent.run(fixture.ask)
 
 
-def _memory_with(history: Sequence[tuple[str, str]]) -> InMemory | None:
+def history_memory(history: Sequence[tuple[str, str]]) -> InMemory | None:
     """In-process memory that already holds the fixture's earlier exchanges (None: no history)."""
     if not history:
         return None

@@ -1,4 +1,4 @@
-"""``create_filesystem``: validate a configuration once and build its tools (BEHAVIOR §12.1)."""
+"""``create_filesystem``: validate a configuration once and build its tools."""
 
 from __future__ import annotations
 

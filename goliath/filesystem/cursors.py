@@ -1,4 +1,4 @@
-"""Paging cursors (BEHAVIOR §12.3): opaque JSON text a model copies from one result to the next.
+"""Paging cursors: opaque JSON text a model copies from one result to the next.
 
 A cursor is ``{"query", "after", "position", "revision"}``: ``query`` binds it to the query
 that produced it (a short digest of ``["read", path]`` or ``[kind, root, pattern,

@@ -1,4 +1,4 @@
-"""Portable glob matching (BEHAVIOR §12.4), bounded by pattern length × path length.
+"""Portable glob matching, bounded by pattern length × path length.
 
 ``*`` is any run of non-slash characters, ``**/`` zero or more folder levels (so
 ``/**/*.md`` matches ``/a.md``), ``**`` not followed by ``/`` any characters including ``/``,

@@ -1,4 +1,4 @@
-"""Virtual paths, content limits and revisions (BEHAVIOR §12.5).
+"""Virtual paths, content limits and revisions.
 
 Paths are virtual: they name entries of a backend and never touch the host filesystem, so the
 rules are strict and simple. A path is absolute, at most 512 characters, without backslashes,

@@ -1,4 +1,4 @@
-"""How tool results look to the model, and fitting them to the result budget (BEHAVIOR §12).
+"""How tool results look to the model, and fitting them to the result budget.
 
 ``glob``/``grep`` results are compact JSON; a ``read_file`` result is a one-line JSON header,
 a newline, then the literal content. The tools fit their own results to

@@ -1,4 +1,4 @@
-"""Paged ``glob`` and ``grep`` (BEHAVIOR §12.3): bounded work per call, resumable by cursor.
+"""Paged ``glob`` and ``grep``: bounded work per call, resumable by cursor.
 
 A search walks files in path order, a page of the listing at a time, and stops with a cursor
 when it has ``max_matches`` matches, has finished ``max_files`` files, has scanned about 64K
@@ -38,7 +38,7 @@ EXCERPT_LEAD = 30
 """Characters of context shown before the first occurrence on a line."""
 EXCERPT_CHARS = 100
 """Longest excerpt of a matching line, in characters."""
-_METADATA_MARGIN = 16  # tokens kept free while appending matches (BEHAVIOR §12.3)
+_METADATA_MARGIN = 16  # tokens kept free while appending matches
 
 
 @attrs.frozen

@@ -1,4 +1,4 @@
-"""The six filesystem tools, built for one configuration (BEHAVIOR §12.2).
+"""The six filesystem tools, built for one configuration.
 
 Read tools (``glob``, ``grep``, ``read_file``) are content-mode tools: their results are
 literal excerpts fitted to ``ToolContext.result_budget``. Write tools (``write_file``,
@@ -27,7 +27,6 @@ from .arguments import (
     parse_arguments,
     read_args_model,
 )
-from .backends._common import changed
 from .errors import (
     FileMissingError,
     InvalidArgumentError,
@@ -37,6 +36,7 @@ from .errors import (
 )
 from .paths import check_content, clip_path, file_path, normalize_path, within
 from .reading import read_page
+from .refusals import changed
 from .render import render_json, render_read, render_search
 from .search import SearchLimits, search
 from .types import FilesystemBackend

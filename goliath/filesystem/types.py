@@ -1,4 +1,4 @@
-"""The backend protocol and the records backends exchange (BEHAVIOR §12.6).
+"""The backend protocol and the records backends exchange.
 
 A backend is anything with async ``read`` and ``list``; writable ones add ``write`` and
 ``remove``. Every backend orders paths the same way (Python string order, i.e. by code point),

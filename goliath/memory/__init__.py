@@ -1,4 +1,4 @@
-"""Conversation memory: a rolling brief and the last three exchanges (BEHAVIOR §6).
+"""Conversation memory: a rolling brief and the last three exchanges.
 
 A :class:`Memory` is anything with async ``load()`` and ``save(state)``. Goliath ships an
 in-process one (the default, one per conversation), one over any key-value store, and a durable

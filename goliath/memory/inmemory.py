@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..records import MemoryState
-from ._codec import copy_state
+from .codec import copy_state
 
 __all__ = ["InMemory"]
 

@@ -6,7 +6,7 @@ from typing import Any, Protocol
 
 from .._util import maybe_await
 from ..records import MemoryState
-from ._codec import decode_state, encode_state
+from .codec import decode_state, encode_state
 
 __all__ = ["DEFAULT_KEY", "KeyValueMemory", "KeyValueStore"]
 

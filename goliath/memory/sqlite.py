@@ -16,10 +16,10 @@ from pathlib import Path
 import trio
 
 from ..records import MemoryState
-from ._codec import decode_state, encode_state
+from .codec import decode_state, encode_state
 from .keyvalue import DEFAULT_KEY
 
-__all__ = ["SQLiteMemory", "close_databases"]
+__all__ = ["SQLiteDatabase", "SQLiteMemory", "close_databases", "shared_database"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS goliath_memory (
@@ -30,7 +30,9 @@ CREATE TABLE IF NOT EXISTS goliath_memory (
 """
 
 
-class _Database:
+class SQLiteDatabase:
+    """One SQLite file's shared connection (WAL), guarded by a lock; calls block (use threads)."""
+
     def __init__(self, path: str) -> None:
         self.path = path
         self.lock = threading.Lock()
@@ -65,15 +67,16 @@ class _Database:
             self.connection.close()
 
 
-_databases: dict[str, _Database] = {}
+_databases: dict[str, SQLiteDatabase] = {}
 _registry_lock = threading.Lock()
 
 
-def _database(path: str) -> _Database:
+def shared_database(path: str) -> SQLiteDatabase:
+    """The one open database for ``path`` in this process (opened on first use)."""
     with _registry_lock:
         database = _databases.get(path)
         if database is None:
-            database = _databases[path] = _Database(path)
+            database = _databases[path] = SQLiteDatabase(path)
         return database
 
 
@@ -98,15 +101,15 @@ class SQLiteMemory:
         self.key = key
 
     async def load(self) -> MemoryState:
-        database = await trio.to_thread.run_sync(_database, self.path)
+        database = await trio.to_thread.run_sync(shared_database, self.path)
         return decode_state(await trio.to_thread.run_sync(database.get, self.key))
 
     async def save(self, state: MemoryState) -> None:
-        database = await trio.to_thread.run_sync(_database, self.path)
+        database = await trio.to_thread.run_sync(shared_database, self.path)
         await trio.to_thread.run_sync(database.put, self.key, encode_state(state))
 
     async def clear(self) -> None:
-        database = await trio.to_thread.run_sync(_database, self.path)
+        database = await trio.to_thread.run_sync(shared_database, self.path)
         await trio.to_thread.run_sync(database.delete, self.key)
 
     def __repr__(self) -> str:

@@ -12,7 +12,6 @@ from actors.messages import (
     EventMessage,
     Failure,
     Generate,
-    Generated,
     Message,
     ResultMessage,
     Run,
@@ -23,7 +22,7 @@ from actors.messages import (
     encode_msgpack,
 )
 from goliath.events import PlanEvent, ToolEvent
-from goliath.models import GenerateRequest, Generation
+from goliath.models import GenerateRequest
 from goliath.records import RunResult, StepRecord
 
 SAMPLES: list[Message] = [
@@ -57,11 +56,6 @@ SAMPLES: list[Message] = [
         request=GenerateRequest(
             label="worker", system="s", prompt="p", schema={"type": "object"}, max_output_tokens=512
         ),
-    ),
-    Generated(
-        turn_id="t1",
-        generation=Generation(text="{}", input_tokens=3, output_tokens=1),
-        queue_ms=2.5,
     ),
     TurnStatus(turn_id="t1", conversation_id=None, status="running"),
 ]

@@ -8,6 +8,7 @@ import pytest
 import trio
 
 from actors import RuntimeLimits
+from actors.runtime import RequestError
 from goliath import Agent, ConfirmRequest, Decision, tool
 from goliath.errors import BusyError, ConversationFailedError, TurnCancelled
 from goliath.extensions import Extension
@@ -319,6 +320,16 @@ class TestSupervision:
             second = await agent.run("add eggs", turn_id="turn-42")
         assert first is second
         assert [task["title"] for task in tasks].count("eggs") == 1
+
+    async def test_a_turn_id_belongs_to_one_conversation_for_local_callers_too(self) -> None:
+        """The one door checks at-most-once for Agent.run as for transports: reusing a turn id
+        in another conversation is a conflict, not the other conversation's answer."""
+        agent = Agent(answering_model("Mine."), memory=lambda conversation_id: InMemory())
+        async with agent:
+            await agent.run("hello", conversation_id="alice", turn_id="t-a")
+            with pytest.raises(RequestError, match="belongs to another conversation") as refused:
+                await agent.run("hello", conversation_id="mallory", turn_id="t-a")
+        assert refused.value.code == "conflict"
 
 
 class TestPassivation:

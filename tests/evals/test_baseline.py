@@ -18,7 +18,7 @@ from goliath.testing import FakeModel
 
 
 def fake_input_tokens(request: GenerateRequest) -> int:
-    """FakeModel's own count (BEHAVIOR §13): the baseline must pass it through unchanged."""
+    """FakeModel's own count: the baseline must pass it through unchanged."""
     return math.ceil(len(json.dumps([request.system, request.prompt])) / 4)
 
 

@@ -99,7 +99,7 @@ async def test_a_model_that_cannot_be_loaded_is_a_usage_error(
 ) -> None:
     """A spec whose bridge is not installed is explained with what to install; status 2."""
     _, suite = files(tmp_path, [])
-    monkeypatch.setitem(sys.modules, "goliath.models.spec", None)  # importing it now fails
+    monkeypatch.setitem(sys.modules, "goliath.models.llamacpp", None)  # the bridge is missing
     status, out, err = await run("local", 1, suite, False, False)
     assert (status, out) == (2, "")
     assert "Cannot load the model 'local'" in err and "./install.sh local" in err

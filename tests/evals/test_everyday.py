@@ -9,7 +9,7 @@ import pytest
 
 from evals import everyday, world
 from goliath import Agent, Tool
-from goliath.evals import Fixture, judge, load_fixtures, run_evals
+from goliath.evals import Fixture, grade, load_fixtures, run_evals
 from goliath.evals.fixtures import toolset_tools
 from goliath.testing import FakeModel
 from tests.evals.scripts import goliath_script, naive_script, scripted
@@ -121,7 +121,7 @@ async def test_a_perfect_model_passes_every_fixture_in_goliath(fixture: Fixture)
     )
     async with agent:
         result = await agent.run(fixture.ask)
-    assert judge(fixture, result) == []
+    assert grade(fixture, result) == []
     assert not any(step.failed for step in result.steps)
     assert model.remaining() == 0
     if fixture.tools and fixture.handled_by == "device":

@@ -1,4 +1,4 @@
-"""Fixtures: the API.md signature, validation that teaches, and loading a suite."""
+"""Fixtures: the documented signature, validation that teaches, and loading a suite."""
 
 from __future__ import annotations
 

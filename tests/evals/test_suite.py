@@ -10,7 +10,7 @@ import pytest
 from evals import suite
 from evals.suite.case import CATEGORIES
 from goliath import Agent, Tool
-from goliath.evals import Fixture, judge
+from goliath.evals import Fixture, grade
 from goliath.evals.fixtures import split_of, toolset_tools
 from goliath.testing import FakeModel
 from tests.evals.scripts import goliath_script, naive_script
@@ -68,9 +68,9 @@ async def test_a_perfect_model_passes_every_fixture_in_goliath(fixture: Fixture)
     """The perfect script passes, no step fails, and the answer's words were in what it saw."""
     tools = tools_for(fixture)
     model = FakeModel(goliath_script(fixture, tools, fixture.arguments))
-    from goliath.evals.runner import _memory_with
+    from goliath.evals.runner import history_memory
 
-    memory = _memory_with(fixture.history)
+    memory = history_memory(fixture.history)
     agent = Agent(
         model,
         tools=tools,
@@ -81,7 +81,7 @@ async def test_a_perfect_model_passes_every_fixture_in_goliath(fixture: Fixture)
     )
     async with agent:
         result = await agent.run(fixture.ask)
-    assert judge(fixture, result, facts=suite.FACTS) == []
+    assert grade(fixture, result, facts=suite.FACTS) == []
     assert not any(step.failed for step in result.steps)
     assert model.remaining() == 0
     if fixture.tools and fixture.handled_by == "device":

@@ -1,4 +1,4 @@
-"""The backend protocol, run against every shipped backend (BEHAVIOR §12.6)."""
+"""The backend protocol, run against every shipped backend."""
 
 from __future__ import annotations
 

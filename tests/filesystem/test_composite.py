@@ -1,4 +1,4 @@
-"""Composite routing (BEHAVIOR §12.6): longest prefix, merged listings, read-only routes."""
+"""Composite routing: longest prefix, merged listings, read-only routes."""
 
 from __future__ import annotations
 

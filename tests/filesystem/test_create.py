@@ -1,4 +1,4 @@
-"""create_filesystem options (BEHAVIOR §12.1 and API.md §6)."""
+"""create_filesystem options."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The public surface of goliath.filesystem (API.md §6)."""
+"""The public surface of goliath.filesystem."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import goliath.filesystem as filesystem
 
 
 def test_the_api_names_are_exported() -> None:
-    """API.md §6 names and the backend protocol are importable from goliath.filesystem."""
+    """The documented names and the backend protocol are importable from goliath.filesystem."""
     required = {
         "create_filesystem",
         "Filesystem",

@@ -1,4 +1,4 @@
-"""Glob syntax (BEHAVIOR §12.4)."""
+"""Glob syntax."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from goliath.filesystem.glob import compile_glob, glob_base
     ],
 )
 def test_glob_semantics(pattern: str, path: str, expected: bool) -> None:
-    """*, **/, ** and ? match as BEHAVIOR §12.4 says, case-sensitively."""
+    """*, **/, ** and ? match as docs/filesystem.md says, case-sensitively."""
     assert compile_glob(pattern)(path) is expected
 
 

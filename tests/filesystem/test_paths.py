@@ -1,4 +1,4 @@
-"""Virtual paths and content limits (BEHAVIOR §12.5)."""
+"""Virtual paths and content limits."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""glob, grep and read_file called directly, against every backend (BEHAVIOR §12.2-12.3)."""
+"""glob, grep and read_file called directly, against every backend."""
 
 from __future__ import annotations
 

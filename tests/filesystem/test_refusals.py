@@ -1,4 +1,4 @@
-"""Every refusal of BEHAVIOR §12.5, through every tool that takes a path, on every backend."""
+"""Every path refusal, through every tool that takes a path, on every backend."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""write_file, edit_file and delete_file called directly (BEHAVIOR §12.2)."""
+"""write_file, edit_file and delete_file called directly."""
 
 from __future__ import annotations
 

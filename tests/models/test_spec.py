@@ -15,7 +15,7 @@ from goliath.models.apple import AppleModel
 from goliath.models.llamacpp import LlamaCppModel
 from goliath.models.openai import OpenAICompatibleModel
 from goliath.models.packaged import DEFAULT_MODEL, QWEN_CODER_1_5B
-from goliath.models.spec import resolve_model
+from goliath.resolve import resolve_model
 from goliath.testing import FakeModel
 
 

@@ -89,6 +89,6 @@ def test_no_request_gets_a_server_error_and_every_answer_matches_the_document(
     """Any generated request (valid or not) is answered per the document, never with a 5xx.
 
     Every check runs but ``unsupported_method``: an undeclared method gets 404 (no such route)
-    or, before the token is checked, 401 — API.md's status list has no 405.
+    or, before the token is checked, 401 — the daemon's documented status list has no 405.
     """
     case.call_and_validate(base_url=daemon_url, timeout=30, excluded_checks=[unsupported_method])

@@ -1,8 +1,8 @@
 """Script builders, tool sets and spec reference functions for the conformance suite.
 
 The reference functions (``ref_estimate``, ``ref_clip_tokens``, ``ref_clip``) are written from
-BEHAVIOR §3.1, §3.2 and §4.1, independently of ``goliath.budget``/``goliath.compress``, so a test
-can compute the exact text the spec demands.
+the rules in their docstrings, independently of ``goliath.budget``/``goliath.compress``, so a test
+can compute the exact text the rules demand.
 """
 
 from __future__ import annotations
@@ -196,7 +196,7 @@ def step(index: int, tool_name: str, result: str, **extra: Any) -> StepRecord:
 
 
 def ref_estimate(value: str) -> int:
-    """BEHAVIOR §3.1."""
+    """``ceil(ascii/4 × 1.15)`` plus the UTF-8 bytes of every non-ASCII character."""
     ascii_chars = sum(1 for char in value if ord(char) <= 0x7F)
     other = sum(len(char.encode("utf-8")) for char in value if ord(char) > 0x7F)
     return math.ceil(ascii_chars / 4 * 1.15) + other
@@ -221,7 +221,7 @@ def _longest_prefix(value: str, budget: int, suffix: str) -> int:
 
 
 def ref_clip_tokens(value: str, budget: int) -> str:
-    """BEHAVIOR §3.2: the longest prefix such that ``estimate(prefix + "…") <= budget``."""
+    """The longest prefix such that ``estimate(prefix + "…") <= budget``."""
     if ref_estimate(value) <= budget:
         return value
     if budget < ref_estimate("…"):
@@ -230,7 +230,7 @@ def ref_clip_tokens(value: str, budget: int) -> str:
 
 
 def ref_clip(value: str, limit: int) -> str:
-    """BEHAVIOR §4.1."""
+    """Text over ``limit`` characters: its first ``limit - 1``, trailing space trimmed, plus '…'."""
     if len(value) <= limit:
         return value
     return value[: limit - 1].rstrip() + "…"
@@ -241,7 +241,7 @@ EXCERPT_OMITTED = "(earlier excerpt omitted; read the file again if needed)"
 
 
 def ref_fit_excerpt(value: str, budget: int) -> str:
-    """BEHAVIOR §3.6 per-result fitting, counted with the estimator."""
+    """A content result over ``budget`` tokens: the longest prefix that fits with the marker."""
     if ref_estimate(value) <= budget:
         return value
     return value[: _longest_prefix(value, budget, EXCERPT_MARKER)] + EXCERPT_MARKER

@@ -1,4 +1,4 @@
-"""Token budgets (BEHAVIOR §3; §16.55–61, 65–67)."""
+"""Token budgets."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ from .helpers import (
     use,
 )
 
-# ---------------------------------------------------------------- limits per stage (§3.3)
+# ---------------------------------------------------------------- limits per stage
 
 LIMITS = {
     4096: {"conductor": 2867, "worker": 2867, "answer": 2867, "scribe": 2867},
@@ -52,7 +52,7 @@ LIMITS = {
 
 @pytest.mark.parametrize("window", [4096, 2048, 1024])
 async def test_per_stage_input_limits(box: TaskBox, window: int) -> None:
-    """§16.55/§3.3: each stage's input limit is min(0.7 W, W − cap − reserve)."""
+    """Each stage's input limit is min(0.7 W, W − cap − reserve)."""
     memory = memory_with(recent=[exchange(f"q{i}", f"a{i}") for i in range(3)])
     model = FakeModel(
         [use("search"), args(query="milk"), answer_plan(), text("Milk."), text("Goal: milk")]
@@ -64,7 +64,7 @@ async def test_per_stage_input_limits(box: TaskBox, window: int) -> None:
 
 
 async def test_output_caps_per_stage(box: TaskBox) -> None:
-    """§3.3: output caps are conductor 256, worker 512, answer 384, scribe 192."""
+    """Output caps are conductor 256, worker 512, answer 384, scribe 192."""
     memory = memory_with(recent=[exchange(f"q{i}", f"a{i}") for i in range(3)])
     model = FakeModel(
         [use("search"), args(query="milk"), answer_plan(), text("Milk."), text("Goal: milk")]
@@ -74,7 +74,7 @@ async def test_output_caps_per_stage(box: TaskBox) -> None:
     assert caps == {"conductor": 256, "worker": 512, "answer": 384, "scribe": 192}
 
 
-# ---------------------------------------------------------------- estimation (§3.1)
+# ---------------------------------------------------------------- estimation
 
 
 @pytest.mark.parametrize(
@@ -92,18 +92,18 @@ async def test_output_caps_per_stage(box: TaskBox) -> None:
     ],
 )
 def test_estimate_examples(value: str, expected: int) -> None:
-    """§16.56: ceil(ascii/4 × 1.15) plus the UTF-8 bytes of every non-ASCII character."""
+    """ceil(ascii/4 × 1.15) plus the UTF-8 bytes of every non-ASCII character."""
     assert estimate_tokens(value) == expected
 
 
 @pytest.mark.parametrize("n", [1, 3, 4, 7, 40, 100, 999, 4000])
 def test_estimate_of_ascii_strings(n: int) -> None:
-    """§16.56: an ASCII string of length n estimates to ceil(n/4 × 1.15)."""
+    """An ASCII string of length n estimates to ceil(n/4 × 1.15)."""
     assert estimate_tokens("x" * n) == ref_estimate("x" * n)
 
 
 async def test_guard_adds_eight_tokens() -> None:
-    """§16.56/§3.4: the counted prompt is estimate(system) + estimate(prompt) + 8 (no schema)."""
+    """The counted prompt is estimate(system) + estimate(prompt) + 8 (no schema)."""
     model = FakeModel([text("Hi.")])
     result = await run_turn(model, "hello there")
     [call] = model.calls
@@ -113,7 +113,7 @@ async def test_guard_adds_eight_tokens() -> None:
 
 
 async def test_tokenizer_counts_parts_joined_by_a_blank_line() -> None:
-    """§3.4: with count_tokens, one call on the non-empty parts joined by a blank line, plus 8."""
+    """With count_tokens, one call on the non-empty parts joined by a blank line, plus 8."""
     counted: list[str] = []
 
     def count(value: str) -> int:
@@ -130,7 +130,7 @@ async def test_tokenizer_counts_parts_joined_by_a_blank_line() -> None:
 
 
 async def test_async_tokenizer_is_accepted() -> None:
-    """§3.4: the counter may be async."""
+    """The counter may be async."""
 
     async def count(value: str) -> int:
         return 10
@@ -139,11 +139,11 @@ async def test_async_tokenizer_is_accepted() -> None:
     assert events(result, "budget")[0].tokens == 18
 
 
-# ---------------------------------------------------------------- budget events (§16.57)
+# ---------------------------------------------------------------- budget events
 
 
 async def test_every_model_call_emits_one_budget_event(box: TaskBox) -> None:
-    """§16.57: one budget event per model call, labelled by stage, source 'estimate'."""
+    """One budget event per model call, labelled by stage, source 'estimate'."""
     memory = memory_with(recent=[exchange(f"q{i}", f"a{i}") for i in range(3)])
     model = FakeModel(
         [use("search"), args(query="milk"), answer_plan(), text("Milk."), text("Goal: milk")]
@@ -156,7 +156,7 @@ async def test_every_model_call_emits_one_budget_event(box: TaskBox) -> None:
 
 
 async def test_budget_events_say_tokenizer_with_count_tokens(box: TaskBox) -> None:
-    """§16.57: with count_tokens the source is 'tokenizer'."""
+    """With count_tokens the source is 'tokenizer'."""
     model = FakeModel([use("list_tasks"), answer_plan(), text("Two.")])
     result = await run_turn(model, tools=box.tools, count_tokens=lambda value: len(value) // 4)
     assert {event.source for event in events(result, "budget")} == {"tokenizer"}
@@ -164,7 +164,7 @@ async def test_budget_events_say_tokenizer_with_count_tokens(box: TaskBox) -> No
 
 
 async def test_budget_event_precedes_its_call(box: TaskBox) -> None:
-    """§10: a failed model call still emitted its budget event first."""
+    """A failed model call still emitted its budget event first."""
     from goliath.errors import ModelError
 
     model = FakeModel([{"error": ModelError("x")}])
@@ -172,7 +172,7 @@ async def test_budget_event_precedes_its_call(box: TaskBox) -> None:
     assert [event.type for event in result.trace] == ["recall", "budget", "escalate"]
 
 
-# ---------------------------------------------------------------- compaction (§16.58)
+# ---------------------------------------------------------------- compaction
 
 
 def _first_line(tag: str) -> str:
@@ -189,7 +189,7 @@ def _dump(tag: str) -> Any:
 
 
 async def test_over_limit_conductor_prompt_is_compacted_once() -> None:
-    """§16.58: older results shrink to their first line (≤ 100 chars); the newest stays intact."""
+    """Older results shrink to their first line (≤ 100 chars); the newest stays intact."""
     model = FakeModel([use("dump_a"), use("dump_b"), answer_plan(), text("Ok.")])
     result = await run_turn(model, tools=[_dump("a"), _dump("b")], window=1024)
     second, third = calls(model, "conductor")[1:]
@@ -207,7 +207,7 @@ async def test_over_limit_conductor_prompt_is_compacted_once() -> None:
 
 
 async def test_prompt_within_limit_is_not_compacted() -> None:
-    """§3.4: a prompt within its limit is sent uncompacted."""
+    """A prompt within its limit is sent uncompacted."""
     model = FakeModel([use("dump_a"), use("dump_b"), answer_plan(), text("Ok.")])
     await run_turn(model, tools=[_dump("a"), _dump("b")], window=4096)
     third = calls(model, "conductor")[2]
@@ -215,7 +215,7 @@ async def test_prompt_within_limit_is_not_compacted() -> None:
 
 
 async def test_over_limit_without_extensions_escalates_context_budget() -> None:
-    """§16.59: a prompt still over the limit escalates context-budget; the ask is never cut."""
+    """A prompt still over the limit escalates context-budget; the ask is never cut."""
     ask = "please " * 3000
     fallback = RecordingFallback()
     model = FakeModel([text("never")])
@@ -231,7 +231,7 @@ async def test_over_limit_without_extensions_escalates_context_budget() -> None:
 
 
 async def test_over_limit_with_extensions_raises_budget_error(box: TaskBox) -> None:
-    """§16.59: with extensions configured an over-limit prompt rejects with BudgetError."""
+    """With extensions configured an over-limit prompt rejects with BudgetError."""
     seen: list[Any] = []
 
     class Observer(Extension):
@@ -259,7 +259,7 @@ async def test_over_limit_with_extensions_raises_budget_error(box: TaskBox) -> N
 
 @pytest.mark.parametrize("bad", [1.5, -1, "3", None])
 async def test_bad_token_counter_fails_the_stage(box: TaskBox, bad: Any) -> None:
-    """§16.60: a counter returning a non-integer (or negative) fails the stage as a model error."""
+    """A counter returning a non-integer (or negative) fails the stage as a model error."""
     fallback = RecordingFallback()
     model = FakeModel([answer_plan(), text("Hi.")])
     result = await run_turn(
@@ -271,7 +271,7 @@ async def test_bad_token_counter_fails_the_stage(box: TaskBox, bad: Any) -> None
 
 
 async def test_throwing_token_counter_fails_the_stage(box: TaskBox) -> None:
-    """§16.60: a throwing counter escalates as a model error in the active loop."""
+    """A throwing counter escalates as a model error in the active loop."""
 
     def count(value: str) -> int:
         raise RuntimeError("tokenizer crashed")
@@ -283,7 +283,7 @@ async def test_throwing_token_counter_fails_the_stage(box: TaskBox) -> None:
 
 
 async def test_counter_failures_count_toward_session_fallback(box: TaskBox) -> None:
-    """§15.4: a counter failure is a model failure and counts toward session fallback."""
+    """A counter failure is a model failure and counts toward session fallback."""
 
     def count(value: str) -> int:
         raise RuntimeError("tokenizer crashed")
@@ -295,11 +295,11 @@ async def test_counter_failures_count_toward_session_fallback(box: TaskBox) -> N
         assert agent.is_session_fallback() is True
 
 
-# ---------------------------------------------------------------- summary allowance (§16.61)
+# ---------------------------------------------------------------- summary allowance
 
 
 async def test_summary_in_prompts_and_saved_summary_are_clipped(box: TaskBox) -> None:
-    """§16.61: the summary shown in prompts and the saved summary are limited to W/8 tokens."""
+    """The summary shown in prompts and the saved summary are limited to W/8 tokens."""
     summary = "Goal: " + " ".join(f"item{i}" for i in range(900))
     memory = memory_with(summary)
     model = FakeModel([answer_plan(), text("Ok.")])
@@ -315,7 +315,7 @@ async def test_summary_in_prompts_and_saved_summary_are_clipped(box: TaskBox) ->
 
 
 async def test_summary_allowance_scales_with_the_window(box: TaskBox) -> None:
-    """§3.5: with W = 2048 the summary allowance is 256 tokens."""
+    """With W = 2048 the summary allowance is 256 tokens."""
     summary = "Goal: " + " ".join(f"item{i}" for i in range(900))
     memory = memory_with(summary)
     model = FakeModel([answer_plan(), text("Ok.")])
@@ -325,7 +325,7 @@ async def test_summary_allowance_scales_with_the_window(box: TaskBox) -> None:
     assert (await memory.load()).summary == clipped
 
 
-# ---------------------------------------------------------------- token clipping (§3.2)
+# ---------------------------------------------------------------- token clipping
 
 
 @pytest.mark.parametrize(
@@ -340,7 +340,7 @@ async def test_summary_allowance_scales_with_the_window(box: TaskBox) -> None:
     ],
 )
 def test_clip_tokens(value: str, budget: int, expected: str) -> None:
-    """§3.2: the longest prefix whose estimate with '…' fits; '' below the ellipsis's cost.
+    """The longest prefix whose estimate with '…' fits; '' below the ellipsis's cost.
 
     (``clip_tokens`` is internal to goliath.budget; the rule is observable through summaries.)
     """
@@ -351,7 +351,7 @@ def test_clip_tokens(value: str, budget: int, expected: str) -> None:
 
 
 async def test_summary_clipping_by_code_points(box: TaskBox) -> None:
-    """§3.2: clipping works on code points, never splitting a character."""
+    """Clipping works on code points, never splitting a character."""
     summary = "ü" * 600
     memory = memory_with(summary)
     await run_turn(FakeModel([answer_plan(), text("Ok.")]), tools=box.tools, memory=memory)
@@ -359,7 +359,7 @@ async def test_summary_clipping_by_code_points(box: TaskBox) -> None:
     assert saved == "ü" * 254 + "…"
 
 
-# ---------------------------------------------------------------- content mode (§3.6)
+# ---------------------------------------------------------------- content mode
 
 
 def _content_reader(payloads: dict[str, str], seen: list[ToolContext] | None = None) -> Any:
@@ -372,7 +372,7 @@ def _content_reader(payloads: dict[str, str], seen: list[ToolContext] | None = N
 
 
 async def test_content_result_is_fitted_to_the_default_budget() -> None:
-    """§16.65: a content result is cut to min(800, W/8) tokens with '\\n[excerpt truncated]'."""
+    """A content result is cut to min(800, W/8) tokens with '\\n[excerpt truncated]'."""
     body = "".join(f"line {i}: some literal file text\n" for i in range(400))
     model = FakeModel([use("read_file"), args(query="f"), answer_plan(), text("Ok.")])
     result = await run_turn(model, tools=[_content_reader({"f": body})])
@@ -384,7 +384,7 @@ async def test_content_result_is_fitted_to_the_default_budget() -> None:
 
 
 async def test_content_budget_uses_the_tokenizer_when_given() -> None:
-    """§3.6: per-result fitting counts with count_tokens when configured."""
+    """Per-result fitting counts with count_tokens when configured."""
     body = "abcdefghij" * 50
     model = FakeModel([use("read_file"), args(query="f"), answer_plan(), text("Ok.")])
     result = await run_turn(
@@ -398,7 +398,7 @@ async def test_content_budget_uses_the_tokenizer_when_given() -> None:
 
 @pytest.mark.parametrize(("window", "expected"), [(4096, 512), (1024, 128), (16384, 800)])
 async def test_default_result_budget_in_tool_context(window: int, expected: int) -> None:
-    """§3.6: tools get result_budget.max_tokens = max(1, min(800, W/8)) by default."""
+    """Tools get result_budget.max_tokens = max(1, min(800, W/8)) by default."""
     seen: list[ToolContext] = []
     model = FakeModel([use("read_file"), args(query="f"), answer_plan(), text("Ok.")])
     await run_turn(model, tools=[_content_reader({"f": "tiny"}, seen)], window=window)
@@ -406,7 +406,7 @@ async def test_default_result_budget_in_tool_context(window: int, expected: int)
 
 
 async def test_configured_result_budget_in_tool_context() -> None:
-    """§3.6: a configured tool_result_tokens is what tools see."""
+    """A configured tool_result_tokens is what tools see."""
     seen: list[ToolContext] = []
     model = FakeModel([use("read_file"), args(query="f"), answer_plan(), text("Ok.")])
     await run_turn(
@@ -418,7 +418,7 @@ async def test_configured_result_budget_in_tool_context() -> None:
 
 
 async def test_summary_mode_ignores_content_budgets() -> None:
-    """§3.6: summary-mode results keep the 600-character cap whatever the budgets."""
+    """Summary-mode results keep the 600-character cap whatever the budgets."""
     model = FakeModel([use("talk"), answer_plan(), text("Ok.")])
     result = await run_turn(
         model,
@@ -429,7 +429,7 @@ async def test_summary_mode_ignores_content_budgets() -> None:
 
 
 async def test_older_excerpts_are_omitted_from_prompts_only() -> None:
-    """§16.66: excerpts beyond retrieved_context_tokens are omitted from prompts, newest kept."""
+    """Excerpts beyond retrieved_context_tokens are omitted from prompts, newest kept."""
     payloads = {"a": "A" * 40, "b": "B" * 90, "c": "C" * 90}
     model = FakeModel(
         [
@@ -459,7 +459,7 @@ async def test_older_excerpts_are_omitted_from_prompts_only() -> None:
 
 
 async def test_default_retrieved_context_budget_is_a_quarter_window() -> None:
-    """§16.66: retrieved_context_tokens defaults to min(2000, W/4) (256 for W = 1024)."""
+    """retrieved_context_tokens defaults to min(2000, W/4) (256 for W = 1024)."""
     payloads = {key: key.upper() + "word " * 68 for key in ("a", "b", "c")}
     assert {ref_estimate(value) for value in payloads.values()} == {99}  # ≤ the 128 result budget
     model = FakeModel(
@@ -495,7 +495,7 @@ async def test_default_retrieved_context_budget_is_a_quarter_window() -> None:
     ],
 )
 async def test_invalid_budgets_reject_the_run_before_anything_else(budgets: Budgets) -> None:
-    """§16.67: invalid budgets (incl. tool_result > retrieved) reject before hooks or model calls."""
+    """Invalid budgets (incl. tool_result > retrieved) reject before hooks or model calls."""
     ran: list[str] = []
 
     class Watch(Extension):
@@ -512,7 +512,7 @@ async def test_invalid_budgets_reject_the_run_before_anything_else(budgets: Budg
 
 
 async def test_result_budget_too_small_for_the_marker_rejects() -> None:
-    """§15.4: a content budget that cannot hold the truncation marker rejects the run."""
+    """A content budget that cannot hold the truncation marker rejects the run."""
     model = FakeModel([use("read_file"), args(query="f"), answer_plan(), text("Ok.")])
     with pytest.raises(GoliathError):
         await run_turn(

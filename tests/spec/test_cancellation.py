@@ -1,4 +1,4 @@
-"""Cancellation (Decision D6; BEHAVIOR §2.11, §16.42)."""
+"""Cancellation (design.md, D6)."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ async def test_cancelling_the_caller_aborts_the_turn(autojump_clock: Any) -> Non
 
 
 async def test_cancelled_run_raises_cancelled_in_the_caller(autojump_clock: Any) -> None:
-    """D6/API.md §1.1: the run raises trio.Cancelled in the caller."""
+    """D6: the run raises trio.Cancelled in the caller."""
     raised: list[BaseException] = []
     agent = Agent(FakeModel([text("Hi.")], delay=30))
     async with agent:
@@ -110,7 +110,7 @@ async def test_nothing_half_done_is_saved(autojump_clock: Any) -> None:
 
 
 async def test_cancelled_tool_step_stays_in_the_steps(autojump_clock: Any) -> None:
-    """§2.4.6 step 11/D6: a step whose tool was cancelled stays in steps with its placeholder."""
+    """D6: a step whose tool was cancelled stays in steps with its placeholder."""
 
     async def slow(arguments: dict[str, Any], ctx: ToolContext) -> str:
         await trio.sleep(60)
@@ -149,7 +149,7 @@ async def test_observers_are_bounded_when_cancelled(autojump_clock: Any) -> None
 
 
 async def test_cancellation_leaves_the_model_error_count_alone(autojump_clock: Any) -> None:
-    """D6/§2.1: a cancelled turn neither counts nor resets the model-error count."""
+    """D6: a cancelled turn neither counts nor resets the model-error count."""
 
     class Script:
         def __init__(self) -> None:
@@ -195,7 +195,7 @@ async def test_conversation_continues_after_a_cancelled_turn(autojump_clock: Any
 
 
 async def test_already_cancelled_run_calls_neither_window_nor_model() -> None:
-    """§2.11/D6: a run started in an already-cancelled scope raises without calling window."""
+    """D6: a run started in an already-cancelled scope raises without calling window."""
     seen: list[int] = []
 
     def window() -> int:
@@ -216,7 +216,7 @@ async def test_already_cancelled_run_calls_neither_window_nor_model() -> None:
 async def test_observers_run_for_runs_cancelled_before_they_start(
     autojump_clock: Any, when: str
 ) -> None:
-    """D6/§9.4: on_error and on_finish run (aborted) even for a run cancelled before it starts."""
+    """D6: on_error and on_finish run (aborted) even for a run cancelled before it starts."""
     seen: list[tuple[str, str]] = []
 
     class Watch(Extension):

@@ -1,4 +1,4 @@
-"""Compression of tool results (BEHAVIOR §4; §16.62–64)."""
+"""Compression of tool results."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from .helpers import (
     use,
 )
 
-# ---------------------------------------------------------------- summarize_tool_result (§4.2)
+# ---------------------------------------------------------------- summarize_tool_result
 
 
 @pytest.mark.parametrize(
@@ -47,12 +47,12 @@ from .helpers import (
     ],
 )
 def test_summarize_tool_result_cases(value: Any, expected: str) -> None:
-    """§16.62/§4.2: the structural summary of each kind of value."""
+    """The structural summary of each kind of value."""
     assert summarize_tool_result(value) == expected
 
 
 def test_summarize_nested_empty_object_uses_the_80_char_form() -> None:
-    """§4.2: a nested value with an empty one-line form falls back to summarize(value, 80)."""
+    """A nested value with an empty one-line form falls back to summarize(value, 80)."""
     assert summarize_tool_result({"meta": {"inner": {"deep": 1}}}) == "meta: inner: deep: 1"
     many = {"list": [{"title": f"task number {i} with a long title"} for i in range(3)]}
     rendered = summarize_tool_result(many)
@@ -62,13 +62,13 @@ def test_summarize_nested_empty_object_uses_the_80_char_form() -> None:
 
 
 def test_summarize_scalar_strings_in_objects_are_clipped_to_80() -> None:
-    """§4.2: string values inside objects are clipped to 80 characters."""
+    """String values inside objects are clipped to 80 characters."""
     long = "y" * 100
     assert summarize_tool_result({"note": long}) == "note: " + ref_clip(long, 80)
 
 
 def test_summarize_ten_items_keeps_head_errors_and_tail() -> None:
-    """§16.63: 10 items → 5 head lines, '… 3 omitted', error-like omitted lines, lines 9 and 10."""
+    """10 items → 5 head lines, '… 3 omitted', error-like omitted lines, lines 9 and 10."""
     items: list[dict[str, Any]] = [{"title": f"task {i}"} for i in range(1, 11)]
     items[6] = {"title": "task 7", "status": "FAILED"}
     expected = "\n".join(
@@ -104,7 +104,7 @@ def test_summarize_ten_items_keeps_head_errors_and_tail() -> None:
     ],
 )
 def test_summarize_error_pattern(word: str, kept: bool) -> None:
-    """§4.2: omitted middle lines are kept when they match the error words (word boundary)."""
+    """Omitted middle lines are kept when they match the error words (word boundary)."""
     items = [f"line {i}" for i in range(1, 10)]
     items[5] = f"line 6 {word}"
     rendered = summarize_tool_result(items)
@@ -113,13 +113,13 @@ def test_summarize_error_pattern(word: str, kept: bool) -> None:
 
 
 def test_summarize_seven_items_are_all_shown() -> None:
-    """§4.2: up to 7 items render in full."""
+    """Up to 7 items render in full."""
     rendered = summarize_tool_result([f"i{n}" for n in range(1, 8)])
     assert rendered == "\n".join(f"{n}. i{n}" for n in range(1, 8))
 
 
 def test_summarize_clips_to_600_characters() -> None:
-    """§16.64: long text is cut to 599 characters (trailing space trimmed) plus '…'."""
+    """Long text is cut to 599 characters (trailing space trimmed) plus '…'."""
     assert summarize_tool_result("x" * 700) == "x" * 599 + "…"
     spaced = "a" * 597 + "   " + "b" * 100
     assert summarize_tool_result(spaced) == "a" * 597 + "…"
@@ -128,7 +128,7 @@ def test_summarize_clips_to_600_characters() -> None:
 
 
 async def test_to_model_output_and_after_tool_text_are_capped_at_600() -> None:
-    """§16.64: to_model_output strings and after_tool replacements are clipped to 600 too."""
+    """to_model_output strings and after_tool replacements are clipped to 600 too."""
 
     class Loud(Extension):
         name = "loud"

@@ -1,4 +1,4 @@
-"""Confirmation of writes (BEHAVIOR §8, §2.4.6 step 9; §16 items 38–42; Decision D8)."""
+"""Confirmation of writes (design.md, D8)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def add_eggs() -> list[dict[str, Any]]:
 
 
 async def test_reads_never_call_confirm(box: TaskBox) -> None:
-    """§16.38: read tools never call confirm."""
+    """Read tools never call confirm."""
     asked: list[Any] = []
     model = FakeModel(
         [use("list_tasks"), use("search"), args(query="milk"), answer_plan(), text("Ok.")]
@@ -41,7 +41,7 @@ async def test_reads_never_call_confirm(box: TaskBox) -> None:
 
 
 async def test_without_a_handler_writes_are_approved(box: TaskBox) -> None:
-    """§16.39: without any handler a write tool is approved (and a confirm event emitted)."""
+    """Without any handler a write tool is approved (and a confirm event emitted)."""
     result = await run_turn(FakeModel(add_eggs()), tools=box.tools)
     assert box.ran("create_task") == 1
     [event] = events(result, "confirm")
@@ -49,7 +49,7 @@ async def test_without_a_handler_writes_are_approved(box: TaskBox) -> None:
 
 
 async def test_without_a_handler_requires_confirmation_is_declined() -> None:
-    """§16.39: without any handler a requires_confirmation write is declined."""
+    """Without any handler a requires_confirmation write is declined."""
     executed: list[str] = []
 
     @tool(writes=True, requires_confirmation=True)
@@ -68,7 +68,7 @@ async def test_without_a_handler_requires_confirmation_is_declined() -> None:
 
 
 async def test_requires_confirmation_has_no_effect_on_reads() -> None:
-    """§15.4: requires_confirmation has no effect on tools without writes."""
+    """requires_confirmation has no effect on tools without writes."""
     executed: list[str] = []
 
     @tool(requires_confirmation=True)
@@ -84,7 +84,7 @@ async def test_requires_confirmation_has_no_effect_on_reads() -> None:
 
 
 async def test_requires_confirmation_write_runs_with_an_approving_handler() -> None:
-    """§8: an explicit handler decides for requires_confirmation writes too."""
+    """An explicit handler decides for requires_confirmation writes too."""
     executed: list[str] = []
 
     @tool(writes=True, requires_confirmation=True)
@@ -99,7 +99,7 @@ async def test_requires_confirmation_write_runs_with_an_approving_handler() -> N
 
 
 async def test_per_run_confirm_replaces_the_configured_one(box: TaskBox) -> None:
-    """§16.40: a per-run confirm replaces the configured handler for that run."""
+    """A per-run confirm replaces the configured handler for that run."""
     configured: list[Any] = []
     per_run: list[Any] = []
     model = FakeModel(
@@ -116,7 +116,7 @@ async def test_per_run_confirm_replaces_the_configured_one(box: TaskBox) -> None
 
 
 async def test_decline_with_a_reason(box: TaskBox) -> None:
-    """§16.41: a decline with reason R gives 'declined by the user: R. Do not retry unless asked.'."""
+    """A decline with reason R gives 'declined by the user: R. Do not retry unless asked.'."""
     model = FakeModel(add_eggs())
     result = await run_turn(
         model, tools=box.tools, confirm=lambda r: Decision(approved=False, reason="not today")
@@ -131,13 +131,13 @@ async def test_decline_with_a_reason(box: TaskBox) -> None:
 
 
 async def test_decline_without_a_reason(box: TaskBox) -> None:
-    """§8: a plain False declines with 'declined by the user. Do not retry unless asked.'."""
+    """A plain False declines with 'declined by the user. Do not retry unless asked.'."""
     result = await run_turn(FakeModel(add_eggs()), tools=box.tools, confirm=lambda r: False)
     assert result.steps[0].result == "declined by the user. Do not retry unless asked."
 
 
 async def test_async_handler_and_decision_approval(box: TaskBox) -> None:
-    """§8: an async handler may return Decision(approved=True)."""
+    """An async handler may return Decision(approved=True)."""
 
     async def confirm(request: ConfirmRequest) -> Decision:
         await trio.lowlevel.checkpoint()
@@ -149,7 +149,7 @@ async def test_async_handler_and_decision_approval(box: TaskBox) -> None:
 
 
 async def test_confirm_request_fields(box: TaskBox) -> None:
-    """API.md §1.3: ConfirmRequest has tool, input (a plain dict), brief, conversation and turn."""
+    """ConfirmRequest has tool, input (a plain dict), brief, conversation and turn."""
     seen: list[ConfirmRequest] = []
     model = FakeModel(add_eggs())
     agent = Agent(model, tools=box.tools, memory=lambda cid: InMemory())
@@ -170,7 +170,7 @@ async def test_confirm_request_fields(box: TaskBox) -> None:
 
 
 async def test_throwing_handler_rejects_the_run_without_fallback(box: TaskBox) -> None:
-    """§8: a throwing confirm handler rejects the run (no fallback)."""
+    """A throwing confirm handler rejects the run (no fallback)."""
 
     class Unreachable(Exception):
         pass
@@ -186,7 +186,7 @@ async def test_throwing_handler_rejects_the_run_without_fallback(box: TaskBox) -
 
 
 async def test_declined_write_lets_the_conductor_plan_again(box: TaskBox) -> None:
-    """§8: a decline counts as a step and the conductor may plan something else."""
+    """A decline counts as a step and the conductor may plan something else."""
     model = FakeModel(
         [use("create_task"), args(title="Eggs"), use("list_tasks"), answer_plan(), text("Ok.")]
     )
@@ -196,7 +196,7 @@ async def test_declined_write_lets_the_conductor_plan_again(box: TaskBox) -> Non
 
 
 async def test_cancelling_during_confirmation_prevents_execution(box: TaskBox) -> None:
-    """§16.42: cancelling while confirm is pending prevents execution; the run is cancelled."""
+    """Cancelling while confirm is pending prevents execution; the run is cancelled."""
     waiting = trio.Event()
     model = FakeModel(add_eggs())
     agent = Agent(model, tools=box.tools)
@@ -222,7 +222,7 @@ async def test_cancelling_during_confirmation_prevents_execution(box: TaskBox) -
 
 
 async def test_run_cancelled_during_confirmation_raises_cancelled(box: TaskBox) -> None:
-    """§16.42/D6: the cancelled run raises trio.Cancelled in the caller."""
+    """D6: the cancelled run raises trio.Cancelled in the caller."""
     waiting = trio.Event()
     raised: list[BaseException] = []
 

@@ -1,4 +1,4 @@
-"""Construction and the Agent API (BEHAVIOR §1, §2.1, §2.10, §16 items 1–8; API.md §1.1)."""
+"""Construction and the Agent API."""
 
 from __future__ import annotations
 
@@ -35,23 +35,23 @@ from .helpers import (
     use,
 )
 
-# API.md §1 (every public name importable) is pinned exactly in tests/test_exports.py.
+# The public names (every one importable) are pinned exactly in tests/test_exports.py.
 
 
 def test_error_tree() -> None:
-    """API.md §1: ConfigError, BudgetError and ExtensionError are GoliathErrors."""
+    """ConfigError, BudgetError and ExtensionError are GoliathErrors."""
     for cls in (goliath.ConfigError, goliath.BudgetError, goliath.ExtensionError):
         assert issubclass(cls, GoliathError)
 
 
 def test_default_window_and_max_steps_constants() -> None:
-    """§16.1: DEFAULT_WINDOW is 4096 and DEFAULT_MAX_STEPS is 5."""
+    """DEFAULT_WINDOW is 4096 and DEFAULT_MAX_STEPS is 5."""
     assert DEFAULT_WINDOW == 4096
     assert DEFAULT_MAX_STEPS == 5
 
 
 async def test_agent_defaults_to_window_4096_and_five_steps(box: TaskBox) -> None:
-    """§16.1: without window/max_steps an agent budgets for W=4096 and allows 5 steps."""
+    """Without window/max_steps an agent budgets for W=4096 and allows 5 steps."""
     model = FakeModel([answer_plan(), text("Hi.")])
     result = await run_turn(model, tools=[box.list_tasks])
     assert {event.limit for event in events(result, "budget")} == {2867}
@@ -59,7 +59,7 @@ async def test_agent_defaults_to_window_4096_and_five_steps(box: TaskBox) -> Non
 
 
 def test_default_instructions_open_every_system_prompt() -> None:
-    """API.md §1.1: the default instructions are the documented sentence."""
+    """The default instructions are the documented sentence."""
     model = FakeModel([text("Hi.")])
     result = Agent(model).run_sync("hello")
     assert result.text == "Hi."
@@ -70,26 +70,26 @@ def test_default_instructions_open_every_system_prompt() -> None:
 
 @pytest.mark.parametrize("max_steps", [-1, 2.5, "3", None])
 def test_invalid_max_steps_is_rejected_at_construction(max_steps: Any) -> None:
-    """§16.2: a negative or non-integer max_steps raises ConfigError."""
+    """A negative or non-integer max_steps raises ConfigError."""
     with pytest.raises(ConfigError, match="max_steps"):
         Agent(FakeModel([]), max_steps=max_steps)
 
 
 def test_zero_max_steps_is_accepted() -> None:
-    """§16.2: max_steps=0 is a valid non-negative integer."""
+    """max_steps=0 is a valid non-negative integer."""
     Agent(FakeModel([]), max_steps=0)
 
 
 @pytest.mark.parametrize("window", [0, -4096, 1.5, 4096.0, "4096"])
 def test_invalid_numeric_window_is_rejected_at_construction(window: Any) -> None:
-    """§16.3: a window that is not a positive integer raises ConfigError."""
+    """A window that is not a positive integer raises ConfigError."""
     with pytest.raises(ConfigError, match="window"):
         Agent(FakeModel([]), window=window)
 
 
 @pytest.mark.parametrize("value", [0, -1, 2.5, "4096"])
 async def test_window_function_returning_invalid_value_rejects_the_run(value: Any) -> None:
-    """§16.3: a window function returning an invalid value makes that run reject."""
+    """A window function returning an invalid value makes that run reject."""
     model = FakeModel([text("Hi.")])
     with pytest.raises(GoliathError, match="window"):
         await run_turn(model, window=lambda: value)
@@ -97,7 +97,7 @@ async def test_window_function_returning_invalid_value_rejects_the_run(value: An
 
 
 async def test_async_window_function_is_resolved_once_per_run() -> None:
-    """§1.2: a (sync or async) window function is resolved once per run."""
+    """A (sync or async) window function is resolved once per run."""
     seen: list[int] = []
 
     async def window() -> int:
@@ -112,14 +112,14 @@ async def test_async_window_function_is_resolved_once_per_run() -> None:
 
 @pytest.mark.parametrize("names", [["audit", "audit"], ["audit", ""], ["   "]])
 def test_extension_names_must_be_nonblank_and_unique(names: list[str]) -> None:
-    """§16.4: two extensions sharing a name, or a blank name, raise ConfigError."""
+    """Two extensions sharing a name, or a blank name, raise ConfigError."""
     extensions = [type(f"E{i}", (Extension,), {"name": name})() for i, name in enumerate(names)]
     with pytest.raises(ConfigError):
         Agent(FakeModel([]), extensions=extensions)
 
 
 def test_tool_names_must_be_unique() -> None:
-    """API.md §1.1: two tools with the same name raise ConfigError at construction."""
+    """Two tools with the same name raise ConfigError at construction."""
     first = make_tool("ping", lambda a, c: 1)
     second = make_tool("ping", lambda a, c: 2)
     with pytest.raises(ConfigError):
@@ -128,13 +128,13 @@ def test_tool_names_must_be_unique() -> None:
 
 @pytest.mark.parametrize("name", ["list tasks", "list-tasks", "1tool", ""])
 def test_tool_names_must_be_identifiers(name: str) -> None:
-    """API.md §1.1: a tool name that is not a valid identifier raises ConfigError."""
+    """A tool name that is not a valid identifier raises ConfigError."""
     with pytest.raises(ConfigError):
         Agent(FakeModel([]), tools=[Tool(name, "Bad.", Empty, lambda a, c: None)])
 
 
 async def test_tools_are_looked_up_by_their_own_name(box: TaskBox) -> None:
-    """§16.5: a mapping's keys are ignored; the conductor sees and uses each tool's own name."""
+    """A mapping's keys are ignored; the conductor sees and uses each tool's own name."""
     model = FakeModel([use("list_tasks"), answer_plan(), text("Two tasks.")])
     result = await run_turn(model, tools={"whatever": box.list_tasks})
     schema = calls(model, "conductor")[0].schema
@@ -145,7 +145,7 @@ async def test_tools_are_looked_up_by_their_own_name(box: TaskBox) -> None:
 
 @pytest.mark.parametrize("conversation_id", ["", "   ", "\t"])
 async def test_blank_conversation_id_rejects_the_run(conversation_id: str) -> None:
-    """§16.6: run rejects when conversation_id is an empty or blank string."""
+    """Run rejects when conversation_id is an empty or blank string."""
     model = FakeModel([text("Hi.")])
     with pytest.raises(ConfigError):
         await run_turn(model, run={"conversation_id": conversation_id})
@@ -153,7 +153,7 @@ async def test_blank_conversation_id_rejects_the_run(conversation_id: str) -> No
 
 
 async def test_named_conversation_needs_a_memory_factory() -> None:
-    """§16.7: a named conversation_id with a plain Memory object rejects the run."""
+    """A named conversation_id with a plain Memory object rejects the run."""
     model = FakeModel([text("Hi.")])
     with pytest.raises(ConfigError, match="factory"):
         await run_turn(model, memory=InMemory(), run={"conversation_id": "alice"})
@@ -161,14 +161,14 @@ async def test_named_conversation_needs_a_memory_factory() -> None:
 
 
 async def test_plain_memory_object_serves_the_default_conversation() -> None:
-    """§16.7: a plain Memory object is used for the default conversation."""
+    """A plain Memory object is used for the default conversation."""
     memory = InMemory()
     await run_turn(FakeModel([text("Hi.")]), "hello", memory=memory)
     assert [e.ask for e in (await memory.load()).recent] == ["hello"]
 
 
 async def test_memory_factory_is_called_once_per_conversation() -> None:
-    """§16.7: a memory factory is called exactly once per conversation id (None for default)."""
+    """A memory factory is called exactly once per conversation id (None for default)."""
     made: list[str | None] = []
 
     def factory(conversation_id: str | None) -> InMemory:
@@ -187,14 +187,14 @@ async def test_memory_factory_is_called_once_per_conversation() -> None:
 
 
 async def test_run_outside_async_with_raises_with_a_hint() -> None:
-    """API.md §1.1: run() before ``async with agent:`` raises GoliathError saying how to start."""
+    """run() before ``async with agent:`` raises GoliathError saying how to start."""
     agent = Agent(FakeModel([text("Hi.")]))
     with pytest.raises(GoliathError, match="async with"):
         await agent.run("hello")
 
 
 def test_run_sync_keeps_in_process_memory_between_calls() -> None:
-    """API.md §1.1: in-process memory survives between run_sync calls of one Agent."""
+    """In-process memory survives between run_sync calls of one Agent."""
     model = FakeModel([text("First."), text("Second.")])
     agent = Agent(model)
     agent.run_sync("one")
@@ -204,14 +204,14 @@ def test_run_sync_keeps_in_process_memory_between_calls() -> None:
 
 
 def test_unused_conversation_is_not_in_session_fallback() -> None:
-    """§1.4: an unknown or unused conversation reports is_session_fallback() false."""
+    """An unknown or unused conversation reports is_session_fallback() false."""
     agent = Agent(FakeModel([]), fallback=lambda request: "cloud")
     assert agent.is_session_fallback() is False
     assert agent.is_session_fallback("nobody") is False
 
 
 def test_model_factory_is_called_for_every_generation() -> None:
-    """§1.2: a zero-argument model factory is invoked for every single generation call."""
+    """A zero-argument model factory is invoked for every single generation call."""
     model = FakeModel([use("ping"), answer_plan(), text("Pong.")])
     made: list[int] = []
 
@@ -224,7 +224,7 @@ def test_model_factory_is_called_for_every_generation() -> None:
     assert len(made) == len(model.calls) == 3
 
 
-# ---------------------------------------------------------------- serialization (§2.10)
+# ---------------------------------------------------------------- serialization
 
 
 def _script_by_prompt(request: Any) -> dict[str, Any]:
@@ -249,7 +249,7 @@ def _overlap(a: tuple[str, float, float], b: tuple[str, float, float]) -> bool:
 
 
 async def test_runs_of_one_conversation_never_overlap(autojump_clock: Any) -> None:
-    """§16.8: two runs on the same conversation are serialized."""
+    """Two runs on the same conversation are serialized."""
     intervals: list[tuple[str, float, float]] = []
     agent = Agent(FakeModel(_script_by_prompt), tools=[_slow_tool(intervals)])
     async with agent, trio.open_nursery() as nursery:
@@ -260,7 +260,7 @@ async def test_runs_of_one_conversation_never_overlap(autojump_clock: Any) -> No
 
 
 async def test_runs_of_different_conversations_may_overlap(autojump_clock: Any) -> None:
-    """§16.8: runs on different conversations run concurrently."""
+    """Runs on different conversations run concurrently."""
     intervals: list[tuple[str, float, float]] = []
     agent = Agent(
         FakeModel(_script_by_prompt),
@@ -279,7 +279,7 @@ class Boom(Exception):
 
 
 async def test_a_rejected_run_does_not_block_the_next_one() -> None:
-    """§16.8: after a run rejects, the next run of the same conversation proceeds."""
+    """After a run rejects, the next run of the same conversation proceeds."""
 
     def explode(event: Any) -> None:
         raise Boom("observer failed")
@@ -294,7 +294,7 @@ async def test_a_rejected_run_does_not_block_the_next_one() -> None:
 
 
 async def test_run_raises_the_original_exception_not_a_group() -> None:
-    """API.md §10: a failing run raises the original exception itself, never a group."""
+    """A failing run raises the original exception itself, never a group."""
 
     class MemoryDown(Exception):
         pass
@@ -311,7 +311,7 @@ async def test_run_raises_the_original_exception_not_a_group() -> None:
 
 
 async def test_no_tools_agent_only_answers() -> None:
-    """§1.2: an agent without tools is valid and answers directly."""
+    """An agent without tools is valid and answers directly."""
     model = FakeModel([text("Hello!")])
     result = await run_turn(model, "hi")
     assert result.text == "Hello!"
@@ -321,13 +321,13 @@ async def test_no_tools_agent_only_answers() -> None:
 
 @pytest.mark.parametrize("conversation_id", [123, ["a"]])
 async def test_non_string_conversation_id_rejects_the_run(conversation_id: Any) -> None:
-    """§2.1: conversation_id must be a non-blank string when given."""
+    """conversation_id must be a non-blank string when given."""
     with pytest.raises(ConfigError):
         await run_turn(FakeModel([text("Hi.")]), run={"conversation_id": conversation_id})
 
 
 async def test_session_fallback_turns_do_not_call_the_window_function() -> None:
-    """§2.1: a session-fallback turn reuses the last window; the window callback is not called."""
+    """A session-fallback turn reuses the last window; the window callback is not called."""
     from goliath.errors import ModelError
 
     from .helpers import RecordingFallback, fail
@@ -350,7 +350,7 @@ async def test_session_fallback_turns_do_not_call_the_window_function() -> None:
 
 
 async def test_fake_model_contract() -> None:
-    """API.md §4: FakeModel records calls, counts what remains, raises errors and runs out."""
+    """FakeModel records calls, counts what remains, raises errors and runs out."""
     from goliath.models import GenerateRequest
 
     class Scripted(Exception):
@@ -372,7 +372,7 @@ async def test_fake_model_contract() -> None:
 
 
 async def test_model_window_and_tokenizer_are_used_by_default() -> None:
-    """API.md §3: a model offering window() and count_tokens() is budgeted with them."""
+    """A model offering window() and count_tokens() is budgeted with them."""
 
     class Native(FakeModel):
         def window(self) -> int:
@@ -389,7 +389,7 @@ async def test_model_window_and_tokenizer_are_used_by_default() -> None:
 
 
 async def test_conductor_states_the_step_maximum(box: TaskBox) -> None:
-    """§5.2: the conductor system prompt states the maximum number of steps."""
+    """The conductor system prompt states the maximum number of steps."""
     model = FakeModel([answer_plan(), text("Hi."), answer_plan(), text("Hi.")])
     await run_turn(model, tools=box.tools, max_steps=7)
     assert "7" in calls(model, "conductor")[0].system

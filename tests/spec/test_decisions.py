@@ -1,4 +1,7 @@
-"""The Python version's Decisions D1–D5, D7 and D9 (BEHAVIOR, top); D6 is in test_cancellation.py, D8 in test_confirmation.py."""
+"""The Python version's decisions D1–D5, D7 and D9 (docs/design.md, "Decisions").
+
+D6 is tested in test_cancellation.py, D8 in test_confirmation.py.
+"""
 
 from __future__ import annotations
 
@@ -55,7 +58,7 @@ from .helpers import (
 async def test_malformed_arguments_get_one_retry_with_the_error(
     box: TaskBox, malformed: dict[str, Any]
 ) -> None:
-    """D1 (§16.23): a malformed worker reply is retried once with the error as a hint."""
+    """D1: a malformed worker reply is retried once with the error as a hint."""
     model = FakeModel(
         [use("create_task"), malformed, args(title="Eggs"), answer_plan(), text("Added.")]
     )
@@ -79,7 +82,7 @@ async def test_validation_error_names_the_field(box: TaskBox) -> None:
 
 
 async def test_two_malformed_argument_replies_escalate(box: TaskBox) -> None:
-    """D1 (§16.23): a second malformed reply in a row escalates tool-args-invalid."""
+    """D1: a second malformed reply in a row escalates tool-args-invalid."""
     fallback = RecordingFallback()
     model = FakeModel([use("create_task"), text("??"), args(title=7), text("spare")])
     result = await run_turn(model, tools=box.tools, fallback=fallback)
@@ -110,7 +113,7 @@ async def test_argument_allowance_is_per_step(box: TaskBox) -> None:
 
 
 async def test_zero_argument_tools_never_call_the_worker_even_on_retry(box: TaskBox) -> None:
-    """D1/§2.4.6: a zero-field tool validates {} with no worker call at all."""
+    """D1: a zero-field tool validates {} with no worker call at all."""
     model = FakeModel([use("list_tasks"), answer_plan(), text("Two.")])
     await run_turn(model, tools=box.tools)
     assert "worker" not in labels(model)
@@ -143,7 +146,7 @@ async def test_two_malformed_plans_in_a_row_escalate(box: TaskBox) -> None:
 
 
 async def test_retry_hint_is_not_carried_to_the_next_step(box: TaskBox) -> None:
-    """D2/§2.4.4: after a valid plan the hint is dropped."""
+    """D2: after a valid plan the hint is dropped."""
     model = FakeModel([text("bad"), use("list_tasks"), answer_plan(), text("Ok.")])
     await run_turn(model, tools=box.tools)
     prompts = [call.prompt for call in calls(model, "conductor")]
@@ -165,7 +168,7 @@ async def test_best_effort_answer_is_saved_as_partial(box: TaskBox) -> None:
 
 
 async def test_blank_best_effort_answer_is_not_saved(box: TaskBox) -> None:
-    """D3/§6.2: a blank best-effort answer is not saved."""
+    """D3: a blank best-effort answer is not saved."""
     memory = InMemory()
     model = FakeModel([use("list_tasks"), text("   ")])
     result = await run_turn(model, tools=box.tools, max_steps=1, memory=memory)
@@ -271,7 +274,7 @@ async def test_retry_after_none_keeps_the_breaker_open(clock: FakeClock) -> None
 
 
 async def test_default_cool_down_is_300_seconds(clock: FakeClock) -> None:
-    """D4/API.md §1.1: session_retry_after defaults to 300 seconds."""
+    """D4: session_retry_after defaults to 300 seconds."""
     model = FakeModel([fail(ModelError("x"))] * 3 + [text("Back.")])
     agent = Agent(model, fallback=RecordingFallback())
     async with agent:
@@ -286,7 +289,7 @@ async def test_default_cool_down_is_300_seconds(clock: FakeClock) -> None:
 
 
 async def test_session_fallback_turn_has_the_full_lifecycle(clock: FakeClock) -> None:
-    """§2.9: handed-over turns run hooks, events and memory; the scribe makes no model call."""
+    """Handed-over turns run hooks, events and memory; the scribe makes no model call."""
     seen: list[str] = []
 
     class Watch(Extension):
@@ -314,7 +317,7 @@ async def test_session_fallback_turn_has_the_full_lifecycle(clock: FakeClock) ->
 
 
 async def test_every_escalation_reason_is_a_known_code(box: TaskBox) -> None:
-    """D5/§2.8: reason codes come from the fixed list, which has no 'no-model'."""
+    """D5: reason codes come from the fixed list, which has no 'no-model'."""
     known = {
         "model-unavailable",
         "too-many-steps",
@@ -345,7 +348,7 @@ async def test_every_escalation_reason_is_a_known_code(box: TaskBox) -> None:
 
 
 def test_record_fields_are_snake_case() -> None:
-    """D7/API.md §1.3: record field names are the snake_case ones of the contract."""
+    """D7: record field names are the snake_case ones of the contract."""
     assert set(StepRecord.__struct_fields__) >= {
         "index",
         "kind",
@@ -398,7 +401,7 @@ def test_record_fields_are_snake_case() -> None:
 
 
 def test_records_are_constructible_by_keyword() -> None:
-    """API.md §10: Exchange(ask=..., answer=..., at=...), MemoryState(summary=..., recent=[...])."""
+    """Exchange(ask=..., answer=..., at=...), MemoryState(summary=..., recent=[...])."""
     item = Exchange(ask="q", answer="a", at=1.5)
     state = MemoryState(summary="s", recent=[item])
     assert state.recent[0].at == 1.5
@@ -406,7 +409,7 @@ def test_records_are_constructible_by_keyword() -> None:
 
 
 def test_event_types_keep_their_spellings() -> None:
-    """D7/API.md §1.4: event types are recall … budget, with memory_error spelled with '_'."""
+    """D7: event types are recall … budget, with memory_error spelled with '_'."""
     assert set(event_types()) == {
         "recall",
         "plan",
@@ -465,7 +468,7 @@ async def test_sync_tools_run_in_a_worker_thread_and_async_ones_in_the_actor() -
 
 
 async def test_sync_confirm_and_fallback_handlers_are_accepted(box: TaskBox) -> None:
-    """§8/API.md §1.1: handlers may be sync or async callables."""
+    """Handlers may be sync or async callables."""
     result = await run_turn(
         FakeModel([use("create_task"), args(title="Eggs"), fail(ModelError("x"))]),
         tools=box.tools,

@@ -1,4 +1,4 @@
-"""Duplicate tool calls (BEHAVIOR §2.4.6 step 8, §2.4.7; §16 items 32–37)."""
+"""Duplicate tool calls."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def counting_reader(name: str = "read_range", **options: Any) -> tuple[Any, list
 
 
 async def test_repeated_read_is_served_from_cache_in_any_key_order() -> None:
-    """§16.32: a repeated successful read (any key order) is cached: 'same as step 1', ms 0."""
+    """A repeated successful read (any key order) is cached: 'same as step 1', ms 0."""
     reader, executions = counting_reader()
     model = FakeModel(
         [
@@ -64,7 +64,7 @@ async def test_repeated_read_is_served_from_cache_in_any_key_order() -> None:
 
 
 async def test_cached_step_names_the_earlier_step_number(box: TaskBox) -> None:
-    """§16.32: N in 'same as step N' is the earlier step's index + 1."""
+    """N in 'same as step N' is the earlier step's index + 1."""
     model = FakeModel(
         [
             use("search"),
@@ -81,7 +81,7 @@ async def test_cached_step_names_the_earlier_step_number(box: TaskBox) -> None:
 
 
 async def test_third_identical_read_escalates_repeated_tool_call(box: TaskBox) -> None:
-    """§16.33: a third identical read (after a cached one) escalates repeated-tool-call."""
+    """A third identical read (after a cached one) escalates repeated-tool-call."""
     model = FakeModel([use("list_tasks"), use("list_tasks"), use("list_tasks")])
     result = await run_turn(model, tools=box.tools, fallback=RecordingFallback())
     assert reasons(result) == ["repeated-tool-call"]
@@ -90,7 +90,7 @@ async def test_third_identical_read_escalates_repeated_tool_call(box: TaskBox) -
 
 
 async def test_identical_write_escalates_before_confirmation(box: TaskBox) -> None:
-    """§16.34: an identical write escalates repeated-tool-call before confirm or execution."""
+    """An identical write escalates repeated-tool-call before confirm or execution."""
     asked: list[Any] = []
     model = FakeModel(
         [use("create_task"), args(title="Eggs"), use("create_task"), args(title="Eggs")]
@@ -108,7 +108,7 @@ async def test_identical_write_escalates_before_confirmation(box: TaskBox) -> No
 
 
 async def test_identical_write_after_a_decline_escalates(box: TaskBox) -> None:
-    """§16.34: a write identical to an earlier declined one escalates repeated-tool-call."""
+    """A write identical to an earlier declined one escalates repeated-tool-call."""
     asked: list[Any] = []
     model = FakeModel(
         [use("create_task"), args(title="Eggs"), use("create_task"), args(title="Eggs")]
@@ -125,7 +125,7 @@ async def test_identical_write_after_a_decline_escalates(box: TaskBox) -> None:
 
 
 async def test_read_after_an_identical_failed_read_escalates() -> None:
-    """§16.35: an identical read after a failed identical read escalates repeated-tool-call."""
+    """An identical read after a failed identical read escalates repeated-tool-call."""
     attempts: list[int] = []
 
     def flaky(arguments: dict[str, Any], ctx: Any) -> Any:
@@ -139,7 +139,7 @@ async def test_read_after_an_identical_failed_read_escalates() -> None:
 
 
 async def test_read_after_an_identical_skipped_read_escalates(box: TaskBox) -> None:
-    """§16.35: an identical read after a skipped (policy) identical read escalates."""
+    """An identical read after a skipped (policy) identical read escalates."""
 
     class DenyOnce(Extension):
         name = "deny-once"
@@ -160,7 +160,7 @@ async def test_read_after_an_identical_skipped_read_escalates(box: TaskBox) -> N
 
 
 async def test_write_between_identical_reads_invalidates_the_cache(box: TaskBox) -> None:
-    """§16.36: a non-skipped write between two identical reads makes the second read execute."""
+    """A non-skipped write between two identical reads makes the second read execute."""
     model = FakeModel(
         [
             use("list_tasks"),
@@ -178,7 +178,7 @@ async def test_write_between_identical_reads_invalidates_the_cache(box: TaskBox)
 
 
 async def test_failed_write_also_invalidates_the_cache(box: TaskBox) -> None:
-    """§15.4: a failed (non-skipped) write also invalidates cached reads."""
+    """A failed (non-skipped) write also invalidates cached reads."""
 
     def broken_write(arguments: dict[str, Any], ctx: Any) -> Any:
         raise RuntimeError("disk full")
@@ -195,7 +195,7 @@ async def test_failed_write_also_invalidates_the_cache(box: TaskBox) -> None:
 
 
 async def test_declined_write_does_not_invalidate_the_cache(box: TaskBox) -> None:
-    """§2.4.6: a skipped write does not invalidate an earlier read; the repeat is cached."""
+    """A skipped write does not invalidate an earlier read; the repeat is cached."""
     model = FakeModel(
         [
             use("list_tasks"),
@@ -213,7 +213,7 @@ async def test_declined_write_does_not_invalidate_the_cache(box: TaskBox) -> Non
 
 
 async def test_content_mode_cached_read_repeats_the_excerpt() -> None:
-    """§16.37: a cached content-mode read returns the earlier excerpt, not 'same as step N'."""
+    """A cached content-mode read returns the earlier excerpt, not 'same as step N'."""
     reader, executions = counting_reader(
         "read_file", output_mode="content", to_model_output=lambda o: "line one\nline two"
     )
@@ -234,7 +234,7 @@ async def test_content_mode_cached_read_repeats_the_excerpt() -> None:
 
 
 async def test_different_arguments_are_not_duplicates() -> None:
-    """§2.4.7: arrays compare element-wise and values must match; different inputs execute."""
+    """Arrays compare element-wise and values must match; different inputs execute."""
     reader, executions = counting_reader()
     model = FakeModel(
         [
@@ -252,7 +252,7 @@ async def test_different_arguments_are_not_duplicates() -> None:
 
 
 async def test_nested_key_order_never_matters() -> None:
-    """§2.4.7: canonical comparison sorts object keys at every depth."""
+    """Canonical comparison sorts object keys at every depth."""
 
     class Point(pydantic.BaseModel):
         x: int
@@ -282,7 +282,7 @@ async def test_nested_key_order_never_matters() -> None:
 
 
 async def test_duplicate_suppression_is_scoped_to_one_turn(box: TaskBox) -> None:
-    """§2.4.7: the same read in the next turn executes again."""
+    """The same read in the next turn executes again."""
     model = FakeModel(
         [
             use("list_tasks"),
@@ -302,7 +302,7 @@ async def test_duplicate_suppression_is_scoped_to_one_turn(box: TaskBox) -> None
 
 
 async def test_duplicates_are_judged_on_the_resolved_input() -> None:
-    """§2.4.6 steps 6–8: the duplicate check uses the resolve_input-resolved arguments."""
+    """The duplicate check uses the resolve_input-resolved arguments."""
     from .helpers import Query
 
     executions: list[Any] = []
@@ -330,7 +330,7 @@ async def test_duplicates_are_judged_on_the_resolved_input() -> None:
 async def test_before_tool_runs_for_cache_candidates_and_can_defeat_the_cache(
     box: TaskBox,
 ) -> None:
-    """§9.3: before_tool runs for cached-read candidates; changing the input re-executes."""
+    """before_tool runs for cached-read candidates; changing the input re-executes."""
     calls_seen: list[Any] = []
 
     class Rewrite(Extension):
@@ -362,7 +362,7 @@ async def test_before_tool_runs_for_cache_candidates_and_can_defeat_the_cache(
 
 
 async def test_denied_step_does_not_run_resolve_input() -> None:
-    """§2.4.6 step 6: resolve_input runs only for steps that are not skipped."""
+    """resolve_input runs only for steps that are not skipped."""
     from .helpers import Query
 
     resolved: list[Any] = []

@@ -1,4 +1,4 @@
-"""Answers, escalation and classification (BEHAVIOR §2.4.5, §2.6–§2.8; §16.43–48; D5)."""
+"""Answers, escalation and classification (design.md, D5)."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def wrapped(inner: BaseException, message: str = "generation failed") -> BaseExc
 
 
 async def test_empty_answer_is_re_asked_once_with_a_nudge() -> None:
-    """§16.43: an empty answer triggers exactly one re-ask with a nudge appended to the prompt."""
+    """An empty answer triggers exactly one re-ask with a nudge appended to the prompt."""
     model = FakeModel([text("   "), text("Here you go.")])
     result = await run_turn(model, "hi")
     first, second = calls(model, "answer")
@@ -66,7 +66,7 @@ async def test_empty_answer_is_re_asked_once_with_a_nudge() -> None:
 
 
 async def test_second_empty_answer_escalates_empty_answer() -> None:
-    """§16.43: a second empty answer escalates empty-answer."""
+    """A second empty answer escalates empty-answer."""
     model = FakeModel([text(""), text(" \n ")])
     fallback = RecordingFallback()
     result = await run_turn(model, "hi", fallback=fallback)
@@ -76,13 +76,13 @@ async def test_second_empty_answer_escalates_empty_answer() -> None:
 
 
 async def test_answer_text_is_trimmed() -> None:
-    """§2.4.5: the device answer is the trimmed generated text."""
+    """The device answer is the trimmed generated text."""
     result = await run_turn(FakeModel([text("  Hello.  \n")]), "hi")
     assert result.text == "Hello."
 
 
 async def test_answer_call_uses_its_cap_and_label() -> None:
-    """§2.4.5: the answer call has label 'answer' and an output cap of 384."""
+    """The answer call has label 'answer' and an output cap of 384."""
     model = FakeModel([text("Hi.")])
     await run_turn(model, "hi")
     [call] = model.calls
@@ -94,7 +94,7 @@ async def test_answer_call_uses_its_cap_and_label() -> None:
 
 
 async def test_best_effort_answer_without_fallback(box: TaskBox) -> None:
-    """§16.44: without a fallback, too-many-steps gets one best-effort call; best_effort=True."""
+    """Without a fallback, too-many-steps gets one best-effort call; best_effort=True."""
     model = FakeModel([use("list_tasks"), text("You have two tasks; I could not finish.")])
     result = await run_turn(model, tools=box.tools, max_steps=1)
     assert reasons(result) == ["too-many-steps"]
@@ -107,7 +107,7 @@ async def test_best_effort_answer_without_fallback(box: TaskBox) -> None:
 
 
 async def test_best_effort_uses_its_own_system_prompt(box: TaskBox) -> None:
-    """§5.4: the best-effort call has a different system prompt starting with the instructions."""
+    """The best-effort call has a different system prompt starting with the instructions."""
     model = FakeModel([answer_plan(), text("Two."), use("list_tasks"), text("Partial.")])
     agent = Agent(model, tools=box.tools, max_steps=1)
     async with agent:
@@ -120,7 +120,7 @@ async def test_best_effort_uses_its_own_system_prompt(box: TaskBox) -> None:
 
 
 async def test_empty_best_effort_still_flags_best_effort(box: TaskBox) -> None:
-    """§1.6: best_effort is set even when the best-effort answer came back empty."""
+    """best_effort is set even when the best-effort answer came back empty."""
     memory = InMemory()
     model = FakeModel([use("list_tasks"), text("  ")])
     result = await run_turn(model, tools=box.tools, max_steps=1, memory=memory)
@@ -135,7 +135,7 @@ async def test_empty_best_effort_still_flags_best_effort(box: TaskBox) -> None:
     ["repeated-tool-call", "plan-invalid", "conductor-asked", "tool-prerequisite-missing"],
 )
 async def test_other_stalls_also_get_a_best_effort_answer(box: TaskBox, stall: str) -> None:
-    """§16.44: other loop stalls without a fallback also produce one best-effort answer call."""
+    """Other loop stalls without a fallback also produce one best-effort answer call."""
     from .helpers import make_tool, plan
 
     guarded = make_tool("guarded", lambda a, c: "ok", requires=["search"])
@@ -153,7 +153,7 @@ async def test_other_stalls_also_get_a_best_effort_answer(box: TaskBox, stall: s
 
 
 async def test_best_effort_guardrail_emits_a_second_escalation(box: TaskBox) -> None:
-    """§2.6: a guardrail error in the best-effort call emits escalate guardrail; text is empty."""
+    """A guardrail error in the best-effort call emits escalate guardrail; text is empty."""
     model = FakeModel([use("list_tasks"), fail(GuardrailError("blocked"))])
     result = await run_turn(model, tools=box.tools, max_steps=1)
     assert reasons(result) == ["too-many-steps", "guardrail"]
@@ -162,7 +162,7 @@ async def test_best_effort_guardrail_emits_a_second_escalation(box: TaskBox) -> 
 
 
 async def test_best_effort_provider_error_yields_empty_text(box: TaskBox) -> None:
-    """§2.6: another provider error in the best-effort call yields empty text, no rejection."""
+    """Another provider error in the best-effort call yields empty text, no rejection."""
     model = FakeModel([use("list_tasks"), fail(ModelError("crashed"))])
     result = await run_turn(model, tools=box.tools, max_steps=1)
     assert reasons(result) == ["too-many-steps"]
@@ -185,7 +185,7 @@ async def test_best_effort_provider_error_yields_empty_text(box: TaskBox) -> Non
 async def test_device_failures_return_empty_text_without_fallback(
     box: TaskBox, error: BaseException, reason: str
 ) -> None:
-    """§16.45: without a fallback these failures give empty text on device and no further call."""
+    """Without a fallback these failures give empty text on device and no further call."""
     memory = InMemory()
     model = FakeModel([fail(error), text("should not be used")])
     result = await run_turn(model, tools=box.tools, memory=memory)
@@ -197,7 +197,7 @@ async def test_device_failures_return_empty_text_without_fallback(
 
 
 async def test_context_budget_without_fallback_returns_empty_text() -> None:
-    """§16.45: a context-budget escalation (prompt over the limit) returns empty text."""
+    """A context-budget escalation (prompt over the limit) returns empty text."""
     model = FakeModel([text("never")])
     result = await run_turn(model, "x " * 20000)
     assert reasons(result) == ["context-budget"]
@@ -216,7 +216,7 @@ async def test_context_budget_without_fallback_returns_empty_text() -> None:
     ],
 )
 async def test_guardrail_stays_on_device(box: TaskBox, message: str) -> None:
-    """§16.46: a guardrail-like provider error ends the turn on device; no fallback call."""
+    """A guardrail-like provider error ends the turn on device; no fallback call."""
     fallback = RecordingFallback()
     memory = InMemory()
     model = FakeModel([fail(ProviderError(message))])
@@ -228,7 +228,7 @@ async def test_guardrail_stays_on_device(box: TaskBox, message: str) -> None:
 
 
 async def test_guardrail_code_counts_as_guardrail(box: TaskBox) -> None:
-    """§2.8: the '<code> <message>' string is matched, so a guardrail code classifies too."""
+    """The '<code> <message>' string is matched, so a guardrail code classifies too."""
     model = FakeModel([fail(ProviderError("refused", code="GUARDRAIL_VIOLATION"))])
     result = await run_turn(model, tools=box.tools, fallback=RecordingFallback())
     assert reasons(result) == ["guardrail"]
@@ -246,7 +246,7 @@ async def test_guardrail_code_counts_as_guardrail(box: TaskBox) -> None:
 async def test_provider_codes_anywhere_in_the_cause_chain(
     box: TaskBox, code: str, reason: str
 ) -> None:
-    """§16.47: a provider code anywhere along the cause chain decides the classification."""
+    """A provider code anywhere along the cause chain decides the classification."""
     fallback = RecordingFallback()
     model = FakeModel([fail(wrapped(ProviderError("inner", code=code)))])
     result = await run_turn(model, tools=box.tools, fallback=fallback)
@@ -255,7 +255,7 @@ async def test_provider_codes_anywhere_in_the_cause_chain(
 
 
 async def test_guardrail_wins_over_codes(box: TaskBox) -> None:
-    """§2.8: guardrail takes priority over every code."""
+    """Guardrail takes priority over every code."""
     model = FakeModel(
         [fail(ProviderError("safety system refused", code="CONTEXT_WINDOW_EXCEEDED"))]
     )
@@ -265,7 +265,7 @@ async def test_guardrail_wins_over_codes(box: TaskBox) -> None:
 
 @pytest.mark.parametrize("stage", ["conductor", "worker", "answer"])
 async def test_no_model_call_is_retried_after_a_provider_failure(box: TaskBox, stage: str) -> None:
-    """§16.48: a provider failure is never retried with the same input."""
+    """A provider failure is never retried with the same input."""
     scripts = {
         "conductor": [fail(ModelError("x"))],
         "worker": [use("search"), fail(ModelError("x"))],
@@ -282,7 +282,7 @@ async def test_no_model_call_is_retried_after_a_provider_failure(box: TaskBox, s
 
 
 async def test_guardrail_error_in_worker_stays_on_device(box: TaskBox) -> None:
-    """§2.7: a guardrail failure anywhere in the loop stays on device."""
+    """A guardrail failure anywhere in the loop stays on device."""
     fallback = RecordingFallback()
     model = FakeModel([use("search"), fail(GuardrailError("unsafe"))])
     result = await run_turn(model, tools=box.tools, fallback=fallback)
@@ -309,7 +309,7 @@ def test_model_none_is_a_config_error() -> None:
 
 
 async def test_non_provider_errors_reject_without_fallback(box: TaskBox) -> None:
-    """§2.7: failures outside a provider call (tool hooks, events…) reject; no fallback."""
+    """Failures outside a provider call (tool hooks, events…) reject; no fallback."""
 
     class Oops(Exception):
         pass
@@ -330,7 +330,7 @@ async def test_non_provider_errors_reject_without_fallback(box: TaskBox) -> None
 
 
 async def test_best_effort_over_budget_without_extensions_is_empty(box: TaskBox) -> None:
-    """§2.6: without extensions a budget error in the best-effort call yields empty text."""
+    """Without extensions a budget error in the best-effort call yields empty text."""
     model = FakeModel([text("never")])
     result = await run_turn(model, "please " * 3000, tools=box.tools, max_steps=0)
     assert reasons(result) == ["too-many-steps"]
@@ -339,7 +339,7 @@ async def test_best_effort_over_budget_without_extensions_is_empty(box: TaskBox)
 
 
 async def test_best_effort_over_budget_with_extensions_rejects(box: TaskBox) -> None:
-    """§2.6: with extensions configured a budget error in the best-effort call rejects the run."""
+    """With extensions configured a budget error in the best-effort call rejects the run."""
     from goliath import BudgetError, Extension
 
     class Noop(Extension):
@@ -353,7 +353,7 @@ async def test_best_effort_over_budget_with_extensions_rejects(box: TaskBox) -> 
 
 
 async def test_after_answer_sees_cloud_and_best_effort_answers(box: TaskBox) -> None:
-    """§9.3: after_answer runs for cloud and best-effort answers with handled_by/best_effort."""
+    """after_answer runs for cloud and best-effort answers with handled_by/best_effort."""
     from goliath import Extension
 
     seen: list[tuple[str, bool, str]] = []
@@ -381,14 +381,14 @@ async def test_after_answer_sees_cloud_and_best_effort_answers(box: TaskBox) -> 
 
 @pytest.mark.parametrize("message", ["content--filter", "contents-filter", "guard rail"])
 async def test_near_miss_messages_are_not_guardrails(box: TaskBox, message: str) -> None:
-    """§2.8: only 'content' + at most one character + 'filter' (etc.) counts as a guardrail."""
+    """Only 'content' + at most one character + 'filter' (etc.) counts as a guardrail."""
     model = FakeModel([fail(ProviderError(message))])
     result = await run_turn(model, tools=box.tools, fallback=RecordingFallback())
     assert reasons(result) == ["model-error"]
 
 
 async def test_provider_code_along_the_context_chain(box: TaskBox) -> None:
-    """API.md §10: the provider code is read along __context__ (implicit chaining) too."""
+    """The provider code is read along __context__ (implicit chaining) too."""
 
     def implicit() -> BaseException:
         try:
@@ -405,7 +405,7 @@ async def test_provider_code_along_the_context_chain(box: TaskBox) -> None:
 
 
 async def test_cloud_and_best_effort_answers_push_no_answer_step(box: TaskBox) -> None:
-    """§1.7: answer steps are pushed only for device answers from an answer plan."""
+    """Answer steps are pushed only for device answers from an answer plan."""
     cloud = await run_turn(
         FakeModel([use("list_tasks"), fail(ModelError("x"))]),
         tools=box.tools,

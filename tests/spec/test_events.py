@@ -1,4 +1,4 @@
-"""Trace events and on_event callbacks (BEHAVIOR §10; §16.84; API.md §1.4, §10)."""
+"""Trace events and on_event callbacks."""
 
 from __future__ import annotations
 
@@ -27,12 +27,12 @@ from .helpers import (
     use,
 )
 
-# ---------------------------------------------------------------- on_event (§16.84)
+# ---------------------------------------------------------------- on_event
 
 
 @pytest.mark.parametrize("where", ["config", "run"])
 async def test_throwing_on_event_rejects_the_run(where: str) -> None:
-    """§16.84: a throwing on_event callback (config or per-run) rejects the run."""
+    """A throwing on_event callback (config or per-run) rejects the run."""
 
     class Broken(Exception):
         pass
@@ -49,7 +49,7 @@ async def test_throwing_on_event_rejects_the_run(where: str) -> None:
 
 
 async def test_events_reach_config_then_run_callbacks() -> None:
-    """§10: each event goes to the trace, then to the config on_event, then the run on_event."""
+    """Each event goes to the trace, then to the config on_event, then the run on_event."""
     order: list[str] = []
     model = FakeModel([text("Hi.")])
     result = await run_turn(
@@ -63,11 +63,11 @@ async def test_events_reach_config_then_run_callbacks() -> None:
     assert order == expected
 
 
-# ---------------------------------------------------------------- events (§10, API.md §1.4)
+# ---------------------------------------------------------------- events
 
 
 async def test_event_order_of_a_typical_turn(box: TaskBox) -> None:
-    """§10: recall, budget, plan, budget(worker), confirm, tool, budget, plan, budget, answer, remember."""
+    """Recall, budget, plan, budget(worker), confirm, tool, budget, plan, budget, answer, remember."""
     model = FakeModel([use("create_task"), args(title="Eggs"), answer_plan(), text("Added.")])
     result = await run_turn(model, tools=box.tools)
     assert types(result) == [
@@ -92,7 +92,7 @@ async def test_event_order_of_a_typical_turn(box: TaskBox) -> None:
 
 
 async def test_event_order_for_a_read_without_arguments(box: TaskBox) -> None:
-    """§10: a zero-argument read has no worker budget and no confirm event."""
+    """A zero-argument read has no worker budget and no confirm event."""
     result = await run_turn(
         FakeModel([use("list_tasks"), answer_plan(), text("Two.")]), tools=box.tools
     )
@@ -110,7 +110,7 @@ async def test_event_order_for_a_read_without_arguments(box: TaskBox) -> None:
 
 
 async def test_events_have_a_type_and_encode_to_json_and_msgpack(box: TaskBox) -> None:
-    """API.md §1.4/§10: every event has its tag as ``type``, also in its JSON and MessagePack forms."""
+    """Every event has its tag as ``type``, also in its JSON and MessagePack forms."""
     result = await run_turn(
         FakeModel([use("create_task"), args(title="Eggs"), answer_plan(), text("Added.")]),
         tools=box.tools,
@@ -126,7 +126,7 @@ async def test_events_have_a_type_and_encode_to_json_and_msgpack(box: TaskBox) -
 
 
 async def test_escalate_event_fields(box: TaskBox) -> None:
-    """API.md §1.4: escalate events carry reason (hyphenated code) and error."""
+    """Escalate events carry reason (hyphenated code) and error."""
     result = await run_turn(FakeModel([fail(ModelError("overheated"))]), tools=box.tools)
     [event] = events(result, "escalate")
     assert (event.type, event.reason, event.error) == (
@@ -137,7 +137,7 @@ async def test_escalate_event_fields(box: TaskBox) -> None:
 
 
 async def test_budget_event_fields(box: TaskBox) -> None:
-    """API.md §1.4: budget events carry label, tokens, limit and source."""
+    """Budget events carry label, tokens, limit and source."""
     result = await run_turn(FakeModel([answer_plan(), text("Hi.")]), tools=box.tools)
     event = events(result, "budget")[0]
     assert (event.label, event.limit, event.source) == ("conductor", 2867, "estimate")
@@ -145,7 +145,7 @@ async def test_budget_event_fields(box: TaskBox) -> None:
 
 
 async def test_on_event_receives_every_trace_event(box: TaskBox) -> None:
-    """§10: on_event is called for every event of the trace, in order."""
+    """on_event is called for every event of the trace, in order."""
     recorder = Recorder()
     result = await run_turn(
         FakeModel([use("list_tasks"), answer_plan(), text("Two.")]),
@@ -156,7 +156,7 @@ async def test_on_event_receives_every_trace_event(box: TaskBox) -> None:
 
 
 async def test_memory_error_event_type_uses_an_underscore() -> None:
-    """D7/API.md §1.4: the memory error event's type is 'memory_error'."""
+    """D7: the memory error event's type is 'memory_error'."""
 
     class Full:
         async def load(self) -> Any:
@@ -173,7 +173,7 @@ async def test_memory_error_event_type_uses_an_underscore() -> None:
 
 
 async def test_plan_event_precedes_the_escalation_for_escalate_plans(box: TaskBox) -> None:
-    """§2.4.4/§10: an escalate plan is reported as a plan event of kind answer, then escalate."""
+    """An escalate plan is reported as a plan event of kind answer, then escalate."""
     result = await run_turn(
         FakeModel([plan("escalate", brief="too hard")]),
         tools=box.tools,
@@ -185,7 +185,7 @@ async def test_plan_event_precedes_the_escalation_for_escalate_plans(box: TaskBo
 
 
 async def test_result_carries_conversation_and_turn_ids() -> None:
-    """API.md §1.3: RunResult has conversation_id and turn_id."""
+    """RunResult has conversation_id and turn_id."""
     agent = Agent(FakeModel([text("A."), text("B.")]), memory=lambda cid: InMemory())
     async with agent:
         first = await agent.run("hi", conversation_id="alice")

@@ -1,4 +1,4 @@
-"""Extensions: shape, deny/stop/skip, errors and observers (BEHAVIOR §9.1, §9.4; §16.77–81)."""
+"""Extensions: shape, deny/stop/skip, errors and observers."""
 
 from __future__ import annotations
 
@@ -34,11 +34,11 @@ def extension(name: str, **hooks: Any) -> Extension:
     return instance
 
 
-# ---------------------------------------------------------------- before_tool deny (§16.77)
+# ---------------------------------------------------------------- before_tool deny
 
 
 async def test_before_tool_deny_skips_the_step(box: TaskBox) -> None:
-    """§16.77: a deny gives a policy skip naming the extension, with the fixed result text."""
+    """A deny gives a policy skip naming the extension, with the fixed result text."""
     guard = extension("guard", before_tool=lambda ctx: Deny("writes are frozen"))
     model = FakeModel([use("create_task"), args(title="Eggs"), answer_plan(), text("Frozen.")])
     result = await run_turn(model, tools=box.tools, extensions=[guard])
@@ -53,7 +53,7 @@ async def test_before_tool_deny_skips_the_step(box: TaskBox) -> None:
 
 
 async def test_deny_counts_as_a_step(box: TaskBox) -> None:
-    """§16.77: a denied call consumes a step."""
+    """A denied call consumes a step."""
     guard = extension("guard", before_tool=lambda ctx: Deny("no"))
     model = FakeModel([use("list_tasks")])
     result = await run_turn(
@@ -64,7 +64,7 @@ async def test_deny_counts_as_a_step(box: TaskBox) -> None:
 
 
 async def test_deny_reason_is_clipped_to_160(box: TaskBox) -> None:
-    """§2.4.6: the deny reason is clipped to 160 characters."""
+    """The deny reason is clipped to 160 characters."""
     from .helpers import ref_clip
 
     reason = "r" * 100 + " " + "s" * 100
@@ -77,7 +77,7 @@ async def test_deny_reason_is_clipped_to_160(box: TaskBox) -> None:
 
 
 async def test_deny_ends_the_before_tool_chain(box: TaskBox) -> None:
-    """§9.3: a deny ends the before_tool chain; later hooks do not run."""
+    """A deny ends the before_tool chain; later hooks do not run."""
     later: list[str] = []
     first = extension("first", before_tool=lambda ctx: Deny("no"))
     second = extension("second", before_tool=lambda ctx: later.append("ran"))
@@ -86,11 +86,11 @@ async def test_deny_ends_the_before_tool_chain(box: TaskBox) -> None:
     assert later == []
 
 
-# ---------------------------------------------------------------- stops (§16.78, §16.79)
+# ---------------------------------------------------------------- stops
 
 
 async def test_before_fallback_stop(box: TaskBox) -> None:
-    """§16.78: a before_fallback stop returns its text, stopped set, device; nothing saved."""
+    """A before_fallback stop returns its text, stopped set, device; nothing saved."""
     fallback = RecordingFallback()
     memory = InMemory()
     keep_local = extension(
@@ -115,7 +115,7 @@ async def test_before_fallback_stop(box: TaskBox) -> None:
 
 
 async def test_before_run_stop_ends_the_turn_before_any_model_call() -> None:
-    """§9.3: a before_run stop returns the stop text without calling the model."""
+    """A before_run stop returns the stop text without calling the model."""
     model = FakeModel([text("never")])
     stopper = extension("gate", before_run=lambda ctx: Stop("Closed.", "after hours"))
     result = await run_turn(model, extensions=[stopper])
@@ -124,7 +124,7 @@ async def test_before_run_stop_ends_the_turn_before_any_model_call() -> None:
 
 
 async def test_stopped_turn_does_not_touch_the_model_error_count(box: TaskBox) -> None:
-    """§2.1: a stopped turn neither counts nor resets the model-error count."""
+    """A stopped turn neither counts nor resets the model-error count."""
     gate = extension("gate", before_run=lambda ctx: Stop("No.", "x") if ctx.ask == "stop" else None)
     model = FakeModel([fail(ModelError("x"))] * 3)
     agent = Agent(model, tools=box.tools, extensions=[gate], fallback=RecordingFallback())
@@ -138,7 +138,7 @@ async def test_stopped_turn_does_not_touch_the_model_error_count(box: TaskBox) -
 
 @pytest.mark.parametrize("phase", ["after_recall", "before_plan", "after_tool", "before_remember"])
 async def test_stop_is_not_allowed_in_some_phases(box: TaskBox, phase: str) -> None:
-    """§16.79: a stop from after_recall, before_plan, after_tool or before_remember rejects."""
+    """A stop from after_recall, before_plan, after_tool or before_remember rejects."""
     bad = extension("bad", **{phase: lambda ctx: Stop("no", "no")})
     fallback = RecordingFallback()
     model = FakeModel([use("list_tasks"), answer_plan(), text("Ok.")])
@@ -150,7 +150,7 @@ async def test_stop_is_not_allowed_in_some_phases(box: TaskBox, phase: str) -> N
 
 @pytest.mark.parametrize("phase", ["before_run", "after_plan", "before_tool", "after_answer"])
 async def test_stop_is_allowed_in_its_phases(box: TaskBox, phase: str) -> None:
-    """§9.3: stop is allowed in before_run, after_plan, before_tool, after_answer."""
+    """Stop is allowed in before_run, after_plan, before_tool, after_answer."""
     stopper = extension("stopper", **{phase: lambda ctx: Stop("Stopped.", "because")})
     model = FakeModel([use("list_tasks"), answer_plan(), text("Ok.")])
     result = await run_turn(model, tools=box.tools, extensions=[stopper])
@@ -160,14 +160,14 @@ async def test_stop_is_allowed_in_its_phases(box: TaskBox, phase: str) -> None:
 
 
 async def test_deny_outside_before_tool_is_an_extension_error(box: TaskBox) -> None:
-    """§9.3: a deny is only allowed in before_tool."""
+    """A deny is only allowed in before_tool."""
     bad = extension("bad", after_plan=lambda ctx: Deny("no"))
     with pytest.raises(ExtensionError):
         await run_turn(FakeModel([answer_plan(), text("Ok.")]), tools=box.tools, extensions=[bad])
 
 
 async def test_skip_outside_before_remember_is_an_extension_error() -> None:
-    """API.md §1.5: Skip() is only allowed in before_remember."""
+    """Skip() is only allowed in before_remember."""
     bad = extension("bad", before_run=lambda ctx: Skip())
     with pytest.raises(ExtensionError):
         await run_turn(FakeModel([text("Ok.")]), extensions=[bad])
@@ -175,17 +175,17 @@ async def test_skip_outside_before_remember_is_an_extension_error() -> None:
 
 @pytest.mark.parametrize("value", [42, "text", ["list"], {"unknown_key": 1}])
 async def test_invalid_returns_are_extension_errors(value: Any) -> None:
-    """§9.3: returning a non-dict or a patch with unknown keys is an extension error."""
+    """Returning a non-dict or a patch with unknown keys is an extension error."""
     bad = extension("bad", before_run=lambda ctx: value)
     with pytest.raises(ExtensionError):
         await run_turn(FakeModel([text("Ok.")]), extensions=[bad])
 
 
-# ---------------------------------------------------------------- errors (§16.80)
+# ---------------------------------------------------------------- errors
 
 
 async def test_throwing_hook_rejects_with_extension_error(box: TaskBox) -> None:
-    """§16.80: a throwing hook rejects with ExtensionError(extension, phase, cause); no fallback."""
+    """A throwing hook rejects with ExtensionError(extension, phase, cause); no fallback."""
     cause = KeyError("missing")
 
     def boom(ctx: Any) -> None:
@@ -207,7 +207,7 @@ async def test_throwing_hook_rejects_with_extension_error(box: TaskBox) -> None:
 
 
 async def test_extension_error_does_not_change_the_model_error_count(box: TaskBox) -> None:
-    """§16.80: an extension failure neither counts nor resets the session-fallback count."""
+    """An extension failure neither counts nor resets the session-fallback count."""
 
     def maybe_fail(ctx: Any) -> None:
         if ctx.ask == "fail":
@@ -231,7 +231,7 @@ async def test_extension_error_does_not_change_the_model_error_count(box: TaskBo
 
 
 async def test_async_hooks_are_awaited() -> None:
-    """§9.1: hooks may be async."""
+    """Hooks may be async."""
 
     async def rewrite(ctx: Any) -> Any:
         return {"ask": "rewritten"}
@@ -241,7 +241,7 @@ async def test_async_hooks_are_awaited() -> None:
     assert model.calls[0].prompt.endswith("Ask: rewritten")
 
 
-# ---------------------------------------------------------------- observers (§16.81)
+# ---------------------------------------------------------------- observers
 
 
 def _watchers() -> tuple[list[str], list[Extension]]:
@@ -256,7 +256,7 @@ def _watchers() -> tuple[list[str], list[Extension]]:
 
 
 async def test_on_finish_runs_once_when_completed() -> None:
-    """§16.81: on_finish runs once per extension with status completed."""
+    """on_finish runs once per extension with status completed."""
     statuses, watchers = _watchers()
     result = await run_turn(FakeModel([text("Hi.")]), extensions=watchers)
     assert statuses == ["watch:completed", "other:completed"]
@@ -264,7 +264,7 @@ async def test_on_finish_runs_once_when_completed() -> None:
 
 
 async def test_on_finish_runs_once_when_stopped() -> None:
-    """§16.81: on_finish runs once per extension with status stopped (also for the stopper)."""
+    """on_finish runs once per extension with status stopped (also for the stopper)."""
     statuses, watchers = _watchers()
     gate = extension(
         "gate",
@@ -277,7 +277,7 @@ async def test_on_finish_runs_once_when_stopped() -> None:
 
 
 async def test_on_finish_runs_once_when_failed() -> None:
-    """§16.81: on_finish runs once per extension with status error; on_error runs before it."""
+    """on_finish runs once per extension with status error; on_error runs before it."""
     order: list[str] = []
 
     class Oops(Exception):
@@ -297,7 +297,7 @@ async def test_on_finish_runs_once_when_failed() -> None:
 
 
 async def test_on_finish_failures_become_diagnostics() -> None:
-    """§16.81: observer failures appear in result.diagnostics without changing the result."""
+    """Observer failures appear in result.diagnostics without changing the result."""
 
     def broken(ctx: Any) -> None:
         raise ValueError("metrics down")
@@ -314,7 +314,7 @@ async def test_on_finish_failures_become_diagnostics() -> None:
 
 
 async def test_on_error_failure_does_not_replace_the_original_error() -> None:
-    """§9.4: a failing on_error never replaces the original error and later observers still run."""
+    """A failing on_error never replaces the original error and later observers still run."""
 
     class Original(Exception):
         pass
@@ -335,7 +335,7 @@ async def test_on_error_failure_does_not_replace_the_original_error() -> None:
 
 
 async def test_plain_function_and_staticmethod_hooks() -> None:
-    """API.md §10: hooks may be plain functions of one argument or staticmethods."""
+    """Hooks may be plain functions of one argument or staticmethods."""
     seen: list[str] = []
 
     class Plain(Extension):
@@ -353,7 +353,7 @@ async def test_plain_function_and_staticmethod_hooks() -> None:
 
 
 async def test_any_object_with_a_name_is_an_extension() -> None:
-    """API.md §1.5: any object with a name and hook methods works as an extension."""
+    """Any object with a name and hook methods works as an extension."""
 
     class Duck:
         name = "duck"
@@ -399,7 +399,7 @@ class _BrokenLoad:
 async def test_on_error_receives_the_origin(
     box: TaskBox, origin: str, config: dict[str, Any], script: list[Any]
 ) -> None:
-    """§2.7/§9.4: on_error gets the original error and its origin; the run raises it unwrapped."""
+    """on_error gets the original error and its origin; the run raises it unwrapped."""
     seen: list[tuple[str, Any]] = []
     observer = extension("observer", on_error=lambda ctx: seen.append((ctx.origin, ctx.error)))
     extensions: list[Any] = [observer]

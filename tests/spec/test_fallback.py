@@ -1,4 +1,4 @@
-"""The fallback, session fallback and http_fallback (BEHAVIOR §2.6, §2.9, §7; §16.49–54)."""
+"""The fallback, session fallback and http_fallback."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ from .helpers import (
 
 
 async def test_fallback_receives_the_whole_record(box: TaskBox) -> None:
-    """§16.49: the fallback gets ask, summary, recent, every step with raw output, reason, error."""
+    """The fallback gets ask, summary, recent, every step with raw output, reason, error."""
     memory = memory_with("Goal: groceries", [exchange("earlier", "sure")])
     fallback = RecordingFallback("From the cloud.")
     model = FakeModel([use("list_tasks"), fail(ModelError("overheated"))])
@@ -61,7 +61,7 @@ async def test_fallback_receives_the_whole_record(box: TaskBox) -> None:
 
 
 async def test_fallback_steps_are_unprojected() -> None:
-    """§2.3/§7.1: the fallback gets the original content excerpts, not the prompt projection."""
+    """The fallback gets the original content excerpts, not the prompt projection."""
     from goliath import Budgets
 
     from .helpers import Query, make_tool
@@ -88,7 +88,7 @@ async def test_fallback_steps_are_unprojected() -> None:
 
 
 async def test_fallback_called_once_and_its_error_rejects(box: TaskBox) -> None:
-    """§16.50: a throwing fallback makes the run reject; it is called only once."""
+    """A throwing fallback makes the run reject; it is called only once."""
 
     class CloudDown(Exception):
         pass
@@ -106,7 +106,7 @@ async def test_fallback_called_once_and_its_error_rejects(box: TaskBox) -> None:
 
 @pytest.mark.parametrize("reply", [42, None, {"txt": "hi"}, {"text": 5}, ["hi"]])
 async def test_fallback_must_return_text(box: TaskBox, reply: Any) -> None:
-    """§16.51: a fallback returning something other than a str or {'text': str} rejects."""
+    """A fallback returning something other than a str or {'text': str} rejects."""
     with pytest.raises(GoliathError):
         await run_turn(
             FakeModel([fail(ModelError("x"))]), tools=box.tools, fallback=lambda request: reply
@@ -114,7 +114,7 @@ async def test_fallback_must_return_text(box: TaskBox, reply: Any) -> None:
 
 
 async def test_fallback_may_return_a_text_dict(box: TaskBox) -> None:
-    """API.md §10: a fallback may return {'text': str}."""
+    """A fallback may return {'text': str}."""
     result = await run_turn(
         FakeModel([fail(ModelError("x"))]), tools=box.tools, fallback=lambda r: {"text": "ok"}
     )
@@ -122,7 +122,7 @@ async def test_fallback_may_return_a_text_dict(box: TaskBox) -> None:
 
 
 async def test_empty_cloud_answer_is_persisted_without_answer_event(box: TaskBox) -> None:
-    """§15.4: an empty cloud answer is persisted and emits no answer event."""
+    """An empty cloud answer is persisted and emits no answer event."""
     memory = InMemory()
     result = await run_turn(
         FakeModel([fail(ModelError("x"))]),
@@ -137,7 +137,7 @@ async def test_empty_cloud_answer_is_persisted_without_answer_event(box: TaskBox
 
 
 async def test_cloud_answer_after_device_failure_makes_no_scribe_call() -> None:
-    """§2.6/§6.3: after a model-error hand-off the scribe makes no model call."""
+    """After a model-error hand-off the scribe makes no model call."""
     memory = memory_with("S", [exchange(f"q{i}", f"a{i}") for i in range(3)])
     model = FakeModel([fail(ModelError("x")), text("never")])
     result = await run_turn(model, "q3", fallback=lambda r: "cloud", memory=memory)
@@ -146,7 +146,7 @@ async def test_cloud_answer_after_device_failure_makes_no_scribe_call() -> None:
 
 
 async def test_non_device_failure_reasons_still_fold_with_the_scribe(box: TaskBox) -> None:
-    """§6.3: after a hand-off that is not a device failure, the scribe folds the evicted exchange."""
+    """After a hand-off that is not a device failure, the scribe folds the evicted exchange."""
     memory = memory_with("S", [exchange(f"q{i}", f"a{i}") for i in range(3)])
     model = FakeModel([use("list_tasks"), text("Goal: new brief")])
     result = await run_turn(
@@ -156,11 +156,11 @@ async def test_non_device_failure_reasons_still_fold_with_the_scribe(box: TaskBo
     assert events(result, "remember")[0].summary == "Goal: new brief"
 
 
-# ---------------------------------------------------------------- session fallback (§2.9, D4)
+# ---------------------------------------------------------------- session fallback (design.md, D4)
 
 
 async def test_three_model_errors_open_session_fallback(box: TaskBox) -> None:
-    """§16.52: after three model-error turns the fourth calls the fallback without the device."""
+    """After three model-error turns the fourth calls the fallback without the device."""
     fallback = RecordingFallback()
     model = FakeModel([fail(ModelError("x"))] * 3)
     agent = Agent(model, tools=box.tools, fallback=fallback)
@@ -182,7 +182,7 @@ async def test_three_model_errors_open_session_fallback(box: TaskBox) -> None:
 
 
 async def test_session_fallback_is_per_conversation(box: TaskBox) -> None:
-    """§2.1: the model-error count is kept per conversation."""
+    """The model-error count is kept per conversation."""
     model = FakeModel([fail(ModelError("x"))] * 3 + [answer_plan(), text("Fine.")])
     agent = Agent(
         model, tools=box.tools, fallback=RecordingFallback(), memory=lambda cid: InMemory()
@@ -206,7 +206,7 @@ async def test_session_fallback_is_per_conversation(box: TaskBox) -> None:
     ids=["model-unavailable", "context-budget", "guardrail"],
 )
 async def test_other_failures_reset_the_model_error_count(box: TaskBox, reset: Any) -> None:
-    """§16.53: a model-unavailable, context-budget or guardrail turn resets the count to 0."""
+    """A model-unavailable, context-budget or guardrail turn resets the count to 0."""
     script = [fail(ModelError("x"))] * 2 + [reset] + [fail(ModelError("x"))] * 2
     model = FakeModel([*script, answer_plan(), text("Back.")])
     agent = Agent(model, tools=box.tools, fallback=RecordingFallback())
@@ -219,7 +219,7 @@ async def test_other_failures_reset_the_model_error_count(box: TaskBox, reset: A
 
 
 async def test_a_successful_turn_resets_the_count(box: TaskBox) -> None:
-    """§2.9: any other completed turn resets the count."""
+    """Any other completed turn resets the count."""
     model = FakeModel(
         [fail(ModelError("x"))] * 2 + [answer_plan(), text("Ok.")] + [fail(ModelError("x"))] * 2
     )
@@ -231,7 +231,7 @@ async def test_a_successful_turn_resets_the_count(box: TaskBox) -> None:
 
 
 async def test_budget_escalation_does_not_count_toward_session_fallback() -> None:
-    """§3.4: an over-budget turn (context-budget) does not count toward session fallback."""
+    """An over-budget turn (context-budget) does not count toward session fallback."""
     model = FakeModel([fail(ModelError("x"))] * 2 + [fail(ModelError("x"))])
     agent = Agent(model, fallback=RecordingFallback())
     async with agent:
@@ -242,7 +242,7 @@ async def test_budget_escalation_does_not_count_toward_session_fallback() -> Non
         assert agent.is_session_fallback() is False
 
 
-# ---------------------------------------------------------------- http_fallback (§7.3)
+# ---------------------------------------------------------------- http_fallback
 
 
 class Capture:
@@ -293,7 +293,7 @@ async def _with_server(capture: Capture, action: Any) -> Any:
 
 
 async def test_http_fallback_posts_json_and_returns_text() -> None:
-    """§16.54: http_fallback POSTs JSON with content-type application/json and returns body.text."""
+    """http_fallback POSTs JSON with content-type application/json and returns body.text."""
     from goliath.fallback import http_fallback
 
     capture = Capture(200, json.dumps({"text": "from the cloud"}).encode())
@@ -315,7 +315,7 @@ async def test_http_fallback_posts_json_and_returns_text() -> None:
 
 
 async def test_http_fallback_raises_on_non_2xx() -> None:
-    """§16.54: a non-2xx reply makes http_fallback raise (the run rejects)."""
+    """A non-2xx reply makes http_fallback raise (the run rejects)."""
     from goliath.fallback import http_fallback
 
     capture = Capture(500, b'{"error": "down"}')
@@ -330,7 +330,7 @@ async def test_http_fallback_raises_on_non_2xx() -> None:
 
 
 async def test_http_fallback_requires_a_text_string() -> None:
-    """§7.3: a reply without a 'text' string makes http_fallback raise."""
+    """A reply without a 'text' string makes http_fallback raise."""
     from goliath.fallback import http_fallback
 
     capture = Capture(200, b'{"answer": "hi"}')
@@ -344,7 +344,7 @@ async def test_http_fallback_requires_a_text_string() -> None:
 
 
 async def test_memory_state_is_unchanged_by_a_rejected_run() -> None:
-    """§6.2: a rejected run persists nothing."""
+    """A rejected run persists nothing."""
     memory = InMemory(MemoryState(summary="kept"))
 
     class Oops(Exception):

@@ -1,4 +1,4 @@
-"""Each hook's phase data, patches and context (BEHAVIOR §9.2, §9.3; §16.82, 83, 85; API.md §10)."""
+"""Each hook's phase data, patches and context."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def extension(name: str, **hooks: Any) -> Extension:
 
 
 async def test_before_remember_skip_prevents_saving() -> None:
-    """§16.82: before_remember returning Skip() prevents saving and the remember event."""
+    """before_remember returning Skip() prevents saving and the remember event."""
     memory = InMemory()
     later: list[str] = []
     skipper = extension("private", before_remember=lambda ctx: Skip())
@@ -53,7 +53,7 @@ async def test_before_remember_skip_prevents_saving() -> None:
 
 
 async def test_before_remember_may_replace_the_candidate_memory() -> None:
-    """§9.3: before_remember may replace the memory to save."""
+    """before_remember may replace the memory to save."""
     from goliath import MemoryState
 
     memory = InMemory()
@@ -73,7 +73,7 @@ async def test_before_remember_may_replace_the_candidate_memory() -> None:
 
 
 async def test_after_recall_view_is_transient() -> None:
-    """§16.83: after_recall changes affect this run's prompts but are not persisted."""
+    """after_recall changes affect this run's prompts but are not persisted."""
     from goliath import MemoryState
 
     memory = memory_with("Goal: real", [exchange("real ask", "real answer")])
@@ -94,13 +94,13 @@ async def test_after_recall_view_is_transient() -> None:
     assert [e.ask for e in state.recent] == ["real ask", "what is on my list?"]
 
 
-# ---------------------------------------------------------------- hook context (§16.85)
+# ---------------------------------------------------------------- hook context
 
 
 async def test_hook_context_identity_and_state(box: TaskBox) -> None:
-    """§16.85: hooks get run_id, conversation_id, context and a per-run state that starts empty.
+    """Hooks get run_id, conversation_id, context and a per-run state that starts empty.
 
-    (Python: there is no ``signal`` attribute; cancellation is Trio's, Decision D6.)
+    (Python: there is no ``signal`` attribute; cancellation is Trio's, design.md, D6.)
     """
     seen: list[tuple[str, str, Any, Any, dict[str, Any]]] = []
 
@@ -139,7 +139,7 @@ async def test_hook_context_identity_and_state(box: TaskBox) -> None:
 
 
 async def test_default_conversation_hook_context_is_none() -> None:
-    """§9.2: conversation_id is None for the default conversation."""
+    """conversation_id is None for the default conversation."""
     seen: list[Any] = []
     await run_turn(
         FakeModel([text("Hi.")]),
@@ -149,7 +149,7 @@ async def test_default_conversation_hook_context_is_none() -> None:
 
 
 async def test_hook_phase_data(box: TaskBox) -> None:
-    """API.md §10: the phase data are attributes named as in BEHAVIOR §9.3 (snake_case)."""
+    """The phase data are attributes named as docs/extensions.md lists them (snake_case)."""
     seen: dict[str, dict[str, Any]] = {}
 
     def grab(*names: str) -> Any:
@@ -209,7 +209,7 @@ async def test_hook_phase_data(box: TaskBox) -> None:
 
 
 async def test_hooks_run_in_order_each_seeing_the_previous_change() -> None:
-    """§9.1: hooks run in registration order; each sees the previous hook's changes."""
+    """Hooks run in registration order; each sees the previous hook's changes."""
     first = extension("first", before_run=lambda ctx: {"ask": ctx.ask + " one"})
     second = extension("second", before_run=lambda ctx: {"ask": ctx.ask + " two"})
     model = FakeModel([text("Ok.")])
@@ -218,7 +218,7 @@ async def test_hooks_run_in_order_each_seeing_the_previous_change() -> None:
 
 
 async def test_before_run_patches_instructions_and_merges_facts(box: TaskBox) -> None:
-    """§9.3: before_run may patch instructions and facts (facts merge; later wins)."""
+    """before_run may patch instructions and facts (facts merge; later wins)."""
     patch = extension(
         "patch",
         before_run=lambda ctx: {"instructions": "Be brief.", "facts": {"day": "Tue", "tz": "CET"}},
@@ -232,7 +232,7 @@ async def test_before_run_patches_instructions_and_merges_facts(box: TaskBox) ->
 
 
 async def test_before_plan_filters_tools_and_adds_context(box: TaskBox) -> None:
-    """§2.4.2: before_plan may keep a subset of tools and add context text to the instructions."""
+    """before_plan may keep a subset of tools and add context text to the instructions."""
     narrow = extension(
         "narrow",
         before_plan=lambda ctx: {
@@ -252,7 +252,7 @@ async def test_before_plan_filters_tools_and_adds_context(box: TaskBox) -> None:
 
 
 async def test_no_tools_left_means_a_synthetic_answer_plan(box: TaskBox) -> None:
-    """§9.3: when no tools remain, planning hooks still surround the synthetic answer plan."""
+    """When no tools remain, planning hooks still surround the synthetic answer plan."""
     plans: list[Any] = []
     hide = extension(
         "hide", before_plan=lambda ctx: {"tools": []}, after_plan=lambda ctx: plans.append(ctx.plan)
@@ -265,7 +265,7 @@ async def test_no_tools_left_means_a_synthetic_answer_plan(box: TaskBox) -> None
 
 
 async def test_before_plan_sees_attempt_count_on_retry(box: TaskBox) -> None:
-    """§9.3: attempt starts at 0 per step and increments on a malformed-plan retry."""
+    """Attempt starts at 0 per step and increments on a malformed-plan retry."""
     attempts: list[int] = []
     watch = extension("watch", before_plan=lambda ctx: attempts.append(ctx.attempt))
     model = FakeModel([text("bad"), use("list_tasks"), answer_plan(), text("Ok.")])
@@ -274,7 +274,7 @@ async def test_before_plan_sees_attempt_count_on_retry(box: TaskBox) -> None:
 
 
 async def test_after_plan_may_replace_the_plan(box: TaskBox) -> None:
-    """§2.4.4: after_plan may replace the plan; the plan event shows the replacement."""
+    """after_plan may replace the plan; the plan event shows the replacement."""
     swap = extension(
         "swap",
         after_plan=lambda ctx: (
@@ -290,7 +290,7 @@ async def test_after_plan_may_replace_the_plan(box: TaskBox) -> None:
 
 
 async def test_after_plan_must_name_an_available_tool(box: TaskBox) -> None:
-    """§9.3: an after_plan replacement naming an unavailable tool is an extension error."""
+    """An after_plan replacement naming an unavailable tool is an extension error."""
     swap = extension(
         "swap", after_plan=lambda ctx: {"plan": {"kind": "tool", "tool": "nope", "brief": "x"}}
     )
@@ -299,7 +299,7 @@ async def test_after_plan_must_name_an_available_tool(box: TaskBox) -> None:
 
 
 async def test_before_tool_may_replace_the_input(box: TaskBox) -> None:
-    """§2.4.6: before_tool may replace the input (re-validated); invalid input is an error."""
+    """before_tool may replace the input (re-validated); invalid input is an error."""
     fix = extension("fix", before_tool=lambda ctx: {"input": {"query": "call"}})
     model = FakeModel([use("search"), args(query="milk"), answer_plan(), text("Ok.")])
     result = await run_turn(model, tools=box.tools, extensions=[fix])
@@ -312,7 +312,7 @@ async def test_before_tool_may_replace_the_input(box: TaskBox) -> None:
 
 
 async def test_after_tool_sees_outcomes(box: TaskBox) -> None:
-    """§9.3: after_tool outcomes are executed, cached (from_step), skipped (reason) or failed."""
+    """after_tool outcomes are executed, cached (from_step), skipped (reason) or failed."""
     outcomes: list[dict[str, Any]] = []
 
     def broken(arguments: dict[str, Any], ctx: Any) -> Any:
@@ -344,7 +344,7 @@ async def test_after_tool_sees_outcomes(box: TaskBox) -> None:
 
 
 async def test_after_answer_may_rewrite_the_text(box: TaskBox) -> None:
-    """§2.5: after_answer may replace the text before the answer event, step and memory."""
+    """after_answer may replace the text before the answer event, step and memory."""
     memory = InMemory()
     polish = extension("polish", after_answer=lambda ctx: {"text": ctx.text + " 🙂"})
     model = FakeModel([answer_plan(), text("Two tasks.")])
@@ -356,14 +356,14 @@ async def test_after_answer_may_rewrite_the_text(box: TaskBox) -> None:
 
 
 async def test_after_answer_blank_replacement_is_an_error() -> None:
-    """§2.5: an after_answer replacement must be non-blank."""
+    """An after_answer replacement must be non-blank."""
     blank = extension("blank", after_answer=lambda ctx: {"text": "  "})
     with pytest.raises(ExtensionError):
         await run_turn(FakeModel([text("Hi.")]), extensions=[blank])
 
 
 async def test_before_fallback_may_replace_the_request_but_not_the_reason(box: TaskBox) -> None:
-    """§9.3: before_fallback may replace the request; changing the reason is an error."""
+    """before_fallback may replace the request; changing the reason is an error."""
     import msgspec.structs
 
     fallback = RecordingFallback()
@@ -393,21 +393,21 @@ async def test_before_fallback_may_replace_the_request_but_not_the_reason(box: T
 
 
 async def test_extensions_add_no_model_calls(box: TaskBox) -> None:
-    """§9.1: registering an extension adds no model calls."""
+    """Registering an extension adds no model calls."""
     model = FakeModel([use("list_tasks"), answer_plan(), text("Two.")])
     await run_turn(model, tools=box.tools, extensions=[extension("noop")])
     assert model.remaining() == 0 and len(model.calls) == 3
 
 
 async def test_invalid_after_recall_memory_is_an_extension_error() -> None:
-    """§9.3: after_recall's memory is validated."""
+    """after_recall's memory is validated."""
     bad = extension("bad", after_recall=lambda ctx: {"memory": "not memory"})
     with pytest.raises(ExtensionError):
         await run_turn(FakeModel([text("Hi.")]), extensions=[bad])
 
 
 async def test_after_answer_does_not_run_for_blank_text(box: TaskBox) -> None:
-    """§9.3: after_answer runs only for non-blank answers (an empty cloud answer skips it)."""
+    """after_answer runs only for non-blank answers (an empty cloud answer skips it)."""
     seen: list[str] = []
     watch = extension("watch", after_answer=lambda ctx: seen.append(ctx.text))
     await run_turn(
@@ -420,7 +420,7 @@ async def test_after_answer_does_not_run_for_blank_text(box: TaskBox) -> None:
 
 
 async def test_before_fallback_runs_only_when_a_fallback_is_called(box: TaskBox) -> None:
-    """§9.3: before_fallback does not run when there is no fallback (best-effort path)."""
+    """before_fallback does not run when there is no fallback (best-effort path)."""
     seen: list[Any] = []
     watch = extension("watch", before_fallback=lambda ctx: seen.append(ctx.request))
     result = await run_turn(

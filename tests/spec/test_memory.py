@@ -1,4 +1,4 @@
-"""Memory: the scribe, saving and adapters (BEHAVIOR §6, §5.5; §16.68–75)."""
+"""Memory: the scribe, saving and adapters."""
 
 from __future__ import annotations
 
@@ -38,11 +38,11 @@ from .helpers import (
 PARTIAL = "[Partial reply; the request was not fully completed] "
 
 
-# ---------------------------------------------------------------- the scribe (§16.68)
+# ---------------------------------------------------------------- the scribe
 
 
 async def test_scribe_is_called_on_the_fourth_exchange_only() -> None:
-    """§16.68: no scribe call for the first three exchanges; the fourth makes exactly one."""
+    """No scribe call for the first three exchanges; the fourth makes exactly one."""
     memory = InMemory()
     model = FakeModel(
         [text("a0"), text("a1"), text("a2"), text("a3"), text("Goal: chat\nDone: q0")]
@@ -62,7 +62,7 @@ async def test_scribe_is_called_on_the_fourth_exchange_only() -> None:
 
 
 async def test_scribe_prompt_structure() -> None:
-    """§5.5: 'Brief so far: (empty)', 'New exchange:' with User/Assistant lines, 'New brief:' last."""
+    """'Brief so far: (empty)', 'New exchange:' with User/Assistant lines, 'New brief:' last."""
     memory = memory_with(recent=[exchange(f"q{i}", f"a{i}") for i in range(3)])
     model = FakeModel([text("a3"), text("Goal: x")])
     await run_turn(model, "q3", memory=memory)
@@ -70,7 +70,7 @@ async def test_scribe_prompt_structure() -> None:
     assert scribe.prompt.startswith("Brief so far: (empty)\n\n")
     assert "New exchange:\nUser: q0\nAssistant: a0" in scribe.prompt
     assert scribe.prompt.endswith("New brief:")
-    # Sections are joined unfiltered: no actions leaves an empty section (§5.5, §15.4).
+    # Sections are joined unfiltered: no actions leaves an empty section.
     assert scribe.prompt.endswith("Assistant: a0\n\n\n\nNew brief:")
     assert "q3" not in scribe.prompt
     assert scribe.system.split("\n")[0] == "You are a careful assistant that lives on this device."
@@ -79,7 +79,7 @@ async def test_scribe_prompt_structure() -> None:
 
 
 async def test_scribe_prompt_with_a_brief_and_actions() -> None:
-    """§5.5: an existing brief is shown for pruning and the evicted exchange's tool steps listed."""
+    """An existing brief is shown for pruning and the evicted exchange's tool steps listed."""
     steps = [
         StepRecord(index=0, kind="tool", brief="b", tool="list_tasks", input={}, result="2 tasks"),
         StepRecord(index=1, kind="answer", brief="reply", text="a0"),
@@ -97,25 +97,25 @@ async def test_scribe_prompt_with_a_brief_and_actions() -> None:
 
 
 async def test_blank_scribe_reply_keeps_the_previous_summary() -> None:
-    """§6.3: a blank scribe reply keeps the previous summary."""
+    """A blank scribe reply keeps the previous summary."""
     memory = memory_with("Goal: keep", [exchange(f"q{i}", f"a{i}") for i in range(3)])
     await run_turn(FakeModel([text("a3"), text("  ")]), "q3", memory=memory)
     assert (await memory.load()).summary == "Goal: keep"
 
 
 async def test_scribe_reply_is_clipped_to_the_allowance() -> None:
-    """§6.3: the new summary is clipped to W/8 tokens."""
+    """The new summary is clipped to W/8 tokens."""
     memory = memory_with("", [exchange(f"q{i}", f"a{i}") for i in range(3)])
     long_brief = "Goal: " + "x" * 4000
     await run_turn(FakeModel([text("a3"), text(long_brief)]), "q3", memory=memory)
     assert (await memory.load()).summary == ref_clip_tokens(long_brief, 512)
 
 
-# ---------------------------------------------------------------- what is saved (§16.69)
+# ---------------------------------------------------------------- what is saved
 
 
 async def test_saved_memory_keeps_three_exchanges_with_their_steps(box: TaskBox) -> None:
-    """§16.69: saved memory holds at most 3 exchanges, each with its step records."""
+    """Saved memory holds at most 3 exchanges, each with its step records."""
     memory = memory_with(recent=[exchange(f"q{i}", f"a{i}") for i in range(3)])
     model = FakeModel([use("list_tasks"), answer_plan(), text("Two tasks."), text("Goal: tasks")])
     await run_turn(model, "what's on?", tools=box.tools, memory=memory)
@@ -129,7 +129,7 @@ async def test_saved_memory_keeps_three_exchanges_with_their_steps(box: TaskBox)
 
 
 async def test_exchange_time_is_seconds_since_the_epoch() -> None:
-    """§1.8: Exchange.at is a finite timestamp (Python: seconds since the epoch)."""
+    """Exchange.at is a finite timestamp (Python: seconds since the epoch)."""
     memory = InMemory()
     before = time.time()
     await run_turn(FakeModel([text("Hi.")]), "hello", memory=memory)
@@ -138,7 +138,7 @@ async def test_exchange_time_is_seconds_since_the_epoch() -> None:
 
 
 async def test_saved_ask_is_the_rewritten_ask() -> None:
-    """§2.5: the exchange stores the ask as possibly rewritten by before_run."""
+    """The exchange stores the ask as possibly rewritten by before_run."""
     from goliath import Extension
 
     class Rewrite(Extension):
@@ -153,7 +153,7 @@ async def test_saved_ask_is_the_rewritten_ask() -> None:
 
 
 async def test_scribe_failure_keeps_the_old_summary() -> None:
-    """§16.70: a scribe failure emits memory_error, keeps the old summary, returns the answer."""
+    """A scribe failure emits memory_error, keeps the old summary, returns the answer."""
     memory = memory_with("Goal: old", [exchange(f"q{i}", f"a{i}") for i in range(3)])
     model = FakeModel([text("a3"), fail(ModelError("scribe crashed"))])
     result = await run_turn(model, "q3", memory=memory)
@@ -167,7 +167,7 @@ async def test_scribe_failure_keeps_the_old_summary() -> None:
 
 
 async def test_after_a_failed_fold_further_evictions_are_dropped() -> None:
-    """§6.3: after a fold fails, further evicted exchanges are dropped without folding."""
+    """After a fold fails, further evicted exchanges are dropped without folding."""
     memory = memory_with("Goal: old", [exchange(f"q{i}", f"a{i}") for i in range(4)])
     model = FakeModel([text("a4"), fail(ModelError("scribe crashed")), text("never")])
     result = await run_turn(model, "q4", memory=memory)
@@ -178,7 +178,7 @@ async def test_after_a_failed_fold_further_evictions_are_dropped() -> None:
 
 
 async def test_scribe_budget_failure_is_a_memory_error() -> None:
-    """§3.4: a budget failure of the scribe is a memory_error, never a rejection."""
+    """A budget failure of the scribe is a memory_error, never a rejection."""
     huge = "z" * 20000
     memory = memory_with("", [exchange(huge, "a0"), exchange("q1", "a1"), exchange("q2", "a2")])
     model = FakeModel([text("a3"), text("never")])
@@ -208,7 +208,7 @@ class FlakyMemory:
 
 
 async def test_save_failure_is_a_memory_error() -> None:
-    """§16.71: a save failure emits memory_error, no remember event, and the run resolves."""
+    """A save failure emits memory_error, no remember event, and the run resolves."""
     memory = FlakyMemory(save_error=OSError("disk full"))
     result = await run_turn(FakeModel([text("Hi.")]), memory=memory)
     assert result.text == "Hi."
@@ -219,7 +219,7 @@ async def test_save_failure_is_a_memory_error() -> None:
 
 
 async def test_load_failure_rejects_without_fallback() -> None:
-    """§16.72: a load failure rejects the run; the fallback is not called."""
+    """A load failure rejects the run; the fallback is not called."""
 
     class StoreDown(Exception):
         pass
@@ -235,7 +235,7 @@ async def test_load_failure_rejects_without_fallback() -> None:
 
 
 async def test_model_error_hand_off_keeps_summary_and_three_exchanges() -> None:
-    """§16.73: after a model-error hand-off: previous summary, last three exchanges, no scribe."""
+    """After a model-error hand-off: previous summary, last three exchanges, no scribe."""
     memory = memory_with("Goal: S", [exchange(f"q{i}", f"a{i}") for i in range(3)])
     model = FakeModel([fail(ModelError("x")), text("never")])
     result = await run_turn(model, "q3", memory=memory, fallback=lambda request: "cloud says hi")
@@ -251,7 +251,7 @@ async def test_model_error_hand_off_keeps_summary_and_three_exchanges() -> None:
 
 
 async def test_best_effort_answer_is_saved_and_shown_as_partial(box: TaskBox) -> None:
-    """§16.74: a non-empty best-effort answer is saved with best_effort and shown as partial."""
+    """A non-empty best-effort answer is saved with best_effort and shown as partial."""
     memory = InMemory()
     model = FakeModel([use("list_tasks"), text("I found two tasks."), answer_plan(), text("Ok.")])
     agent = Agent(model, tools=box.tools, memory=memory, max_steps=1)
@@ -266,7 +266,7 @@ async def test_best_effort_answer_is_saved_and_shown_as_partial(box: TaskBox) ->
 
 
 async def test_best_effort_exchange_is_marked_partial_for_the_scribe() -> None:
-    """§5.5: the scribe sees a best-effort answer prefixed with the partial-reply marker."""
+    """The scribe sees a best-effort answer prefixed with the partial-reply marker."""
     memory = memory_with(
         recent=[
             exchange("q0", "half done", best_effort=True),
@@ -289,14 +289,14 @@ async def test_best_effort_exchange_is_marked_partial_for_the_scribe() -> None:
     ],
 )
 async def test_nothing_is_saved_for_device_failures_without_fallback(error: Exception) -> None:
-    """§6.2: guardrail stops and empty device-failure results (no fallback) are not persisted."""
+    """Guardrail stops and empty device-failure results (no fallback) are not persisted."""
     memory = memory_with("Goal: keep")
     await run_turn(FakeModel([fail(error)]), memory=memory)
     state = await memory.load()
     assert (state.summary, state.recent) == ("Goal: keep", [])
 
 
-# ---------------------------------------------------------------- adapters (§16.75)
+# ---------------------------------------------------------------- adapters
 
 
 class DictStore:
@@ -332,14 +332,14 @@ class SyncStore(DictStore):
     ],
 )
 async def test_key_value_memory_reads_corrupt_data_as_empty(stored: str) -> None:
-    """§16.75: corrupt or malformed JSON reads as empty memory."""
+    """Corrupt or malformed JSON reads as empty memory."""
     memory = KeyValueMemory(DictStore({"goliath.memory": stored}))
     state = await memory.load()
     assert (state.summary, state.recent) == ("", [])
 
 
 async def test_key_value_memory_default_key_and_round_trip() -> None:
-    """§16.75: the default key is 'goliath.memory'; saved state loads back."""
+    """The default key is 'goliath.memory'; saved state loads back."""
     store = DictStore()
     memory = KeyValueMemory(store)
     await run_turn(FakeModel([text("Hi.")]), "hello", memory=memory)
@@ -349,7 +349,7 @@ async def test_key_value_memory_default_key_and_round_trip() -> None:
 
 
 async def test_key_value_memory_accepts_sync_stores_and_custom_keys() -> None:
-    """§6.5: the store may be sync; a custom key is used as given."""
+    """The store may be sync; a custom key is used as given."""
     store = SyncStore()
     memory = KeyValueMemory(store, key="user:7")
     await memory.save(MemoryState(summary="s", recent=[Exchange(ask="q", answer="a", at=1.0)]))
@@ -358,13 +358,13 @@ async def test_key_value_memory_accepts_sync_stores_and_custom_keys() -> None:
 
 
 async def test_missing_key_reads_as_empty() -> None:
-    """§6.5: a missing key reads as empty memory."""
+    """A missing key reads as empty memory."""
     state = await KeyValueMemory(DictStore()).load()
     assert (state.summary, state.recent) == ("", [])
 
 
 async def test_sqlite_memory_is_durable_across_agents(tmp_path: Path) -> None:
-    """API.md §2: SQLiteMemory persists to a real file that a new agent reads back."""
+    """SQLiteMemory persists to a real file that a new agent reads back."""
     path = tmp_path / "memory.db"
     await run_turn(FakeModel([text("Noted.")]), "remember milk", memory=SQLiteMemory(path, "u1"))
     model = FakeModel([text("Milk.")])
@@ -376,7 +376,7 @@ async def test_sqlite_memory_is_durable_across_agents(tmp_path: Path) -> None:
 
 
 async def test_default_memory_is_isolated_per_conversation() -> None:
-    """§6.5: the default in-process memory is one per conversation."""
+    """The default in-process memory is one per conversation."""
     model = FakeModel([text("A."), text("B.")])
     agent = Agent(model)
     async with agent:
@@ -387,7 +387,7 @@ async def test_default_memory_is_isolated_per_conversation() -> None:
 
 
 async def test_recall_event_reports_summary_and_count() -> None:
-    """§10: the recall event carries the summary and the number of recent exchanges."""
+    """The recall event carries the summary and the number of recent exchanges."""
     memory = memory_with("Goal: x", [exchange("q0", "a0"), exchange("q1", "a1")])
     result = await run_turn(FakeModel([text("Hi.")]), memory=memory)
     [recall] = events(result, "recall")
@@ -395,7 +395,7 @@ async def test_recall_event_reports_summary_and_count() -> None:
 
 
 async def test_remembered_memory_is_trimmed_after_before_remember() -> None:
-    """§2.5: after before_remember the summary is clipped to W/8 and only 3 exchanges are kept."""
+    """After before_remember the summary is clipped to W/8 and only 3 exchanges are kept."""
     from goliath import Extension
 
     long_summary = "Goal: " + "y" * 5000
@@ -415,7 +415,7 @@ async def test_remembered_memory_is_trimmed_after_before_remember() -> None:
 
 
 async def test_scribe_budget_failure_with_extensions_is_still_a_memory_error() -> None:
-    """§3.4: a scribe budget failure is a memory_error even with extensions (never a rejection)."""
+    """A scribe budget failure is a memory_error even with extensions (never a rejection)."""
     from goliath import Extension
 
     class Noop(Extension):
@@ -432,7 +432,7 @@ async def test_scribe_budget_failure_with_extensions_is_still_a_memory_error() -
 
 
 async def test_memory_outlives_idle_conversations(autojump_clock: Any) -> None:
-    """§6.5: default memory lives as long as the agent; the factory is called once per id."""
+    """Default memory lives as long as the agent; the factory is called once per id."""
     import trio
 
     made: list[str | None] = []
@@ -452,7 +452,7 @@ async def test_memory_outlives_idle_conversations(autojump_clock: Any) -> None:
 
 
 async def test_default_memory_outlives_idle_conversations(autojump_clock: Any) -> None:
-    """§6.5: the default in-process memory survives while the agent lives."""
+    """The default in-process memory survives while the agent lives."""
     import trio
 
     agent = Agent(FakeModel([text("One."), text("Two.")]))

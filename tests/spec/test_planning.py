@@ -1,4 +1,4 @@
-"""Planning and the step loop (BEHAVIOR §2.4, §5.1, §5.2; §16 items 9–19; Decision D2)."""
+"""Planning and the step loop (design.md, D2)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ from .helpers import (
 
 
 async def test_no_tools_means_no_conductor_call() -> None:
-    """§16.9: without tools the turn makes exactly one model call: the answer."""
+    """Without tools the turn makes exactly one model call: the answer."""
     model = FakeModel([text("Hello there.")])
     result = await run_turn(model, "hi")
     assert labels(model) == ["answer"]
@@ -40,7 +40,7 @@ async def test_no_tools_means_no_conductor_call() -> None:
 
 
 async def test_zero_max_steps_escalates_before_any_model_call(box: TaskBox) -> None:
-    """§16.10: with max_steps=0 the turn escalates too-many-steps before any model call."""
+    """With max_steps=0 the turn escalates too-many-steps before any model call."""
     model = FakeModel([])
     fallback = RecordingFallback()
     result = await run_turn(model, tools=box.tools, max_steps=0, fallback=fallback)
@@ -51,7 +51,7 @@ async def test_zero_max_steps_escalates_before_any_model_call(box: TaskBox) -> N
 
 
 async def test_zero_max_steps_escalates_even_without_tools() -> None:
-    """§2.4.1: the cap check precedes planning even for an agent without tools."""
+    """The cap check precedes planning even for an agent without tools."""
     model = FakeModel([])
     result = await run_turn(model, max_steps=0, fallback=RecordingFallback())
     assert model.calls == []
@@ -59,7 +59,7 @@ async def test_zero_max_steps_escalates_even_without_tools() -> None:
 
 
 async def test_every_kind_of_step_counts_toward_the_cap(box: TaskBox) -> None:
-    """§16.11: executed, cached and declined steps all count; the next iteration escalates."""
+    """Executed, cached and declined steps all count; the next iteration escalates."""
     model = FakeModel(
         [use("list_tasks"), use("list_tasks"), use("create_task"), args(title="Eggs")]
     )
@@ -82,7 +82,7 @@ async def test_every_kind_of_step_counts_toward_the_cap(box: TaskBox) -> None:
 
 
 async def test_failed_and_missing_steps_count_toward_the_cap(box: TaskBox) -> None:
-    """§16.11: failed and missing-argument steps count toward the cap too."""
+    """Failed and missing-argument steps count toward the cap too."""
 
     def broken(arguments: dict[str, Any], ctx: Any) -> Any:
         raise RuntimeError("down")
@@ -99,7 +99,7 @@ async def test_failed_and_missing_steps_count_toward_the_cap(box: TaskBox) -> No
 
 
 async def test_conductor_schema_fields_in_generation_order(box: TaskBox) -> None:
-    """§16.12: the plan schema's fields are why, kind, tool, brief; tool enumerates the tools."""
+    """The plan schema's fields are why, kind, tool, brief; tool enumerates the tools."""
     model = FakeModel([answer_plan(), text("Hi.")])
     await run_turn(model, tools=box.tools)
     [call] = calls(model, "conductor")
@@ -122,7 +122,7 @@ async def test_conductor_schema_fields_in_generation_order(box: TaskBox) -> None
     ids=["not-json", "bad-kind", "invalid-output-error", "generable"],
 )
 async def test_malformed_plan_is_retried_once_with_a_hint(box: TaskBox, malformed: Any) -> None:
-    """§16.13: a malformed plan causes one retry whose prompt ends with a hint naming the tools."""
+    """A malformed plan causes one retry whose prompt ends with a hint naming the tools."""
     model = FakeModel([malformed, answer_plan(), text("Two tasks.")])
     result = await run_turn(model, tools=box.tools)
     first, second = calls(model, "conductor")
@@ -135,7 +135,7 @@ async def test_malformed_plan_is_retried_once_with_a_hint(box: TaskBox, malforme
 
 
 async def test_two_malformed_plans_in_a_row_escalate_plan_invalid(box: TaskBox) -> None:
-    """§16.13: a second malformed plan (in a row, D2) escalates plan-invalid."""
+    """A second malformed plan (in a row, D2) escalates plan-invalid."""
     model = FakeModel([text("nope"), text("still nope")])
     fallback = RecordingFallback()
     result = await run_turn(model, tools=box.tools, fallback=fallback)
@@ -152,7 +152,7 @@ async def test_two_malformed_plans_in_a_row_escalate_plan_invalid(box: TaskBox) 
 async def test_tool_plan_with_unknown_or_missing_tool_is_malformed(
     box: TaskBox, bad_plan: dict[str, Any]
 ) -> None:
-    """§16.14: a tool plan naming an unknown tool or none counts as malformed."""
+    """A tool plan naming an unknown tool or none counts as malformed."""
     model = FakeModel([bad_plan, bad_plan])
     result = await run_turn(model, tools=box.tools, fallback=RecordingFallback())
     assert reasons(result) == ["plan-invalid"]
@@ -164,7 +164,7 @@ async def test_tool_plan_with_unknown_or_missing_tool_is_malformed(
 
 
 async def test_escalate_plan_escalates_conductor_asked(box: TaskBox) -> None:
-    """§16.15: kind escalate escalates conductor-asked and its plan event has kind answer."""
+    """Kind escalate escalates conductor-asked and its plan event has kind answer."""
     model = FakeModel([plan("escalate", brief="beyond me", why="needs the web")])
     fallback = RecordingFallback()
     result = await run_turn(model, tools=box.tools, fallback=fallback)
@@ -180,7 +180,7 @@ async def test_escalate_plan_escalates_conductor_asked(box: TaskBox) -> None:
 
 
 async def test_finish_now_hint_appears_on_the_fifth_step_only() -> None:
-    """§16.16: with max_steps 5 the 5th conductor prompt says finish now; the first four do not."""
+    """With max_steps 5 the 5th conductor prompt says finish now; the first four do not."""
 
     async def lookup(arguments: dict[str, Any], ctx: Any) -> str:
         return f"value {arguments['n']}"
@@ -204,7 +204,7 @@ async def test_finish_now_hint_appears_on_the_fifth_step_only() -> None:
 
 
 async def test_finish_now_never_appears_with_three_steps() -> None:
-    """§5.2: with max_steps 3 the finish hint never reaches the model."""
+    """With max_steps 3 the finish hint never reaches the model."""
 
     class N(pydantic.BaseModel):
         n: int
@@ -225,7 +225,7 @@ async def test_finish_now_never_appears_with_three_steps() -> None:
 
 
 async def test_conductor_system_lists_tools_writes_and_prerequisites(box: TaskBox) -> None:
-    """§16.17: tools as '- name: description', '(changes things)' for writes, 'Use A before B.'."""
+    """Tools as '- name: description', '(changes things)' for writes, 'Use A before B.'."""
     guarded = make_tool(
         "archive_task",
         lambda a, c: "ok",
@@ -246,7 +246,7 @@ async def test_conductor_system_lists_tools_writes_and_prerequisites(box: TaskBo
 
 
 async def test_facts_appear_under_known_in_the_conductor_only(box: TaskBox) -> None:
-    """§16.18: facts are 'key: value' lines under 'Known:' in the conductor system prompt only."""
+    """Facts are 'key: value' lines under 'Known:' in the conductor system prompt only."""
     model = FakeModel([use("search"), args(query="milk"), answer_plan(), text("Milk.")])
     await run_turn(model, tools=box.tools, facts={"today": "Tuesday", "city": "Oslo"})
     conductor = calls(model, "conductor")[0].system.split("\n")
@@ -259,7 +259,7 @@ async def test_facts_appear_under_known_in_the_conductor_only(box: TaskBox) -> N
 
 
 async def test_facts_function_is_called_once_per_turn(box: TaskBox) -> None:
-    """§16.18: a facts function is called once per turn, however many conductor calls it has."""
+    """A facts function is called once per turn, however many conductor calls it has."""
     seen: list[int] = []
 
     async def facts() -> dict[str, str]:
@@ -277,14 +277,14 @@ async def test_facts_function_is_called_once_per_turn(box: TaskBox) -> None:
 
 
 async def test_no_known_section_without_facts(box: TaskBox) -> None:
-    """§5.2: the 'Known:' section is left out when there are no facts."""
+    """The 'Known:' section is left out when there are no facts."""
     model = FakeModel([answer_plan(), text("Hi.")])
     await run_turn(model, tools=box.tools)
     assert "Known:" not in calls(model, "conductor")[0].system
 
 
 async def test_conductor_prompt_ends_with_ask_and_choose(box: TaskBox) -> None:
-    """§16.19: the conductor user prompt ends with 'Ask: <ask>' then 'Choose the next step.'."""
+    """The conductor user prompt ends with 'Ask: <ask>' then 'Choose the next step.'."""
     model = FakeModel([use("list_tasks"), answer_plan(), text("Two.")])
     await run_turn(model, "what's on my list today?", tools=box.tools)
     for call in calls(model, "conductor"):
@@ -292,7 +292,7 @@ async def test_conductor_prompt_ends_with_ask_and_choose(box: TaskBox) -> None:
 
 
 async def test_examples_are_rendered_for_the_conductor(box: TaskBox) -> None:
-    """§5.2: examples render as the quoted ask then ' → '-separated 'tool (brief)'/'answer: text'."""
+    """Examples render as the quoted ask then ' → '-separated 'tool (brief)'/'answer: text'."""
     examples = [
         {
             "ask": "add eggs",
@@ -310,7 +310,7 @@ async def test_examples_are_rendered_for_the_conductor(box: TaskBox) -> None:
 
 
 async def test_conductor_sees_the_step_log_of_earlier_steps(box: TaskBox) -> None:
-    """§5.1/§5.2: steps render as 'n. tool(json) [status] → result' after the 'So far' heading."""
+    """Steps render as 'n. tool(json) [status] → result' after the 'So far' heading."""
     model = FakeModel([use("list_tasks"), answer_plan(), text("Two.")])
     await run_turn(model, tools=box.tools)
     second = calls(model, "conductor")[1].prompt
@@ -321,7 +321,7 @@ async def test_conductor_sees_the_step_log_of_earlier_steps(box: TaskBox) -> Non
 
 
 async def test_step_log_continuation_lines_are_indented() -> None:
-    """§5.1: a multi-line result's later lines are indented by three spaces.
+    """A multi-line result's later lines are indented by three spaces.
 
     (Implementation choice: the spec does not say how continuation lines render; three spaces
     keep them from reading as new numbered steps.)
@@ -333,7 +333,7 @@ async def test_step_log_continuation_lines_are_indented() -> None:
 
 
 async def test_step_log_statuses(box: TaskBox) -> None:
-    """§5.1: statuses are failed, skipped, cached or completed."""
+    """Statuses are failed, skipped, cached or completed."""
 
     def broken(arguments: dict[str, Any], ctx: Any) -> Any:
         raise RuntimeError("down")
@@ -365,7 +365,7 @@ async def test_step_log_statuses(box: TaskBox) -> None:
 
 
 async def test_step_log_cuts_long_inputs_at_120_characters(box: TaskBox) -> None:
-    """§5.1: compact JSON longer than 120 characters is cut to 119 plus '…'."""
+    """Compact JSON longer than 120 characters is cut to 119 plus '…'."""
     query = "q" * 200
     model = FakeModel([use("search"), args(query=query, limit=1), answer_plan(), text("None.")])
     await run_turn(model, tools=box.tools)
@@ -375,7 +375,7 @@ async def test_step_log_cuts_long_inputs_at_120_characters(box: TaskBox) -> None
 
 
 async def test_plan_event_fields(box: TaskBox) -> None:
-    """§10: a plan event carries index, kind, tool, why and brief."""
+    """A plan event carries index, kind, tool, why and brief."""
     model = FakeModel(
         [
             plan("tool", "list_tasks", "list them", why="the list decides"),
@@ -396,7 +396,7 @@ async def test_plan_event_fields(box: TaskBox) -> None:
 
 
 async def test_answer_step_record(box: TaskBox) -> None:
-    """§1.7: a device answer from an answer plan is recorded as an answer step."""
+    """A device answer from an answer plan is recorded as an answer step."""
     model = FakeModel([use("list_tasks", "list them"), answer_plan("tell them"), text("Two.")])
     result = await run_turn(model, tools=box.tools)
     answer_step = result.steps[-1]
@@ -410,7 +410,7 @@ async def test_answer_step_record(box: TaskBox) -> None:
 
 
 async def test_model_error_during_planning_escalates_model_error(box: TaskBox) -> None:
-    """§2.7: a provider failure of the conductor escalates model-error with '<Name>: <message>'."""
+    """A provider failure of the conductor escalates model-error with '<Name>: <message>'."""
     model = FakeModel([fail(ModelError("device busy"))])
     fallback = RecordingFallback()
     result = await run_turn(model, tools=box.tools, fallback=fallback)
@@ -420,7 +420,7 @@ async def test_model_error_during_planning_escalates_model_error(box: TaskBox) -
 
 
 async def test_script_exhaustion_is_a_model_failure(box: TaskBox) -> None:
-    """API.md §4: running out of script is a model failure inside a run (model-error)."""
+    """Running out of script is a model failure inside a run (model-error)."""
     model = FakeModel([])
     result = await run_turn(model, tools=box.tools, fallback=RecordingFallback())
     [escalation] = events(result, "escalate")
@@ -429,7 +429,7 @@ async def test_script_exhaustion_is_a_model_failure(box: TaskBox) -> None:
 
 
 async def test_conductor_prompt_section_order(box: TaskBox) -> None:
-    """§5.2: summary, recent block, step log, step counter, then the ask, blank-line separated."""
+    """Summary, recent block, step log, step counter, then the ask, blank-line separated."""
     from .helpers import exchange, memory_with
 
     memory = memory_with("Goal: groceries", [exchange("add milk", "Added milk.")])
@@ -449,7 +449,7 @@ async def test_conductor_prompt_section_order(box: TaskBox) -> None:
 
 
 async def test_answer_prompt_layout(box: TaskBox) -> None:
-    """§5.4: 'Earlier: <summary>', the recent block, 'What you found', then 'Ask: <ask>' last."""
+    """'Earlier: <summary>', the recent block, 'What you found', then 'Ask: <ask>' last."""
     from .helpers import exchange, memory_with
 
     memory = memory_with("Goal: groceries", [exchange("add milk", "Added milk.")])
@@ -467,7 +467,7 @@ async def test_answer_prompt_layout(box: TaskBox) -> None:
 
 
 async def test_empty_instructions_are_used_as_is() -> None:
-    """§1.2: an explicitly empty instructions string is used as-is (an empty first line)."""
+    """An explicitly empty instructions string is used as-is (an empty first line)."""
     model = FakeModel([text("Hi.")])
     await run_turn(model, instructions="")
     assert model.calls[0].system.split("\n")[0] == ""
@@ -475,7 +475,7 @@ async def test_empty_instructions_are_used_as_is() -> None:
 
 
 async def test_context_and_conversation_id_never_reach_prompts_or_memory(box: TaskBox) -> None:
-    """§1.5: the app context and the conversation id are never put into prompts or memory."""
+    """The app context and the conversation id are never put into prompts or memory."""
     from goliath.memory import InMemory
 
     memories: dict[str | None, InMemory] = {}
@@ -497,7 +497,7 @@ async def test_context_and_conversation_id_never_reach_prompts_or_memory(box: Ta
 
 
 async def test_step_log_json_keeps_non_ascii_text(box: TaskBox) -> None:
-    """§5.1: the step log shows the JSON text of the input (non-ASCII characters unescaped)."""
+    """The step log shows the JSON text of the input (non-ASCII characters unescaped)."""
     model = FakeModel([use("search"), args(query="café"), answer_plan(), text("None.")])
     await run_turn(model, tools=box.tools)
     assert (

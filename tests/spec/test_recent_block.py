@@ -1,4 +1,4 @@
-"""The recent-conversation block (BEHAVIOR §6.4, §5.1; §16.76)."""
+"""The recent-conversation block."""
 
 from __future__ import annotations
 
@@ -22,11 +22,11 @@ from .helpers import (
 HEADING = "Recent conversation (reference only; follow the current ask):"
 
 
-# ---------------------------------------------------------------- recent block (§6.4, §16.76)
+# ---------------------------------------------------------------- recent block
 
 
 async def test_recent_block_heading_and_order() -> None:
-    """§16.76/§6.4: the block is headed as specified; exchanges run oldest to newest.
+    """The block is headed as specified; exchanges run oldest to newest.
 
     (Python rendering: the heading, a newline, then exchanges separated by blank lines.)
     """
@@ -40,7 +40,7 @@ async def test_recent_block_heading_and_order() -> None:
 
 
 async def test_recent_block_never_shows_raw_outputs(box: TaskBox) -> None:
-    """§16.76: the recent block shows recorded results, never raw tool outputs."""
+    """The recent block shows recorded results, never raw tool outputs."""
     steps = [
         StepRecord(
             index=0,
@@ -65,7 +65,7 @@ async def test_recent_block_never_shows_raw_outputs(box: TaskBox) -> None:
 
 
 async def test_recent_block_appears_in_conductor_worker_and_answer_prompts(box: TaskBox) -> None:
-    """§6.4: the recent block is built for conductor, worker and answer prompts."""
+    """The recent block is built for conductor, worker and answer prompts."""
     memory = memory_with(recent=[exchange("earlier ask", "earlier answer")])
     model = FakeModel([use("search"), {"json": {"query": "milk"}}, answer_plan(), text("Ok.")])
     await run_turn(model, tools=box.tools, memory=memory)
@@ -74,7 +74,7 @@ async def test_recent_block_appears_in_conductor_worker_and_answer_prompts(box: 
 
 
 async def test_selection_stops_at_the_first_exchange_that_does_not_fit() -> None:
-    """§6.4: the first exchange that does not fit stops the selection, even if older ones fit."""
+    """The first exchange that does not fit stops the selection, even if older ones fit."""
     memory = memory_with(
         recent=[
             exchange("small old", "ok"),
@@ -91,7 +91,7 @@ async def test_selection_stops_at_the_first_exchange_that_does_not_fit() -> None
 
 
 async def test_oversized_newest_exchange_is_clipped() -> None:
-    """§6.4: a newest exchange too big alone is included clipped, each part sharing the budget."""
+    """A newest exchange too big alone is included clipped, each part sharing the budget."""
     ask = "tell me about " + "the history of tea " * 40
     answer = "Tea began " + "in ancient times " * 40
     memory = memory_with(recent=[exchange("older", "kept out"), exchange(ask, answer)])
@@ -109,7 +109,7 @@ async def test_oversized_newest_exchange_is_clipped() -> None:
 
 
 async def test_oversized_newest_exchange_with_actions_splits_three_ways() -> None:
-    """§6.4: with actions the clipped parts each get floor((remaining − 16) / 3) tokens."""
+    """With actions the clipped parts each get floor((remaining − 16) / 3) tokens."""
     steps = [
         StepRecord(index=0, kind="tool", brief="b", tool="read", input={}, result="line " * 120)
     ]
@@ -129,7 +129,7 @@ async def test_oversized_newest_exchange_with_actions_splits_three_ways() -> Non
 
 
 async def test_step_log_placeholders_in_the_recent_block() -> None:
-    """§5.1: absent results show 'skipped by the user' (skipped) or 'no result'; no input is '()'."""
+    """Absent results show 'skipped by the user' (skipped) or 'no result'; no input is '()'."""
     steps = [
         StepRecord(index=0, kind="tool", brief="b", tool="ask_user", skipped=True),
         StepRecord(index=1, kind="tool", brief="b", tool="ping"),
@@ -154,7 +154,7 @@ def _exchange_costing(tokens: int) -> Exchange:
 
 @pytest.mark.parametrize(("slack", "kept_whole"), [(2, True), (1, False)])
 async def test_recent_block_charges_two_tokens_per_exchange(slack: int, kept_whole: bool) -> None:
-    """§6.4: an exchange is kept whole only if its estimate + 2 fits the remaining budget."""
+    """An exchange is kept whole only if its estimate + 2 fits the remaining budget."""
     remaining = 1024 // 8 - ref_estimate(HEADING)
     newest = _exchange_costing(remaining - slack)
     memory = memory_with(recent=[newest])

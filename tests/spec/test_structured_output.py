@@ -1,4 +1,4 @@
-"""Structured output (BEHAVIOR §11; §16 items 86–87)."""
+"""Structured output."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ class Verdict(pydantic.BaseModel):
 
 
 async def test_valid_structured_answer_sets_output_and_json_text(box: TaskBox) -> None:
-    """§16.86: a valid answer sets output to the validated value and text to the JSON text.
+    """A valid answer sets output to the validated value and text to the JSON text.
 
     (Python shape: ``output`` is an instance of the pydantic schema class.)
     """
@@ -57,7 +57,7 @@ async def test_valid_structured_answer_sets_output_and_json_text(box: TaskBox) -
 
 
 async def test_structured_answer_uses_the_existing_answer_call() -> None:
-    """§11: structured output uses the answer call itself; no extra call."""
+    """Structured output uses the answer call itself; no extra call."""
     model = FakeModel([{"json": {"ok": True}}])
     result = await run_turn(model, "ok?", output_schema=Verdict)
     assert labels(model) == ["answer"]
@@ -65,14 +65,14 @@ async def test_structured_answer_uses_the_existing_answer_call() -> None:
 
 
 async def test_schema_counts_toward_the_input_budget() -> None:
-    """§11: the serialized schema counts toward the answer's input budget."""
+    """The serialized schema counts toward the answer's input budget."""
     plain = await run_turn(FakeModel([text("yes")]), "ok?")
     structured = await run_turn(FakeModel([{"json": {"ok": True}}]), "ok?", output_schema=Verdict)
     assert events(structured, "budget")[0].tokens > events(plain, "budget")[0].tokens
 
 
 async def test_invalid_first_answer_is_retried_with_a_correction_note() -> None:
-    """§16.86: an invalid first answer triggers one retry with a correction note appended."""
+    """An invalid first answer triggers one retry with a correction note appended."""
     model = FakeModel([{"json": {"count": "many"}}, {"json": {"count": 2, "first": "Buy milk"}}])
     result = await run_turn(model, "sum up", output_schema=Summary)
     first, second = calls(model, "answer")
@@ -88,7 +88,7 @@ async def test_invalid_first_answer_is_retried_with_a_correction_note() -> None:
     ids=["unparseable", "invalid-output-error"],
 )
 async def test_two_invalid_answers_escalate_answer_invalid(invalid: dict[str, Any]) -> None:
-    """§16.86: two invalid answers escalate answer-invalid: empty text, no output, no best effort."""
+    """Two invalid answers escalate answer-invalid: empty text, no output, no best effort."""
     memory = InMemory()
     model = FakeModel([invalid, {"json": {"count": "x"}}, text("spare")])
     result = await run_turn(model, "sum up", output_schema=Summary, memory=memory)
@@ -99,7 +99,7 @@ async def test_two_invalid_answers_escalate_answer_invalid(invalid: dict[str, An
 
 
 async def test_answer_invalid_goes_to_the_fallback() -> None:
-    """§7.2: answer-invalid reaches the fallback when one is configured."""
+    """Answer-invalid reaches the fallback when one is configured."""
     fallback = RecordingFallback()
     model = FakeModel([text("no"), text("still no")])
     result = await run_turn(model, output_schema=Summary, fallback=fallback)
@@ -108,7 +108,7 @@ async def test_answer_invalid_goes_to_the_fallback() -> None:
 
 
 async def test_other_errors_are_not_retried() -> None:
-    """§11: a provider error other than invalid output propagates (no structured retry)."""
+    """A provider error other than invalid output propagates (no structured retry)."""
     model = FakeModel([fail(ModelError("crashed")), text("spare")])
     result = await run_turn(model, output_schema=Summary)
     assert labels(model) == ["answer"]
@@ -116,7 +116,7 @@ async def test_other_errors_are_not_retried() -> None:
 
 
 async def test_no_empty_answer_nudge_with_a_schema() -> None:
-    """§11: with a schema an empty text escalates empty-answer without the nudge re-ask."""
+    """With a schema an empty text escalates empty-answer without the nudge re-ask."""
     fallback = RecordingFallback()
     model = FakeModel([text("   "), text("spare")])
     result = await run_turn(model, output_schema=Summary, fallback=fallback)
@@ -125,7 +125,7 @@ async def test_no_empty_answer_nudge_with_a_schema() -> None:
 
 
 async def test_per_run_schema_overrides_the_configured_one() -> None:
-    """§11: the per-run output_schema overrides the configured one for that run."""
+    """The per-run output_schema overrides the configured one for that run."""
     model = FakeModel([{"json": {"ok": False}}, {"json": {"count": 1, "first": "a"}}])
     agent = Agent(model, output_schema=Summary)
     async with agent:
@@ -137,7 +137,7 @@ async def test_per_run_schema_overrides_the_configured_one() -> None:
 
 
 async def test_after_answer_rewrites_text_but_not_output() -> None:
-    """§11: after_answer may rewrite text but does not change or revalidate output."""
+    """after_answer may rewrite text but does not change or revalidate output."""
 
     class Rewrite(Extension):
         name = "rewrite"
@@ -152,14 +152,14 @@ async def test_after_answer_rewrites_text_but_not_output() -> None:
 
 
 async def test_cloud_answers_never_carry_output() -> None:
-    """§16.87: a cloud answer has no output even with a schema."""
+    """A cloud answer has no output even with a schema."""
     model = FakeModel([fail(ModelError("x"))])
     result = await run_turn(model, output_schema=Verdict, fallback=lambda r: '{"ok": true}')
     assert (result.handled_by, result.text, result.output) == ("cloud", '{"ok": true}', None)
 
 
 async def test_extension_stops_never_carry_output() -> None:
-    """§16.87: an extension stop has no output."""
+    """An extension stop has no output."""
 
     class Gate(Extension):
         name = "gate"
@@ -175,7 +175,7 @@ async def test_extension_stops_never_carry_output() -> None:
 
 
 async def test_best_effort_uses_the_schema(box: TaskBox) -> None:
-    """§11: best-effort answers use the schema and yield output."""
+    """Best-effort answers use the schema and yield output."""
     model = FakeModel([use("list_tasks"), {"json": {"count": 2, "first": "Buy milk"}}])
     result = await run_turn(model, tools=box.tools, max_steps=1, output_schema=Summary)
     assert reasons(result) == ["too-many-steps"]
@@ -186,7 +186,7 @@ async def test_best_effort_uses_the_schema(box: TaskBox) -> None:
 
 
 async def test_invalid_best_effort_emits_a_second_escalation(box: TaskBox) -> None:
-    """§11: best-effort invalidity (after its retry) emits escalate answer-invalid; text is empty."""
+    """Best-effort invalidity (after its retry) emits escalate answer-invalid; text is empty."""
     model = FakeModel([use("list_tasks"), text("nope"), text("nope again")])
     result = await run_turn(model, tools=box.tools, max_steps=1, output_schema=Summary)
     assert reasons(result) == ["too-many-steps", "answer-invalid"]

@@ -1,4 +1,4 @@
-"""Workers and tools (BEHAVIOR §1.7, §1.9, §1.10, §2.4.6, §5.3; §16 items 20–31)."""
+"""Workers and tools."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from .helpers import (
 
 
 async def test_zero_argument_tool_needs_no_worker_call(box: TaskBox) -> None:
-    """§16.20: a tool whose parameters have no fields runs without a worker model call."""
+    """A tool whose parameters have no fields runs without a worker model call."""
     model = FakeModel([use("list_tasks"), answer_plan(), text("Two tasks.")])
     result = await run_turn(model, tools=box.tools)
     assert labels(model) == ["conductor", "conductor", "answer"]
@@ -40,7 +40,7 @@ async def test_zero_argument_tool_needs_no_worker_call(box: TaskBox) -> None:
 
 
 async def test_worker_schema_has_a_trailing_optional_missing_field(box: TaskBox) -> None:
-    """§16.21: a tool with parameters gets one structured worker call with a trailing 'missing'."""
+    """A tool with parameters gets one structured worker call with a trailing 'missing'."""
     model = FakeModel(
         [use("search", "find milk"), args(query="milk"), answer_plan(), text("Milk.")]
     )
@@ -55,7 +55,7 @@ async def test_worker_schema_has_a_trailing_optional_missing_field(box: TaskBox)
 
 
 async def test_worker_system_prompt_carries_the_brief(box: TaskBox) -> None:
-    """§5.3: the worker system prompt starts with instructions and says 'Do exactly this: <brief>'."""
+    """The worker system prompt starts with instructions and says 'Do exactly this: <brief>'."""
     model = FakeModel(
         [use("search", "find milk"), args(query="milk"), answer_plan(), text("Milk.")]
     )
@@ -68,7 +68,7 @@ async def test_worker_system_prompt_carries_the_brief(box: TaskBox) -> None:
 
 
 async def test_missing_argument_skips_the_step(box: TaskBox) -> None:
-    """§16.22: a non-blank 'missing' skips the step; no execution and no confirmation."""
+    """A non-blank 'missing' skips the step; no execution and no confirmation."""
     asked: list[ConfirmRequest] = []
 
     def confirm(request: ConfirmRequest) -> bool:
@@ -92,7 +92,7 @@ async def test_missing_argument_skips_the_step(box: TaskBox) -> None:
 
 
 async def test_missing_text_is_clipped_to_120_characters(box: TaskBox) -> None:
-    """§2.4.6: the missing text is trimmed and clipped to 120 characters."""
+    """The missing text is trimmed and clipped to 120 characters."""
     what = "  " + "the due date and the project name " * 6 + "  "
     model = FakeModel([use("search"), args(query="x", missing=what), answer_plan(), text("?")])
     result = await run_turn(model, tools=box.tools)
@@ -102,7 +102,7 @@ async def test_missing_text_is_clipped_to_120_characters(box: TaskBox) -> None:
 
 
 async def test_prerequisite_missing_escalates_without_a_worker_call(box: TaskBox) -> None:
-    """§16.24: a tool whose prerequisite has not succeeded escalates without a worker call."""
+    """A tool whose prerequisite has not succeeded escalates without a worker call."""
     guarded = make_tool("rename_task", lambda a, c: "ok", parameters=Query, requires=["list_tasks"])
     model = FakeModel([use("rename_task")])
     result = await run_turn(model, tools=[box.list_tasks, guarded], fallback=RecordingFallback())
@@ -112,7 +112,7 @@ async def test_prerequisite_missing_escalates_without_a_worker_call(box: TaskBox
 
 
 async def test_failed_prerequisite_does_not_count(box: TaskBox) -> None:
-    """§16.24: a failed earlier call of the required tool does not satisfy the prerequisite."""
+    """A failed earlier call of the required tool does not satisfy the prerequisite."""
 
     def flaky(arguments: dict[str, Any], ctx: Any) -> Any:
         raise RuntimeError("offline")
@@ -125,7 +125,7 @@ async def test_failed_prerequisite_does_not_count(box: TaskBox) -> None:
 
 
 async def test_skipped_prerequisite_does_not_count(box: TaskBox) -> None:
-    """§16.24: a skipped earlier call of the required tool does not satisfy the prerequisite."""
+    """A skipped earlier call of the required tool does not satisfy the prerequisite."""
     guarded = make_tool("rename_task", lambda a, c: "ok", requires=["search"])
     model = FakeModel([use("search"), args(query="", missing="query"), use("rename_task")])
     result = await run_turn(model, tools=[box.search, guarded], fallback=RecordingFallback())
@@ -134,7 +134,7 @@ async def test_skipped_prerequisite_does_not_count(box: TaskBox) -> None:
 
 
 async def test_succeeded_or_cached_prerequisite_counts(box: TaskBox) -> None:
-    """§16.24: an executed (or cached) earlier call satisfies the prerequisite."""
+    """An executed (or cached) earlier call satisfies the prerequisite."""
     guarded = make_tool("rename_task", lambda a, c: "renamed", requires=["list_tasks"])
     model = FakeModel(
         [use("list_tasks"), use("list_tasks"), use("rename_task"), answer_plan(), text("Done.")]
@@ -146,7 +146,7 @@ async def test_succeeded_or_cached_prerequisite_counts(box: TaskBox) -> None:
 
 
 async def test_worker_with_requires_sees_only_those_steps(box: TaskBox) -> None:
-    """§16.25: a worker for a tool with requires sees only the steps of the required tools."""
+    """A worker for a tool with requires sees only the steps of the required tools."""
     noted = make_tool("note", lambda a, c: "NOTE-RESULT")
     rename = make_tool("rename_task", lambda a, c: "ok", parameters=Query, requires=["list_tasks"])
     model = FakeModel(
@@ -166,7 +166,7 @@ async def test_worker_with_requires_sees_only_those_steps(box: TaskBox) -> None:
 
 
 async def test_worker_without_requires_sees_only_the_latest_step(box: TaskBox) -> None:
-    """§16.25: a worker for a tool without requires sees only the most recent step."""
+    """A worker for a tool without requires sees only the most recent step."""
     first = make_tool("first_note", lambda a, c: "FIRST-RESULT")
     second = make_tool("second_note", lambda a, c: "SECOND-RESULT")
     model = FakeModel(
@@ -186,7 +186,7 @@ async def test_worker_without_requires_sees_only_the_latest_step(box: TaskBox) -
 
 
 async def test_worker_on_the_first_step_sees_no_steps(box: TaskBox) -> None:
-    """§5.3: on the first step the worker prompt has no step log."""
+    """On the first step the worker prompt has no step log."""
     model = FakeModel([use("search"), args(query="milk"), answer_plan(), text("Ok.")])
     await run_turn(model, tools=box.tools)
     [worker] = calls(model, "worker")
@@ -195,7 +195,7 @@ async def test_worker_on_the_first_step_sees_no_steps(box: TaskBox) -> None:
 
 
 async def test_throwing_tool_is_a_failed_step_and_the_turn_continues() -> None:
-    """§16.26: a throwing tool yields failed=True, 'error: <msg>. Try different …', and continues."""
+    """A throwing tool yields failed=True, 'error: <msg>. Try different …', and continues."""
 
     def broken(arguments: dict[str, Any], ctx: Any) -> Any:
         raise ValueError("the calendar is locked")
@@ -213,7 +213,7 @@ async def test_throwing_tool_is_a_failed_step_and_the_turn_continues() -> None:
 
 
 async def test_tool_error_message_is_clipped_to_160_characters() -> None:
-    """§16.26: the error message is clipped to 160 characters."""
+    """The error message is clipped to 160 characters."""
     message = "x" * 100 + " " + "y" * 100
 
     def broken(arguments: dict[str, Any], ctx: Any) -> Any:
@@ -227,7 +227,7 @@ async def test_tool_error_message_is_clipped_to_160_characters() -> None:
 
 
 async def test_two_consecutive_failures_escalate_tool_error() -> None:
-    """§16.27: two consecutive failed tool steps escalate tool-error with the last result."""
+    """Two consecutive failed tool steps escalate tool-error with the last result."""
     count = {"n": 0}
 
     def broken(arguments: dict[str, Any], ctx: Any) -> Any:
@@ -245,7 +245,7 @@ async def test_two_consecutive_failures_escalate_tool_error() -> None:
 
 
 async def test_failure_then_success_then_failure_does_not_escalate() -> None:
-    """§16.27: only two failures in a row escalate."""
+    """Only two failures in a row escalate."""
     calls_made = {"n": 0}
 
     def alternating(arguments: dict[str, Any], ctx: Any) -> Any:
@@ -275,7 +275,7 @@ async def test_failure_then_success_then_failure_does_not_escalate() -> None:
 
 
 async def test_throwing_to_model_output_keeps_the_raw_output() -> None:
-    """§16.28: a throwing to_model_output gives 'completed (result could not be summarized)'."""
+    """A throwing to_model_output gives 'completed (result could not be summarized)'."""
 
     def formatter(output: Any) -> str:
         raise RuntimeError("cannot format")
@@ -289,7 +289,7 @@ async def test_throwing_to_model_output_keeps_the_raw_output() -> None:
 
 
 async def test_to_model_output_replaces_the_summary() -> None:
-    """§4.3: to_model_output (sync or async) replaces the structural summary."""
+    """to_model_output (sync or async) replaces the structural summary."""
 
     async def formatter(output: Any) -> str:
         return f"{len(output)} items"
@@ -302,7 +302,7 @@ async def test_to_model_output_replaces_the_summary() -> None:
 
 
 async def test_invalid_resolve_input_escalates_before_confirmation(box: TaskBox) -> None:
-    """§16.29: resolve_input output failing validation escalates tool-args-invalid before confirm."""
+    """resolve_input output failing validation escalates tool-args-invalid before confirm."""
     asked: list[Any] = []
 
     @tool(writes=True, resolve_input=lambda arguments, ctx: {"title": None})
@@ -324,7 +324,7 @@ async def test_invalid_resolve_input_escalates_before_confirmation(box: TaskBox)
 
 
 async def test_throwing_resolve_input_escalates_tool_args_invalid() -> None:
-    """§2.4.6: a resolve_input that throws escalates tool-args-invalid."""
+    """A resolve_input that throws escalates tool-args-invalid."""
 
     def resolve(arguments: dict[str, Any], ctx: Any) -> dict[str, Any]:
         raise LookupError("no such task")
@@ -336,7 +336,7 @@ async def test_throwing_resolve_input_escalates_tool_args_invalid() -> None:
 
 
 async def test_resolve_input_maps_arguments_before_confirmation() -> None:
-    """§1.9: resolve_input (sync or async) runs before confirmation; its output is what runs."""
+    """resolve_input (sync or async) runs before confirmation; its output is what runs."""
     seen: list[Any] = []
 
     async def resolve(arguments: dict[str, Any], ctx: Any) -> dict[str, Any]:
@@ -360,7 +360,7 @@ async def test_resolve_input_maps_arguments_before_confirmation() -> None:
 
 
 async def test_mutating_the_confirm_request_does_not_change_the_arguments() -> None:
-    """§16.30: execute gets a copy; mutating the confirm request's input changes nothing."""
+    """Execute gets a copy; mutating the confirm request's input changes nothing."""
     executed: list[Any] = []
 
     def execute(arguments: dict[str, Any], ctx: Any) -> str:
@@ -380,7 +380,7 @@ async def test_mutating_the_confirm_request_does_not_change_the_arguments() -> N
 
 
 async def test_tool_context_steps_hold_earlier_raw_outputs(box: TaskBox) -> None:
-    """§16.31: ToolContext.steps holds the earlier steps of the turn with their raw output."""
+    """ToolContext.steps holds the earlier steps of the turn with their raw output."""
     seen: list[list[StepRecord]] = []
 
     def inspect_steps(arguments: dict[str, Any], ctx: ToolContext) -> str:
@@ -396,7 +396,7 @@ async def test_tool_context_steps_hold_earlier_raw_outputs(box: TaskBox) -> None
 
 
 async def test_tool_context_fields() -> None:
-    """§1.10: ToolContext has conversation_id, context, recent and result_budget.max_tokens."""
+    """ToolContext has conversation_id, context, recent and result_budget.max_tokens."""
     seen: list[ToolContext] = []
 
     async def look(arguments: dict[str, Any], ctx: ToolContext) -> str:
@@ -416,7 +416,7 @@ async def test_tool_context_fields() -> None:
 
 
 async def test_decorated_tool_receives_keyword_arguments_and_context() -> None:
-    """API.md §1.2/§10: @tool calls the function with keyword arguments and injects ToolContext."""
+    """@tool calls the function with keyword arguments and injects ToolContext."""
     seen: list[Any] = []
 
     @tool
@@ -435,7 +435,7 @@ async def test_decorated_tool_receives_keyword_arguments_and_context() -> None:
 
 
 async def test_tool_step_record_fields(box: TaskBox) -> None:
-    """§1.7: an executed step records index, brief, tool, input, result, output, writes, mode.
+    """An executed step records index, brief, tool, input, result, output, writes, mode.
 
     (Python shape: boolean fields are always present and default to False.)
     """
@@ -460,7 +460,7 @@ async def test_tool_step_record_fields(box: TaskBox) -> None:
 
 
 async def test_unserializable_output_is_omitted() -> None:
-    """§1.7: the raw output snapshot is omitted (None) when the output is not serializable."""
+    """The raw output snapshot is omitted (None) when the output is not serializable."""
     model = FakeModel([use("opaque"), answer_plan(), text("Ok.")])
     result = await run_turn(
         model,
@@ -471,7 +471,7 @@ async def test_unserializable_output_is_omitted() -> None:
 
 
 async def test_output_is_a_snapshot(box: TaskBox) -> None:
-    """§1.7: step.output is a JSON round-trip snapshot; later mutation does not change it."""
+    """step.output is a JSON round-trip snapshot; later mutation does not change it."""
     shared = {"items": ["a"]}
     model = FakeModel([use("peek"), answer_plan(), text("Ok.")])
 
@@ -484,7 +484,7 @@ async def test_output_is_a_snapshot(box: TaskBox) -> None:
 
 
 async def test_tool_event_fields(box: TaskBox) -> None:
-    """§10: a tool event carries tool, input, the final result and ms."""
+    """A tool event carries tool, input, the final result and ms."""
     model = FakeModel([use("search"), args(query="milk"), answer_plan(), text("Milk.")])
     result = await run_turn(model, tools=box.tools)
     [event] = events(result, "tool")
@@ -497,7 +497,7 @@ async def test_tool_event_fields(box: TaskBox) -> None:
 
 
 async def test_tool_event_ms_measures_the_step(autojump_clock: Any) -> None:
-    """§2.4.6: ms is the time elapsed since the step started, in milliseconds."""
+    """Ms is the time elapsed since the step started, in milliseconds."""
     import trio
 
     async def slow(arguments: dict[str, Any], ctx: Any) -> str:
@@ -511,7 +511,7 @@ async def test_tool_event_ms_measures_the_step(autojump_clock: Any) -> None:
 
 
 async def test_sync_tool_results_are_used() -> None:
-    """D9/§1.2: a sync tool function is run (in a worker thread) and its result used."""
+    """D9: a sync tool function is run (in a worker thread) and its result used."""
 
     @tool
     def rested() -> str:
@@ -524,7 +524,7 @@ async def test_sync_tool_results_are_used() -> None:
 
 
 async def test_missing_skip_keeps_the_rest_of_the_object_as_input(box: TaskBox) -> None:
-    """§2.4.6: with 'missing' set, the rest of the worker's object is the step's input."""
+    """With 'missing' set, the rest of the worker's object is the step's input."""
     model = FakeModel(
         [use("create_task"), args(title="", missing="the title"), answer_plan(), text("?")]
     )
@@ -532,13 +532,13 @@ async def test_missing_skip_keeps_the_rest_of_the_object_as_input(box: TaskBox) 
     assert result.steps[0].input == {"title": ""}
 
 
-# Python choice (docs/design.md, goliath/worker.py): a placeholder such as "none" or "N/A" in
+# Python choice (docs/design.md, goliath/turn/worker.py): a placeholder such as "none" or "N/A" in
 # `missing` means nothing is missing, and a required string left empty is missing regardless.
 @pytest.mark.parametrize("word", ["none", "N/A"])
 async def test_a_placeholder_missing_with_an_empty_required_value_still_skips(
     box: TaskBox, word: str
 ) -> None:
-    """§2.4.6/§16.22: an empty required value is never executed; the skip names the field."""
+    """An empty required value is never executed; the skip names the field."""
     model = FakeModel([use("create_task"), args(title="", missing=word), answer_plan(), text("?")])
     result = await run_turn(model, tools=box.tools)
     assert result.steps[0].skip_reason == "missing"
@@ -583,7 +583,7 @@ async def test_an_optional_value_written_as_a_placeholder_takes_its_default(
 
 
 async def test_blank_missing_is_ignored(box: TaskBox) -> None:
-    """§2.4.6: a blank 'missing' does not skip the step."""
+    """A blank 'missing' does not skip the step."""
     model = FakeModel(
         [use("create_task"), args(title="Eggs", missing="   "), answer_plan(), text("Ok.")]
     )
@@ -593,7 +593,7 @@ async def test_blank_missing_is_ignored(box: TaskBox) -> None:
 
 
 async def test_worker_prompt_has_the_answer_layout(box: TaskBox) -> None:
-    """§5.3: the worker prompt holds the summary ('Earlier:'), the recent block and the ask."""
+    """The worker prompt holds the summary ('Earlier:'), the recent block and the ask."""
     memory = memory_with("Goal: groceries", [exchange("add milk", "Added milk.")])
     model = FakeModel([use("search"), args(query="milk"), answer_plan(), text("Ok.")])
     await run_turn(model, "is milk there?", tools=box.tools, memory=memory)
@@ -604,7 +604,7 @@ async def test_worker_prompt_has_the_answer_layout(box: TaskBox) -> None:
 
 
 async def test_before_tool_cannot_change_the_input_by_mutation(box: TaskBox) -> None:
-    """§9.2: hooks receive copies; mutating ctx.input in place changes nothing."""
+    """Hooks receive copies; mutating ctx.input in place changes nothing."""
     from goliath import Extension
 
     class Mutator(Extension):
@@ -620,7 +620,7 @@ async def test_before_tool_cannot_change_the_input_by_mutation(box: TaskBox) -> 
 
 
 async def test_tool_context_steps_are_a_snapshot(box: TaskBox) -> None:
-    """§1.10: ToolContext.steps is a snapshot; a tool changing it changes no record."""
+    """ToolContext.steps is a snapshot; a tool changing it changes no record."""
 
     def meddle(arguments: dict[str, Any], ctx: ToolContext) -> str:
         ctx.steps[0].result = "tampered"

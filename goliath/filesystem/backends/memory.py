@@ -22,8 +22,8 @@ from ..paths import (
     page_limit,
     within,
 )
+from ..refusals import changed, exists, gone, missing, read_only
 from ..types import FileEntry, FileInfo, FileListing
-from ._common import changed, exists, gone, missing, read_only
 
 __all__ = ["InMemoryFilesystem", "in_memory_filesystem"]
 

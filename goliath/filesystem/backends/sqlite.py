@@ -32,8 +32,8 @@ from ..paths import (
     normalize_path,
     page_limit,
 )
+from ..refusals import changed, exists, gone, missing, read_only
 from ..types import FileEntry, FileInfo, FileListing
-from ._common import changed, exists, gone, missing, read_only
 
 __all__ = ["SQLiteFilesystem", "sqlite_filesystem"]
 

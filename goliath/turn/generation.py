@@ -16,8 +16,8 @@ from typing import Any, Literal
 import attrs
 import trio
 
-from ._origin import mark, origin
-from .budget import (
+from .._origin import mark, origin
+from ..budget import (
     OUTPUT_CAPS,
     PROMPT_OVERHEAD_TOKENS,
     Stage,
@@ -26,13 +26,14 @@ from .budget import (
     estimate_tokens,
     input_limit,
 )
-from .errors import BudgetError, ModelError
-from .events import BudgetEvent, Event
-from .models import GenerateRequest, Generation
+from ..errors import BudgetError, ModelError
+from ..events import BudgetEvent, Event
+from ..models import GenerateRequest, Generation
 
-__all__ = ["Generate", "ModelCall", "ModelCallObserver", "ModelCaller", "Usage"]
+__all__ = ["ModelCall", "ModelCallObserver", "ModelCaller", "ModelPort", "Usage"]
 
-Generate = Callable[[GenerateRequest], Awaitable[Generation]]
+ModelPort = Callable[[GenerateRequest], Awaitable[Generation]]
+"""The turn's way to the model: a request in, a generation out (the model worker, or a direct call)."""
 
 
 @attrs.define
@@ -63,7 +64,7 @@ ModelCallObserver = Callable[[ModelCall], Awaitable[None]]
 
 @attrs.define
 class ModelCaller:
-    generate: Generate
+    generate: ModelPort
     window: int
     count_tokens: TokenCounter | None
     emit: Callable[[Event], None]
@@ -123,7 +124,7 @@ class ModelCaller:
             ) from exc
 
     async def count(self, system: str, schema: dict[str, Any] | None, prompt: str) -> int:
-        """Tokens of system + schema + prompt, plus the template overhead (§3.4)."""
+        """Tokens of system + schema + prompt, plus the template overhead."""
         schema_text = json.dumps(schema, separators=(",", ":")) if schema is not None else ""
         if self.count_tokens is None:
             total = estimate_tokens(system) + estimate_tokens(schema_text) + estimate_tokens(prompt)

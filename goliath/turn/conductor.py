@@ -13,10 +13,10 @@ from typing import Any, Literal
 
 import attrs
 
-from ._origin import origin_of
-from .classify import is_invalid_output
+from .._origin import origin_of
+from ..classify import is_invalid_output
+from ..schema import plan_schema
 from .generation import ModelCaller
-from .schema import plan_schema
 
 __all__ = ["InvalidPlan", "Plan", "parse_plan", "plan_from_patch", "request_plan"]
 

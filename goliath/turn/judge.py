@@ -1,4 +1,4 @@
-"""The judge: rules that catch a lost small model before it wastes the turn (BEHAVIOR §2.4).
+"""The judge: rules that catch a lost small model before it wastes the turn.
 
 Pure functions over the turn's step records: the step cap, prerequisites, repeated calls (with
 a read cache that writes invalidate) and consecutive tool errors. Each rule that fires becomes
@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from ._util import canonical_json
-from .records import StepRecord
-from .tools import Tool
+from .._util import canonical_json
+from ..records import StepRecord
+from ..tools import Tool
 
 __all__ = [
     "Verdict",

@@ -1,4 +1,4 @@
-"""Every prompt the harness sends, in one place (BEHAVIOR §5).
+"""Every prompt the harness sends, in one place.
 
 Design rules the texts embody:
 
@@ -17,10 +17,10 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ._util import compact_json
-from .budget import clip_tokens, estimate_tokens
-from .compress import clip
-from .records import Exchange, StepRecord
+from .._util import compact_json
+from ..budget import clip_tokens, estimate_tokens
+from ..compress import clip
+from ..records import Exchange, StepRecord
 
 __all__ = [
     "PARTIAL_REPLY",
@@ -128,7 +128,7 @@ def _render_exchange(ask: str, answer: str, actions: str) -> str:
 
 
 def recent_block(recent: Sequence[Exchange], budget: int) -> str:
-    """The recent exchanges that fit ``budget`` tokens, newest kept first (BEHAVIOR §6.4)."""
+    """The recent exchanges that fit ``budget`` tokens, newest kept first."""
     remaining = budget - estimate_tokens(RECENT_HEADING)
     if not recent or remaining <= 0:
         return ""

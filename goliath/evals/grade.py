@@ -1,7 +1,8 @@
-"""Judging one attempt: a list of reasons it failed; no reasons means it passed (BEHAVIOR §14.2).
+"""Grading one attempt: a list of reasons it failed; no reasons means it passed.
 
-The judge reads only the :class:`~goliath.records.RunResult` (text, where it finished, step
-records, trace), so it judges Goliath and the naive-loop baseline by the same rules.
+The grader reads only the :class:`~goliath.records.RunResult` (text, where it finished, step
+records, trace), so it grades Goliath and the naive-loop baseline by the same rules. (The turn's
+own judge, which catches a lost model during a run, is :mod:`goliath.turn.judge`.)
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from .fixtures import Fixture
 __all__ = [
     "argument_problems",
     "executed_writes",
-    "judge",
+    "grade",
     "last_escalation",
     "tool_sequence",
     "ungrounded_numbers",
@@ -135,7 +136,7 @@ def ungrounded_numbers(
     return [token for token in _NUMBER.findall(text.lower()) if _normal(token) not in seen]
 
 
-def judge(
+def grade(
     fixture: Fixture, result: RunResult, *, facts: Mapping[str, str] | None = None
 ) -> list[str]:
     """Why ``result`` does not meet ``fixture``; an empty list means the attempt passed.

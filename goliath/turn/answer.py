@@ -14,12 +14,12 @@ from typing import Any
 
 import pydantic
 
-from ._origin import origin_of
-from .classify import is_invalid_output
-from .errors import InvalidOutputError
+from .._origin import origin_of
+from ..classify import is_invalid_output
+from ..errors import InvalidOutputError
+from ..schema import compact_schema
 from .generation import ModelCaller
 from .prompts import EMPTY_ANSWER_NUDGE, structured_correction
-from .schema import compact_schema
 
 __all__ = ["AnswerInvalid", "compose_answer"]
 

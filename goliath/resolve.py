@@ -1,6 +1,8 @@
-"""``--model`` specs: one string names a model bridge and its target.
+"""Names on a command line made into objects: ``--model`` specs and ``MODULE:ATTR`` references.
 
-::
+The CLI, ``goliath serve`` and ``goliath eval`` all resolve what they are given here, so each
+form is parsed (and explained when wrong) in one place. A model spec names a bridge and its
+target::
 
     local                      the embedded default: Qwen2.5-Coder-1.5B-Instruct (the ``local`` extra)
     local:NAME                 a packaged model by name (qwen2.5-coder-1.5b, smollm2-135m)
@@ -13,13 +15,15 @@
 
 from __future__ import annotations
 
+import importlib
 import os
+import sys
 from typing import Any
 
-from ..errors import ConfigError
-from .packaged import DEFAULT_MODEL, SMOLLM2_135M, packaged_model
+from .errors import ConfigError
+from .models.packaged import DEFAULT_MODEL, SMOLLM2_135M, packaged_model
 
-__all__ = ["SPEC_FORMS", "resolve_model"]
+__all__ = ["SPEC_FORMS", "resolve_model", "resolve_object"]
 
 SPEC_FORMS = "local, local:NAME, small, llamacpp:PATH, apple, openai:BASE_URL#MODEL, fake:PATH"
 API_KEY_ENV = "OPENAI_API_KEY"
@@ -41,23 +45,23 @@ def resolve_model(spec: str, **options: Any) -> Any:
     if kind == "small" and not rest:
         kind, rest = "local", SMOLLM2_135M.name
     if kind == "local":
-        from .llamacpp import LlamaCppModel
+        from .models.llamacpp import LlamaCppModel
 
         packaged = packaged_model(rest) if rest else DEFAULT_MODEL
         packaged.path()  # fail now, with the extra to install, and assemble parts once
         return LlamaCppModel(packaged, **options)
     if kind == "llamacpp":
-        from .llamacpp import LlamaCppModel
+        from .models.llamacpp import LlamaCppModel
 
         if not rest:
             raise ConfigError("llamacpp:PATH needs the path of a .gguf file after the colon.")
         return LlamaCppModel(rest, **options)
     if kind == "apple" and not rest:
-        from .apple import AppleModel
+        from .models.apple import AppleModel
 
         return AppleModel(**options)
     if kind == "openai":
-        from .openai import OpenAICompatibleModel
+        from .models.openai import OpenAICompatibleModel
 
         base_url, _, model = rest.rpartition("#")
         if not base_url or not model:
@@ -68,7 +72,7 @@ def resolve_model(spec: str, **options: Any) -> Any:
         options.setdefault("api_key", os.environ.get(API_KEY_ENV) or None)
         return OpenAICompatibleModel(base_url, model, **options)
     if kind == "fake":
-        from ..testing import FakeModel
+        from .testing import FakeModel
 
         if not rest:
             raise ConfigError("fake:PATH needs the path of a JSON script after the colon.")
@@ -76,3 +80,28 @@ def resolve_model(spec: str, **options: Any) -> Any:
             raise ConfigError("fake:PATH takes no options.")
         return FakeModel.from_file(rest)
     raise ConfigError(f"Unknown model spec {spec!r}; use one of: {SPEC_FORMS}.")
+
+
+def resolve_object(reference: str) -> Any:
+    """``MODULE:ATTR`` → the attribute (the current directory is importable, like uvicorn).
+
+    Raises:
+        ConfigError: the reference is malformed, its module does not import, or it has no
+            such attribute.
+    """
+    module_name, _, attribute = reference.partition(":")
+    if not module_name or not attribute:
+        raise ConfigError(f"Expected MODULE:ATTR (e.g. myapp.tools:TOOLS), got {reference!r}.")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ConfigError(f"Cannot import {module_name!r} for {reference!r}: {exc}") from exc
+    value: Any = module
+    for part in attribute.split("."):
+        try:
+            value = getattr(value, part)
+        except AttributeError:
+            raise ConfigError(f"{module_name!r} has no attribute {attribute!r}.") from None
+    return value

@@ -12,13 +12,13 @@ from collections.abc import Callable
 
 import msgspec
 
-from ._origin import origin_of
-from ._util import message_of
-from .budget import brief_allowance, clip_tokens
-from .events import Event, MemoryErrorEvent
+from .._origin import origin_of
+from .._util import message_of
+from ..budget import brief_allowance, clip_tokens
+from ..events import Event, MemoryErrorEvent
+from ..records import Exchange, MemoryState
 from .generation import ModelCaller
 from .prompts import scribe_system, scribe_user
-from .records import Exchange, MemoryState
 
 __all__ = ["RECENT_KEEP", "fold_memory"]
 

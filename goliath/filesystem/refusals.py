@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..errors import FileMissingError, ReadOnlyError, RevisionConflictError
-from ..paths import clip_path
+from .errors import FileMissingError, ReadOnlyError, RevisionConflictError
+from .paths import clip_path
 
 __all__ = ["changed", "exists", "gone", "missing", "read_only"]
 

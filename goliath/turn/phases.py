@@ -1,8 +1,8 @@
 """The extension phases of a turn: what each hook sees, may change, and how it is checked.
 
-Each method runs one phase's hooks through the :class:`~goliath.extensions.ExtensionRunner`
+Each method runs one phase's hooks through the :class:`~goliath.turn.hooks.ExtensionRunner`
 and returns the turn's data as the hooks leave it; without extensions it returns its input
-untouched. Validation lives here (BEHAVIOR §9.3): a patch of the wrong shape is an
+untouched. Validation lives here: a patch of the wrong shape is an
 :class:`~goliath.errors.ExtensionError`, never a silently odd turn.
 """
 
@@ -13,11 +13,12 @@ from typing import Any
 
 import msgspec
 
+from ..extensions import Skip
+from ..memory.codec import copy_state
+from ..records import Exchange, FallbackRequest, MemoryState, StepRecord
+from ..tools import Tool
 from .conductor import Plan, plan_from_patch
-from .extensions import Denied, ExtensionRunner, Skip
-from .memory._codec import copy_state
-from .records import Exchange, FallbackRequest, MemoryState, StepRecord
-from .tools import Tool
+from .hooks import Denied, ExtensionRunner
 from .worker import validate_arguments
 
 __all__ = ["Phases", "memory_from", "tool_info"]

@@ -19,13 +19,13 @@ from typing import Any
 import attrs
 import pydantic
 
-from ._origin import origin_of
-from .classify import is_invalid_output
-from .compress import clip
+from .._origin import origin_of
+from ..classify import is_invalid_output
+from ..compress import clip
+from ..records import StepRecord
+from ..tools import Tool
 from .generation import ModelCaller
 from .prompts import MISSING_DESCRIPTION
-from .records import StepRecord
-from .tools import Tool
 
 __all__ = [
     "Arguments",

@@ -1,0 +1,390 @@
+"""One turn, top to bottom: recall → plan → tool step → … → answer → remember.
+
+This is the story; each stage's details live beside it (conductor, worker, tool_step, judge,
+answer, scribe, prompts, phases, generation). A turn knows nothing of actors: the conversation
+actor calls :func:`run_turn` with a ``generate`` port that reaches the model worker.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from typing import Any
+
+import trio
+
+from .._origin import Origin, origin, origin_of
+from .._util import maybe_await, message_of, named_message
+from ..budget import clip_tokens
+from ..classify import classify_model_error
+from ..config import AgentConfig, TurnRequest
+from ..errors import BudgetError, ExtensionError, GoliathError
+from ..events import (
+    AnswerEvent,
+    EscalateEvent,
+    MemoryErrorEvent,
+    PlanEvent,
+    RecallEvent,
+    RememberEvent,
+)
+from ..extensions import RunOutcome
+from ..memory.codec import copy_state
+from ..records import Exchange, FallbackRequest, RunResult, StepRecord
+from ..session import Session
+from ..tools import Tool
+from .answer import AnswerInvalid, compose_answer
+from .conductor import InvalidPlan, Plan, request_plan
+from .generation import ModelPort
+from .hooks import OBSERVER_SECONDS, StopRun
+from .judge import cap_reached
+from .prompts import answer_system, answer_user, compact_steps, conductor_system, conductor_user
+from .scribe import RECENT_KEEP, fold_memory
+from .state import TurnState, resolve_window
+from .tool_step import run_tool_step
+
+__all__ = ["DEVICE_FAILED", "Turn", "run_turn"]
+
+DEVICE_FAILED = frozenset({"model-error", "model-unavailable", "context-budget"})
+"""Reasons after which the device model is not called again in this turn (not even the scribe)."""
+
+NO_BEST_EFFORT = DEVICE_FAILED | {"answer-invalid"}
+
+
+async def run_turn(
+    config: AgentConfig, session: Session, request: TurnRequest, generate: ModelPort
+) -> RunResult:
+    """Run one turn of ``request`` in ``session`` and return its result.
+
+    Raises the original exception of a tool hook, memory store, confirm handler, fallback or
+    event callback; ``trio.Cancelled`` when cancelled (after ``on_error``/``on_finish`` ran).
+    A bad window or budget rejects the run before any hook runs.
+    """
+    hands_over = session.hands_over(
+        has_fallback=config.fallback is not None, retry_after=config.session_retry_after
+    )
+    window = await resolve_window(config, session, hands_over)
+    turn = Turn(config, session, request, generate, window=window, hands_over=hands_over)
+    return await turn.run()
+
+
+class Turn(TurnState):
+    """The story of one turn. Methods appear in the order a turn reaches them."""
+
+    async def run(self) -> RunResult:
+        try:
+            result = await self._recall_and_loop()
+        except StopRun as stop:
+            result = self.result(stop.text, stopped=stop)
+            await self._finish(RunOutcome("stopped", result=result))
+            return self._with_diagnostics(result)
+        except BaseException as exc:
+            await self._fail(exc)
+            raise
+        if not self.hands_over:
+            model_error = any(
+                isinstance(event, EscalateEvent) and event.reason == "model-error"
+                for event in self.trace
+            )
+            self.session.record_turn(model_error=model_error)
+        await self._finish(RunOutcome("completed", result=result))
+        return self._with_diagnostics(result)
+
+    async def _recall_and_loop(self) -> RunResult:
+        await trio.lowlevel.checkpoint_if_cancelled()
+        with origin("config"):
+            facts = self.config.facts
+            resolved = await maybe_await(facts()) if callable(facts) else facts
+            self.facts = dict(resolved or {})
+        self.ask, self.instructions, self.facts = await self.phases.before_run(
+            self.ask, self.instructions, self.facts
+        )
+        await trio.lowlevel.checkpoint_if_cancelled()
+        with origin("memory"):
+            loaded = await self.session.memory.load()
+        self.original = copy_state(loaded)
+        self.view = await self.phases.after_recall(copy_state(loaded))
+        self.emit(RecallEvent(summary=self.view.summary, recent=len(self.view.recent)))
+        if self.hands_over:
+            return await self._escalate("model-error", "session fallback")
+        try:
+            return await self._loop()
+        except Exception as exc:
+            return await self._escalate_failure(exc)
+
+    async def _escalate_failure(self, exc: Exception) -> RunResult:
+        """Turn a failure escaping the loop into an escalation, or let it reject the run."""
+        if self.escalating:
+            raise exc
+        if isinstance(exc, BudgetError) and not self.extensions.strict_budgets:
+            return await self._escalate("context-budget", str(exc))
+        if origin_of(exc) != "model":
+            raise exc
+        classification = classify_model_error(exc)
+        if classification == "guardrail":
+            self.emit(EscalateEvent(reason="guardrail", error=named_message(exc)))
+            return self.result("")
+        return await self._escalate(classification, named_message(exc))
+
+    # ------------------------------------------------------------------ the step loop
+
+    async def _loop(self) -> RunResult:
+        retried = False
+        failed: InvalidPlan | None = None  # the malformed plan the retry corrects
+        attempt = 0
+        while True:
+            await trio.lowlevel.checkpoint_if_cancelled()
+            if cap_reached(self.steps, self.config.max_steps):
+                return await self._escalate("too-many-steps")
+            available, context_text = await self.phases.before_plan(
+                list(self.config.tools.values()), self.ask, self.steps, attempt
+            )
+            plan = await self._plan(available, context_text, failed)
+            if isinstance(plan, InvalidPlan):  # one retry per step, with a hint (design.md, D2)
+                if retried:
+                    return await self._escalate("plan-invalid")
+                retried, failed, attempt = True, plan, attempt + 1
+                continue
+            plan = await self.phases.after_plan(plan, available, self.steps, attempt)
+            retried, failed, attempt = False, None, 0
+            self.emit(
+                PlanEvent(
+                    index=len(self.steps),
+                    kind="tool" if plan.kind == "tool" else "answer",
+                    tool=plan.tool,
+                    why=plan.why,
+                    brief=plan.brief,
+                )
+            )
+            if plan.kind == "escalate":
+                return await self._escalate("conductor-asked")
+            if plan.kind == "answer":
+                return await self._answer(plan)
+            escalation = await run_tool_step(self, plan, {tool.name: tool for tool in available})
+            if escalation is not None:
+                return await self._escalate(escalation.reason, escalation.error)
+
+    async def _plan(
+        self, available: list[Tool], context_text: str | None, failed: InvalidPlan | None
+    ) -> Plan | InvalidPlan:
+        if not available:
+            return Plan(kind="answer", brief="reply")
+        system = conductor_system(
+            instructions=self.instructions,
+            context_text=context_text,
+            max_steps=self.config.max_steps,
+            tools=available,
+            facts=self.facts,
+            examples=self.config.examples,
+        )
+
+        projected = await self.model_steps()
+
+        def prompt(compact: bool) -> str:
+            return conductor_user(
+                ask=self.ask,
+                summary=self.view.summary,
+                recent=self.view.recent,
+                steps=compact_steps(projected) if compact else projected,
+                max_steps=self.config.max_steps,
+                window=self.window,
+                hint=failed.hint if failed is not None else None,
+            )
+
+        return await request_plan(
+            self.caller,
+            system=system,
+            prompt=prompt,
+            tool_names=[t.name for t in available],
+            require_tool=failed is not None and failed.needs_tool,
+        )
+
+    # ------------------------------------------------------------------ answers
+
+    async def _answer(self, plan: Plan) -> RunResult:
+        try:
+            text, output = await self._compose(best_effort=False)
+        except AnswerInvalid:
+            return await self._escalate("answer-invalid")
+        if not text.strip():
+            return await self._escalate("empty-answer")
+        return await self._finish_answer(text, brief=plan.brief, output=output)
+
+    async def _compose(self, *, best_effort: bool) -> tuple[str, Any]:
+        system = answer_system(
+            instructions=self.instructions,
+            structured=self.output_schema is not None,
+            best_effort=best_effort,
+        )
+
+        projected = await self.model_steps()
+
+        def prompt(notes: tuple[str, ...], compact: bool) -> str:
+            return answer_user(
+                ask=self.ask,
+                summary=self.view.summary,
+                recent=self.view.recent,
+                steps=compact_steps(projected) if compact else projected,
+                window=self.window,
+                notes=notes,
+            )
+
+        return await compose_answer(
+            self.caller,
+            system=system,
+            prompt=prompt,
+            output_schema=self.output_schema,
+            nudge_when_empty=not best_effort,
+        )
+
+    async def _finish_answer(
+        self,
+        text: str,
+        *,
+        brief: str | None = None,
+        output: Any = None,
+        persist: bool = True,
+        best_effort: bool = False,
+        device_failed: bool = False,
+    ) -> RunResult:
+        await trio.lowlevel.checkpoint_if_cancelled()
+        if text.strip():
+            text = await self.phases.after_answer(text, self.handled_by, best_effort, self.steps)
+        if brief is not None:
+            self.steps.append(
+                StepRecord(index=len(self.steps), kind="answer", brief=brief, text=text)
+            )
+        if text:
+            self.emit(AnswerEvent(text=text))
+        if persist:
+            await self._remember(text, best_effort=best_effort, device_failed=device_failed)
+        return self.result(text, output=output, best_effort=best_effort)
+
+    async def _remember(self, text: str, *, best_effort: bool, device_failed: bool) -> None:
+        exchange = Exchange(
+            ask=self.ask,
+            answer=text,
+            at=time.time(),
+            best_effort=best_effort,
+            steps=copy.deepcopy(self.steps),
+        )
+        await trio.lowlevel.checkpoint_if_cancelled()
+        candidate = await fold_memory(
+            self.caller,
+            self.original,
+            exchange,
+            instructions=self.instructions,
+            device_failed=device_failed,
+            emit=self.emit,
+        )
+        kept = await self.phases.before_remember(candidate, exchange)
+        if kept is None:
+            return
+        kept.recent = kept.recent[-RECENT_KEEP:]
+        kept.summary = clip_tokens(kept.summary, self.window // 8)
+        await trio.lowlevel.checkpoint_if_cancelled()
+        try:
+            await self.session.memory.save(copy_state(kept))
+        except Exception as exc:
+            self.emit(MemoryErrorEvent(error=message_of(exc)))
+            return
+        self.emit(RememberEvent(summary=kept.summary))
+
+    # ------------------------------------------------------------------ escalation
+
+    async def _escalate(self, reason: str, error: str | None = None) -> RunResult:
+        """Hand the turn over: to the fallback when there is one, else a best-effort answer."""
+        self.escalating = True
+        self.emit(EscalateEvent(reason=reason, error=error))
+        fallback = self.config.fallback
+        if fallback is None:
+            if reason in NO_BEST_EFFORT:
+                return self.result("")
+            text, output = await self._best_effort()
+            return await self._finish_answer(
+                text, output=output, persist=bool(text.strip()), best_effort=True
+            )
+        request = FallbackRequest(
+            ask=self.ask,
+            summary=self.view.summary,
+            recent=copy.deepcopy(self.view.recent),
+            steps=copy.deepcopy(self.steps),
+            reason=reason,
+            error=error,
+            conversation_id=self.request.conversation_id,
+        )
+        request = await self.phases.before_fallback(request)
+        await trio.lowlevel.checkpoint_if_cancelled()
+        self.handled_by = "cloud"
+        with origin("fallback"):
+            reply = await maybe_await(fallback(request))
+            text = _fallback_text(reply)
+        return await self._finish_answer(text, device_failed=reason in DEVICE_FAILED)
+
+    async def _best_effort(self) -> tuple[str, Any]:
+        try:
+            return await self._compose(best_effort=True)
+        except AnswerInvalid:
+            self.emit(EscalateEvent(reason="answer-invalid"))
+        except BudgetError:
+            if self.extensions.strict_budgets:
+                raise
+        except Exception as exc:
+            if origin_of(exc) != "model":
+                raise
+            if classify_model_error(exc) == "guardrail":
+                self.emit(EscalateEvent(reason="guardrail", error=named_message(exc)))
+        return "", None
+
+    # ------------------------------------------------------------------ how it ended
+
+    def _with_diagnostics(self, result: RunResult) -> RunResult:
+        result.diagnostics = list(self.extensions.diagnostics)
+        return result
+
+    async def _fail(self, exc: BaseException) -> None:
+        """Let ``on_error`` then ``on_finish`` observe a failed or cancelled run."""
+        aborted = isinstance(exc, trio.Cancelled)
+        if aborted:
+            where: Origin = "harness"
+        elif isinstance(exc, StopRun):  # pragma: no cover - handled by run()
+            return
+        else:
+            where = _origin_for(exc)
+        outcome = RunOutcome(
+            "aborted" if aborted else "error",
+            error=exc,
+            origin=where,
+            steps=self.steps,
+            trace=self.trace,
+        )
+        with trio.CancelScope(shield=aborted) as scope:
+            if aborted:
+                scope.deadline = trio.current_time() + OBSERVER_SECONDS
+            await self.extensions.observe(
+                "on_error",
+                {"error": exc, "origin": where, "steps": self.steps, "trace": self.trace},
+            )
+            await self._finish(outcome)
+
+    async def _finish(self, outcome: RunOutcome) -> None:
+        with trio.move_on_after(OBSERVER_SECONDS):
+            await self.extensions.observe("on_finish", {"outcome": outcome})
+
+
+def _fallback_text(reply: Any) -> str:
+    if isinstance(reply, str):
+        return reply
+    if isinstance(reply, dict) and isinstance(reply.get("text"), str):
+        return str(reply["text"])
+    raise GoliathError(
+        f"A fallback must return the cloud's answer as a str (or {{'text': str}}); got {reply!r}."
+    )
+
+
+def _origin_for(exc: BaseException) -> Origin:
+    if isinstance(exc, ExtensionError):
+        return "extension"
+    if isinstance(exc, BudgetError):
+        return "budget"
+    found = origin_of(exc)
+    return found if found is not None else "harness"

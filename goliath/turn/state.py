@@ -1,0 +1,162 @@
+"""What one turn knows as it goes, so the story (``run.py``) and its stages share one record.
+
+A :class:`TurnState` is built whole once the turn's window is known: its budgets and its model
+caller exist from the start, so no stage ever finds them missing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import trio
+
+from .._origin import origin
+from .._util import maybe_await
+from ..budget import DEFAULT_WINDOW, EXCERPT_OMITTED, ContentBudgets, count_text
+from ..config import AgentConfig, TurnRequest
+from ..errors import ConfigError
+from ..events import Event
+from ..records import HandledBy, MemoryState, RunResult, StepRecord
+from ..session import Session
+from .generation import ModelCall, ModelCaller, ModelPort
+from .hooks import ExtensionRunner, StopRun
+from .phases import Phases
+
+__all__ = ["TurnState", "resolve_window"]
+
+
+class TurnState:
+    """The data of one turn: its request, what it recalled, its steps and trace so far."""
+
+    def __init__(
+        self,
+        config: AgentConfig,
+        session: Session,
+        request: TurnRequest,
+        generate: ModelPort,
+        *,
+        window: int,
+        hands_over: bool,
+    ) -> None:
+        self.config = config
+        self.session = session
+        self.request = request
+        self.ask = request.ask
+        self.instructions = config.instructions
+        self.facts: dict[str, str] = {}
+        self.output_schema = request.output_schema or config.output_schema
+        self.steps: list[StepRecord] = []
+        self.trace: list[Event] = []
+        self.handled_by: HandledBy = "device"
+        self.escalating = False
+        self.original = MemoryState()
+        """Memory as loaded: the scribe folds this turn's exchange into it."""
+        self.view = MemoryState()
+        """Memory as prompts show it (after ``after_recall`` hooks)."""
+        self.hands_over = hands_over
+        """The session's breaker is open: the turn goes straight to the fallback."""
+        self.extensions = ExtensionRunner(
+            config.extensions,
+            run_id=request.turn_id,
+            conversation_id=request.conversation_id,
+            context=request.context,
+        )
+        self.phases = Phases(self.extensions)
+        self.window = window
+        self.budgets = ContentBudgets.resolve(window, config.budgets)
+        self.caller = ModelCaller(
+            generate=generate,
+            window=window,
+            count_tokens=config.count_tokens,
+            emit=self.emit,
+            observe=self._observe_model_call if self.extensions.observes("on_model_call") else None,
+            timeout=config.model_timeout,
+        )
+
+    def emit(self, event: Event) -> None:
+        """Record an event and hand it to the callbacks; a raising callback rejects the run."""
+        self.trace.append(event)
+        with origin("event"):
+            if self.config.on_event is not None:
+                self.config.on_event(event)
+            if self.request.on_event is not None:
+                self.request.on_event(event)
+
+    async def model_steps(self) -> list[StepRecord]:
+        """Steps as prompts show them: older content excerpts over the aggregate budget omitted.
+
+        Walks newest to oldest, so the latest excerpts stay; a smaller older excerpt can still
+        fit after a larger one was left out. The run's own records keep every excerpt.
+        """
+        remaining = self.budgets.retrieved_context_tokens
+        projected = list(self.steps)
+        for position in range(len(projected) - 1, -1, -1):
+            step = projected[position]
+            if step.output_mode != "content" or not step.result:
+                continue
+            cost = await count_text(self.config.count_tokens, step.result)
+            if cost <= remaining:
+                remaining -= cost
+            else:
+                projected[position] = msgspec.structs.replace(step, result=EXCERPT_OMITTED)
+        return projected
+
+    def result(
+        self,
+        text: str,
+        *,
+        output: Any = None,
+        best_effort: bool = False,
+        stopped: StopRun | None = None,
+    ) -> RunResult:
+        """The turn's result as it stands, with what the model did so far."""
+        usage = self.caller.usage
+        return RunResult(
+            text=text,
+            handled_by=self.handled_by,
+            steps=self.steps,
+            output=output if self.handled_by == "device" else None,
+            best_effort=best_effort,
+            stopped=(
+                {"extension": stopped.extension, "phase": stopped.phase, "reason": stopped.reason}
+                if stopped is not None
+                else None
+            ),
+            trace=self.trace,
+            conversation_id=self.request.conversation_id,
+            turn_id=self.request.turn_id,
+            model_calls=usage.calls,
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            queue_ms=round(usage.queue_ms, 3),
+        )
+
+    async def _observe_model_call(self, call: ModelCall) -> None:
+        await self.extensions.observe(
+            "on_model_call",
+            {
+                "label": call.label,
+                "ms": call.ms,
+                "queue_ms": call.queue_ms,
+                "input_tokens": call.input_tokens,
+                "output_tokens": call.output_tokens,
+                "error": call.error,
+            },
+        )
+
+
+async def resolve_window(config: AgentConfig, session: Session, hands_over: bool) -> int:
+    """The turn's token window; a dead turn never calls the window function."""
+    cancelled = trio.current_effective_deadline() == -float("inf")
+    if hands_over or cancelled:
+        last = session.last_window
+        default = config.window if isinstance(config.window, int) else DEFAULT_WINDOW
+        window = last if last is not None else default
+    else:
+        source = config.window
+        window = await maybe_await(source()) if callable(source) else source
+    if isinstance(window, bool) or not isinstance(window, int) or window <= 0:
+        raise ConfigError(f"window must be a positive integer token count, got {window!r}.")
+    session.last_window = window
+    return window

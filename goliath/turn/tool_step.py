@@ -1,0 +1,297 @@
+"""A tool step: one planned call, judged, filled, confirmed, executed and compressed.
+
+The order is the point: the judge's cheap rules first (the tool exists, its prerequisites
+ran), then the worker fills the arguments, extensions may deny the call, the judge checks for a
+repeat, a person confirms a write, the tool runs within ``tool_timeout``, and its output is
+compressed to what the model may read. The step joins the turn's log *before* the tool runs, so
+a run that fails or is cancelled mid-call still shows what it was doing.
+
+A step ends either in the log (``None``: plan the next one) or in an :class:`Escalation` for the
+story to carry out.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+import pydantic
+import trio
+
+from .._origin import origin
+from .._util import maybe_await, message_of
+from ..budget import ResultBudget, fit_excerpt
+from ..compress import RESULT_CHARS, clip, summarize_tool_result
+from ..errors import GoliathError
+from ..events import ConfirmEvent, ToolEvent
+from ..records import ConfirmRequest, Decision, SkipReason, StepRecord
+from ..snapshot import try_snapshot
+from ..tools import Tool, ToolContext
+from .conductor import Plan
+from .hooks import Denied
+from .judge import duplicate_verdict, last_two_failed, prerequisites_met
+from .prompts import answer_user, arguments_correction, worker_system
+from .state import TurnState
+from .worker import (
+    Arguments,
+    Malformed,
+    Missing,
+    context_steps,
+    request_arguments,
+    validate_arguments,
+)
+
+__all__ = ["Escalation", "Skipped", "run_tool_step"]
+
+PENDING_RESULT = "(tool execution did not complete)"
+PROCESSING_RESULT = "(tool executed; output processing did not complete)"
+UNSUMMARIZABLE = "completed (result could not be summarized)"
+CONTENT_CANDIDATE_CHARS = 16384
+
+
+@attrs.frozen
+class Escalation:
+    """The step cannot go on: hand the turn over with this reason code (and error text)."""
+
+    reason: str
+    error: str | None = None
+
+
+@attrs.frozen
+class Skipped:
+    """Why a planned call did not run, and the text the model sees in its place."""
+
+    reason: SkipReason
+    text: str
+    extension: str | None = None
+    """The extension that denied the call (``reason == "policy"``)."""
+
+
+async def run_tool_step(
+    turn: TurnState, plan: Plan, available: Mapping[str, Tool]
+) -> Escalation | None:
+    """Carry out the tool call ``plan`` names; the escalation it calls for, or ``None``."""
+    tool = available.get(plan.tool or "")
+    if tool is None:
+        return Escalation("plan-invalid")
+    if not prerequisites_met(tool, turn.steps):
+        return Escalation("tool-prerequisite-missing")
+    ctx = _tool_context(turn)
+    started = trio.current_time()
+
+    filled = await _arguments(turn, tool, plan.brief)
+    if filled is None:
+        return Escalation("tool-args-invalid")
+    skipped: Skipped | None = None
+    tool_input = filled.values
+    if isinstance(filled, Missing):
+        skipped = Skipped("missing", filled.result)
+    else:
+        decision = await turn.phases.before_tool(tool, tool_input, plan.brief, turn.steps)
+        if isinstance(decision, Denied):
+            text = (
+                f"denied by extension {decision.extension}: {clip(decision.reason, 160)}. "
+                "Do not retry unless asked."
+            )
+            skipped = Skipped("policy", text, decision.extension)
+        else:
+            tool_input = decision
+    if skipped is None and tool.resolve_input is not None:
+        try:
+            resolved = await maybe_await(tool.resolve_input(copy.deepcopy(tool_input), ctx))
+            tool_input = validate_arguments(tool, resolved)
+        except Exception:
+            return Escalation("tool-args-invalid")
+    await trio.lowlevel.checkpoint_if_cancelled()
+
+    input_snapshot = try_snapshot(tool_input)
+    earlier: StepRecord | None = None
+    if skipped is None:
+        verdict, earlier = duplicate_verdict(turn.steps, tool, input_snapshot)
+        if verdict == "repeat":
+            return Escalation("repeated-tool-call")
+        if verdict == "execute":
+            earlier = None
+    if skipped is None and earlier is None and tool.writes:
+        answer = await _confirm(turn, tool, tool_input, plan.brief)
+        if not answer.approved:
+            reason = f": {answer.reason}" if answer.reason else ""
+            skipped = Skipped(
+                "confirmation", f"declined by the user{reason}. Do not retry unless asked."
+            )
+    await trio.lowlevel.checkpoint_if_cancelled()
+
+    step = StepRecord(
+        index=len(turn.steps),
+        kind="tool",
+        brief=plan.brief,
+        tool=tool.name,
+        input=input_snapshot,
+        writes=tool.writes,
+        output_mode=tool.output_mode,
+        result=PENDING_RESULT,
+        output=earlier.output if earlier is not None else None,
+    )
+    turn.steps.append(step)
+    outcome: dict[str, Any]
+    if skipped is not None:
+        step.skipped, step.skip_reason, step.extension = True, skipped.reason, skipped.extension
+        text = skipped.text
+        outcome = {"status": "skipped", "reason": skipped.reason, "extension": skipped.extension}
+    elif earlier is not None:
+        step.cached = True
+        text = (
+            earlier.result or ""
+            if tool.output_mode == "content"
+            else f"same as step {earlier.index + 1}"
+        )
+        outcome = {"status": "cached", "from_step": earlier.index}
+    else:
+        text, outcome = await _execute(turn, tool, tool_input, ctx, step)
+    text = await turn.phases.after_tool(tool, input_snapshot, text, outcome, turn.steps[:-1])
+    text = await _fit_result(turn, tool, text)
+    step.result = text
+    elapsed = 0.0 if step.cached else round((trio.current_time() - started) * 1000, 3)
+    turn.emit(ToolEvent(tool=tool.name, input=input_snapshot, result=text, ms=elapsed))
+    if last_two_failed(turn.steps):
+        return Escalation("tool-error", text)
+    return None
+
+
+async def _arguments(turn: TurnState, tool: Tool, brief: str) -> Arguments | Missing | None:
+    """The worker fills the tool's arguments; one retry for a malformed reply (design.md, D1)."""
+    if not tool.has_arguments:
+        try:
+            return Arguments(validate_arguments(tool, {}))
+        except pydantic.ValidationError:
+            return None
+    system = worker_system(instructions=turn.instructions, brief=brief)
+    shown = context_steps(tool, await turn.model_steps())
+    notes: tuple[str, ...] = ()
+    for _attempt in range(2):
+
+        def prompt(_compact: bool, notes: tuple[str, ...] = notes) -> str:
+            return answer_user(
+                ask=turn.ask,
+                summary=turn.view.summary,
+                recent=turn.view.recent,
+                steps=shown,
+                window=turn.window,
+                notes=notes,
+            )
+
+        reply = await request_arguments(turn.caller, tool, system=system, prompt=prompt)
+        if not isinstance(reply, Malformed):
+            return reply
+        notes = (arguments_correction(reply.error),)
+    return None
+
+
+async def _confirm(turn: TurnState, tool: Tool, tool_input: dict[str, Any], brief: str) -> Decision:
+    """Ask before a write; no answer within ``confirm_timeout`` is a decline (design.md, D8)."""
+    await trio.lowlevel.checkpoint_if_cancelled()
+    request = ConfirmRequest(
+        tool=tool.name,
+        input=copy.deepcopy(try_snapshot(tool_input) or {}),
+        brief=brief,
+        conversation_id=turn.request.conversation_id,
+        turn_id=turn.request.turn_id,
+        call_id=f"call-{len(turn.steps)}",
+    )
+    handler = turn.request.confirm or turn.config.confirm
+    timeout = turn.config.confirm_timeout
+    decision = Decision(approved=False, reason="no answer")
+    with trio.move_on_after(timeout if timeout is not None else float("inf")):
+        with origin("confirm"):
+            if handler is None:
+                raw: Any = not tool.requires_confirmation
+            else:
+                raw = await maybe_await(handler(request))
+            decision = _decision(raw)
+    turn.emit(ConfirmEvent(tool=tool.name, approved=decision.approved, reason=decision.reason))
+    return decision
+
+
+async def _execute(
+    turn: TurnState, tool: Tool, tool_input: dict[str, Any], ctx: ToolContext, step: StepRecord
+) -> tuple[str, dict[str, Any]]:
+    """Run the tool; the text the model sees and the outcome ``after_tool`` hooks see."""
+    try:
+        output = await _run_tool(turn, tool, tool_input, ctx)
+    except Exception as exc:
+        step.failed = True
+        message = message_of(exc)
+        text = f"error: {clip(message, 160)}. Try different arguments or another tool."
+        return text, {"status": "failed", "error": message}
+    step.output = try_snapshot(output)
+    step.result = PROCESSING_RESULT
+    await trio.lowlevel.checkpoint_if_cancelled()
+    return await _format(tool, output), {"status": "executed", "output": step.output}
+
+
+async def _run_tool(
+    turn: TurnState, tool: Tool, tool_input: dict[str, Any], ctx: ToolContext
+) -> Any:
+    """Run the tool on a copy of its input, within ``tool_timeout`` (a hang fails the step).
+
+    A sync tool runs in a thread that Trio cannot interrupt: it stops at the deadline only
+    if it calls ``ctx.check_cancelled()``; otherwise the step waits for it to return.
+    """
+    timeout = turn.config.tool_timeout
+    try:
+        with trio.fail_after(timeout if timeout is not None else math.inf):
+            return await tool.run(copy.deepcopy(tool_input), ctx)
+    except trio.TooSlowError:
+        raise TimeoutError(f"{tool.name} did not finish within {timeout:g} s") from None
+
+
+async def _format(tool: Tool, output: Any) -> str:
+    """What the model sees of an output: ``to_model_output`` or the structural summary."""
+    try:
+        if tool.to_model_output is not None:
+            text = await maybe_await(tool.to_model_output(output))
+            if not isinstance(text, str):
+                raise TypeError(f"to_model_output returned {type(text).__name__}, not str")
+            return text
+        if tool.output_mode == "content":
+            if isinstance(output, str):
+                return output
+            return summarize_tool_result(output, CONTENT_CANDIDATE_CHARS)
+        return summarize_tool_result(output)
+    except Exception:
+        return UNSUMMARIZABLE
+
+
+async def _fit_result(turn: TurnState, tool: Tool, text: str) -> str:
+    if tool.output_mode != "content":
+        return clip(text, RESULT_CHARS)
+    return await fit_excerpt(text, turn.budgets.tool_result_tokens, turn.config.count_tokens)
+
+
+def _tool_context(turn: TurnState) -> ToolContext:
+    return ToolContext(
+        conversation_id=turn.request.conversation_id,
+        turn_id=turn.request.turn_id,
+        context=turn.request.context,
+        steps=copy.deepcopy(turn.steps),
+        recent=copy.deepcopy(turn.view.recent),
+        result_budget=ResultBudget(
+            max_tokens=turn.budgets.tool_result_tokens, count_tokens=turn.config.count_tokens
+        ),
+    )
+
+
+def _decision(raw: Any) -> Decision:
+    if isinstance(raw, Decision):
+        return raw
+    if isinstance(raw, bool):
+        return Decision(approved=raw)
+    if isinstance(raw, dict) and isinstance(raw.get("approved"), bool):
+        reason = raw.get("reason")
+        return Decision(approved=raw["approved"], reason=str(reason) if reason else None)
+    raise GoliathError(
+        f"A confirm handler must return True/False or Decision(approved, reason); got {raw!r}."
+    )

@@ -1,0 +1,375 @@
+"""The floor plan, pinned: which part of Goliath may import which (docs/architecture.md).
+
+Every module's imports are read with :mod:`ast` — at the top, inside functions, under
+``TYPE_CHECKING``, and ``importlib.import_module("...")`` strings — so an arrow hidden from linters
+is still an arrow. A module may import its own floor and the floors its row names; nothing else.
+Private names (a leading underscore) stay inside the package that defines them.
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import textwrap
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+
+import attrs
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("goliath", "actors", "transports")
+
+FLOORS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    # floor: (its modules, the floors it may import)
+    "harness": (("goliath.*",), ()),
+    "turn": (("goliath.turn.*",), ("harness",)),
+    "runtime": (("actors.*",), ("turn", "harness")),
+    "edges": (("transports.*",), ("runtime", "harness")),
+    "facade": (("goliath", "goliath.agent"), ("runtime", "harness")),
+    "apps": (
+        ("goliath.evals.*", "transports.serve"),
+        ("facade", "edges", "runtime", "turn", "harness"),
+    ),
+    "command line": (("goliath.cli",), ("apps", "facade", "edges", "runtime", "turn", "harness")),
+}
+"""Bottom to top. ``pkg.*`` is a package and everything in it; a bare name is that one module.
+The most specific entry wins: a bare name over a pattern, a longer pattern over a shorter one."""
+
+
+@attrs.frozen
+class Import:
+    """One import statement (or ``import_module`` call) of a first-party module."""
+
+    importer: str
+    imported: str
+    line: int
+    name: str | None = None
+    """The name taken from the module (``from m import name``), when it is not a module."""
+
+
+def module_name(root: Path, path: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def modules(root: Path, packages: Sequence[str] = PACKAGES) -> dict[str, Path]:
+    """Every module of ``packages`` under ``root``, by dotted name."""
+    found: dict[str, Path] = {}
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
+            found[module_name(root, path)] = path
+    return found
+
+
+def _resolve(importer: str, is_package: bool, level: int, target: str | None) -> str:
+    """The absolute name of ``from <level dots><target> import ...`` in ``importer``."""
+    if level == 0:
+        return target or ""
+    base = importer.split(".")
+    if not is_package:
+        base.pop()
+    if level > 1:
+        base = base[: len(base) - (level - 1)]
+    return ".".join([*base, target] if target else base)
+
+
+def imports(name: str, path: Path, known: Mapping[str, Path]) -> Iterator[Import]:
+    """The first-party imports of one module, wherever they are written."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    is_package = path.name == "__init__.py"
+    first_party = {module.split(".")[0] for module in known}
+
+    def ours(target: str) -> bool:
+        return target.split(".")[0] in first_party
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if ours(alias.name):
+                    yield Import(name, alias.name, node.lineno)
+        elif isinstance(node, ast.ImportFrom):
+            source = _resolve(name, is_package, node.level, node.module)
+            if not ours(source):
+                continue
+            for alias in node.names:
+                submodule = f"{source}.{alias.name}"
+                if submodule in known:
+                    yield Import(name, submodule, node.lineno)
+                else:
+                    yield Import(name, source, node.lineno, alias.name)
+        elif isinstance(node, ast.Call) and _is_import_module(node.func):
+            argument = node.args[0] if node.args else None
+            if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+                target = argument.value
+                if target.startswith("."):
+                    dots = len(target) - len(target.lstrip("."))
+                    target = _resolve(name, is_package, dots, target.lstrip(".") or None)
+                if ours(target):
+                    yield Import(name, target, node.lineno)
+
+
+def _is_import_module(func: ast.expr) -> bool:
+    if isinstance(func, ast.Attribute):
+        return func.attr == "import_module"
+    return isinstance(func, ast.Name) and func.id in ("import_module", "__import__")
+
+
+def floor_of(module: str, floors: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]) -> str:
+    """The floor a module lives on: the most specific entry of ``floors`` that names it."""
+    best: tuple[int, int, str] | None = None
+    for floor, (patterns, _) in floors.items():
+        for pattern in patterns:
+            if pattern.endswith(".*"):
+                package = pattern[:-2]
+                if module != package and not module.startswith(package + "."):
+                    continue
+                rank = (0, len(package), floor)
+            elif fnmatch.fnmatchcase(module, pattern):
+                rank = (1, len(pattern), floor)
+            else:
+                continue
+            if best is None or rank[:2] > best[:2]:
+                best = rank
+    if best is None:
+        raise AssertionError(f"{module} is on no floor; add it to FLOORS")
+    return best[2]
+
+
+def _owner(module: str, known: Mapping[str, Path]) -> str:
+    """The module itself when it is a module of ours, else the nearest enclosing one."""
+    while module and module not in known:
+        module = module.rpartition(".")[0]
+    return module
+
+
+def upward_imports(
+    root: Path,
+    floors: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = FLOORS,
+    packages: Sequence[str] = PACKAGES,
+) -> list[Import]:
+    """Every import that reaches a floor its importer may not use."""
+    known = modules(root, packages)
+    bad = []
+    for name, path in known.items():
+        here = floor_of(name, floors)
+        allowed = {here, *floors[here][1]}
+        for found in imports(name, path, known):
+            target = _owner(found.imported, known)
+            if target and floor_of(target, floors) not in allowed:
+                bad.append(found)
+    return bad
+
+
+def private_crossings(root: Path, packages: Sequence[str] = PACKAGES) -> list[Import]:
+    """Imports of a private module or name from outside the package that owns it.
+
+    ``a/b/_c.py`` belongs to package ``a.b``: modules in ``a.b`` (and below) may import it,
+    nobody else. ``from a.b.m import _name`` is private to ``a.b`` as well.
+    """
+    known = modules(root, packages)
+    bad = []
+    for name, path in known.items():
+        importer_package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for found in imports(name, path, known):
+            parts = found.imported.split(".")
+            private_at = next((i for i, part in enumerate(parts) if part.startswith("_")), None)
+            if private_at is not None:
+                owner = ".".join(parts[:private_at])
+            elif found.name is not None and found.name.startswith("_"):
+                target = found.imported
+                owner = (
+                    target
+                    if known.get(target, Path()).name == "__init__.py"
+                    else (target.rpartition(".")[0])
+                )
+            else:
+                continue
+            if importer_package != owner and not importer_package.startswith(owner + "."):
+                bad.append(found)
+    return bad
+
+
+def cycles_between_floors(root: Path) -> list[list[str]]:
+    """Import cycles (strongly connected modules) that span more than one floor."""
+    known = modules(root)
+    graph = {
+        name: {_owner(found.imported, known) for found in imports(name, path, known)} - {""}
+        for name, path in known.items()
+    }
+    return [
+        sorted(component)
+        for component in _components(graph)
+        if len({floor_of(module, FLOORS) for module in component}) > 1
+    ]
+
+
+def _components(graph: Mapping[str, set[str]]) -> list[set[str]]:
+    """Tarjan's strongly connected components with more than one module."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[set[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for successor in graph.get(node, ()):
+            if successor not in index:
+                visit(successor)
+                low[node] = min(low[node], low[successor])
+            elif successor in on_stack:
+                low[node] = min(low[node], index[successor])
+        if low[node] == index[node]:
+            component = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.add(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(component)
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def _described(found: Sequence[Import]) -> str:
+    return "\n".join(
+        f"  {item.importer} (line {item.line}) imports {item.imported}"
+        + (f".{item.name}" if item.name else "")
+        + f"  [{floor_of(item.importer, FLOORS)} → {floor_of(item.imported, FLOORS)}]"
+        for item in found
+    )
+
+
+# ---------------------------------------------------------------------- the plan itself
+
+
+def test_every_module_is_on_a_floor() -> None:
+    """Each module of the three packages has exactly one floor."""
+    for name in modules(ROOT):
+        assert floor_of(name, FLOORS) in FLOORS
+
+
+def test_imports_only_point_down() -> None:
+    """No module imports a floor above it (or beside it, unless its row names that floor)."""
+    bad = upward_imports(ROOT)
+    assert not bad, "imports against the floor plan:\n" + _described(bad)
+
+
+def test_no_cycle_spans_two_floors() -> None:
+    """Modules that import each other (directly or round a loop) share a floor."""
+    assert cycles_between_floors(ROOT) == []
+
+
+def test_private_names_stay_in_their_package() -> None:
+    """``_private`` modules and names are imported only inside the package that owns them."""
+    bad = private_crossings(ROOT)
+    assert not bad, "private names crossing a package border:\n" + "\n".join(
+        f"  {item.importer} (line {item.line}) imports {item.imported}"
+        + (f".{item.name}" if item.name else "")
+        for item in bad
+    )
+
+
+# ---------------------------------------------------------------------- the checker works
+
+
+def _tree(root: Path, files: Mapping[str, str]) -> Path:
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return root
+
+
+SMALL_PLAN = {
+    "harness": (("goliath.*",), ()),
+    "runtime": (("actors.*",), ("harness",)),
+    "facade": (("goliath", "goliath.agent"), ("runtime", "harness")),
+}
+
+
+def test_the_checker_catches_upward_imports_in_every_form(tmp_path: Path) -> None:
+    """A top-level, a function-level, a relative, a TYPE_CHECKING and an importlib string import
+    that point up are all reported; the allowed arrows are not."""
+    root = _tree(
+        tmp_path,
+        {
+            "goliath/__init__.py": "from .agent import Agent\n",
+            "goliath/agent.py": "def start():\n    from actors.runtime import Runtime\n",
+            "goliath/records.py": "import actors.runtime\n",
+            "goliath/tools.py": """\
+                from typing import TYPE_CHECKING
+                if TYPE_CHECKING:
+                    from .agent import Agent
+                """,
+            "goliath/session.py": """\
+                import importlib
+                def load():
+                    return importlib.import_module("actors.runtime")
+                """,
+            "goliath/memory/__init__.py": "def f():\n    from ..agent import Agent\n",
+            "actors/__init__.py": "",
+            "actors/runtime.py": "from goliath.records import Record\nfrom goliath import Agent\n",
+        },
+    )
+    found = {
+        (item.importer, item.imported)
+        for item in upward_imports(root, SMALL_PLAN, ("goliath", "actors"))
+    }
+    assert found == {
+        ("goliath.records", "actors.runtime"),
+        ("goliath.tools", "goliath.agent"),
+        ("goliath.session", "actors.runtime"),
+        ("goliath.memory", "goliath.agent"),
+        ("actors.runtime", "goliath"),
+    }
+
+
+def test_the_checker_catches_a_deliberate_upward_import_in_a_copy_of_the_repository(
+    tmp_path: Path,
+) -> None:
+    """The real plan fails as soon as one harness module imports the runtime."""
+    files = {
+        str(path.relative_to(ROOT)): path.read_text(encoding="utf-8")
+        for package in PACKAGES
+        for path in (ROOT / package).rglob("*.py")
+    }
+    files["goliath/records.py"] += "\n\ndef _upward() -> None:\n    from actors import runtime\n"
+    root = _tree(tmp_path, files)
+    found = {(item.importer, item.imported) for item in upward_imports(root)}
+    assert ("goliath.records", "actors.runtime") in found
+
+
+def test_the_checker_catches_private_crossings(tmp_path: Path) -> None:
+    """A private module or name used from another package is reported; inside it is fine."""
+    root = _tree(
+        tmp_path,
+        {
+            "goliath/__init__.py": "from ._util import helper\n",
+            "goliath/_util.py": "def helper(): ...\n",
+            "goliath/memory/__init__.py": "from .._util import helper\nfrom ._codec import x\n",
+            "goliath/memory/_codec.py": "x = 1\n",
+            "goliath/memory/sqlite.py": "class _Database: ...\n",
+            "goliath/turn/__init__.py": "from ..memory._codec import x\n",
+            "actors/__init__.py": "from goliath._util import helper\n",
+            "actors/store.py": "from goliath.memory.sqlite import _Database\n",
+        },
+    )
+    found = {
+        (item.importer, item.imported, item.name)
+        for item in private_crossings(root, ("goliath", "actors"))
+    }
+    assert found == {
+        ("goliath.turn", "goliath.memory._codec", "x"),
+        ("actors", "goliath._util", "helper"),
+        ("actors.store", "goliath.memory.sqlite", "_Database"),
+    }
