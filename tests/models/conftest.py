@@ -15,8 +15,9 @@ def smollm() -> Iterator[Any]:
     """One loaded SmolLM2-135M LlamaCppModel shared by the session's tests (0.3 s to load)."""
     smollm_file()
     from goliath.models.llamacpp import LlamaCppModel
+    from goliath.models.packaged import SMOLLM2_135M
 
-    model = LlamaCppModel()
+    model = LlamaCppModel(SMOLLM2_135M)
     trio.run(model.load)
     yield model
     model.close()

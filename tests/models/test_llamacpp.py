@@ -10,7 +10,7 @@ from typing import Any
 import pydantic
 import pytest
 import trio
-from bridge_helpers import RecordingModel, assert_valid, smollm_file
+from bridge_helpers import RecordingModel, assert_valid
 from llama_cpp import LlamaGrammar
 
 from goliath import Agent, tool
@@ -20,6 +20,7 @@ from goliath.events import EscalateEvent, Event
 from goliath.models import GenerateRequest, TokenCounting, Windowed
 from goliath.models._json import compact_json, limit_strings, with_schema_note
 from goliath.models.llamacpp import LlamaCppModel
+from goliath.models.packaged import QWEN_CODER_1_5B, SMOLLM2_135M
 from goliath.records import FallbackRequest
 from goliath.schema import compact_schema, plan_schema
 
@@ -169,7 +170,7 @@ class TestTokens:
         text = "Buy milk, call mom — and don't forget the 3 o'clock meeting."
         expected = len(smollm.llama.tokenize(text.encode(), add_bos=False))
         assert smollm.count_tokens(text) == expected
-        unloaded = LlamaCppModel()
+        unloaded = LlamaCppModel(SMOLLM2_135M)
         assert not unloaded.loaded
         assert unloaded.count_tokens(text) == expected
         unloaded.close()
@@ -289,10 +290,12 @@ class TestLoading:
         with pytest.raises(ConfigError, match="n_threads"):
             LlamaCppModel(n_threads=True)
 
-    def test_default_path_is_the_packaged_smollm(self):
-        """path=None uses SmolLM2-135M from the local extra."""
-        smollm_file()
-        assert LlamaCppModel().name == "smollm2-135m"
+    def test_default_path_is_the_packaged_qwen(self):
+        """path=None uses Qwen2.5-Coder-1.5B from the local extra (weights load on first use)."""
+        if not QWEN_CODER_1_5B.installed():
+            pytest.skip("needs the local extra: ./install.sh local")
+        model = LlamaCppModel()
+        assert model.name == "qwen2.5-coder-1.5b" and not model.loaded
 
 
 async def test_agent_turn_on_the_real_model_ends_cleanly(smollm: LlamaCppModel):
@@ -384,7 +387,7 @@ async def test_cancelled_agent_turn_frees_the_model_within_a_second(smollm: Llam
 
 
 def smollm_count(text: str) -> int:
-    model = LlamaCppModel()
+    model = LlamaCppModel(SMOLLM2_135M)
     try:
         return model.count_tokens(text)
     finally:
