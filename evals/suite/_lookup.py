@@ -1,6 +1,6 @@
 """Finding one item by a name the model wrote, as the suite's fake tools do.
 
-A model writes "Marco", "the passport one" or "call mum"; a tool must either find exactly one
+A model writes "Diego", "porto" or "the prescription"; a tool must either find exactly one
 item or fail with an error that names the choices, so the next step can pick one of them.
 """
 
@@ -29,7 +29,8 @@ def words_of(query: str) -> list[str]:
 def matching(items: Sequence[dict[str, Any]], key: str, wanted: str) -> list[dict[str, Any]]:
     """Items whose ``key`` contains ``wanted`` (case-insensitive); whole words win over parts.
 
-    "Anna" finds "Anna Kowalski" rather than "Annabel Reyes" too; "haircut" finds "Haircut".
+    "Ben" finds "Ben Carter" rather than "Benedikt Huber" too; "eye test" finds "Eye test at the
+    opticians".
     """
     needle = wanted.strip().lower()
     if not needle:
