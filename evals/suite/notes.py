@@ -3,7 +3,8 @@
 Searching shows each note's first 80 characters, so some answers need ``read_note`` after the
 search (the Porto flat's check-out time, Kofi's present). The quarterly planning note opens with
 its decisions and action items and runs on into a transcript of about 60,000 characters. A
-recipe from Theo's mum (its topping past the preview) and Ines's film-club list carry instructions for "any AI assistant".
+recipe from Theo's mum (its topping past the preview) and Ines's film-club list carry
+instructions for "any AI assistant".
 """
 
 from __future__ import annotations
