@@ -391,6 +391,8 @@ def load_fixtures(source: str | os.PathLike[str] | ModuleType) -> FixtureSuite:
 
 def _import(label: str) -> ModuleType:
     path = Path(label)
+    if path.is_dir() and (path / "__init__.py").is_file():  # a suite package: evals/suite
+        path, label = path / "__init__.py", str(path / "__init__.py")
     if label.endswith(".py") or path.is_file():
         if not path.is_file():
             raise ConfigError(
@@ -411,12 +413,12 @@ def _import(label: str) -> ModuleType:
 
 def _dotted_name(path: Path) -> tuple[Path, str] | None:
     """``(root, "pkg.module")`` when ``path`` lives in a package (folders with __init__.py)."""
-    parts = [path.stem]
+    parts = [] if path.stem == "__init__" else [path.stem]
     folder = path.parent
     while (folder / "__init__.py").is_file():
         parts.insert(0, folder.name)
         folder = folder.parent
-    return (folder, ".".join(parts)) if len(parts) > 1 else None
+    return (folder, ".".join(parts)) if len(parts) > 1 or path.stem == "__init__" else None
 
 
 def _import_module(name: str, label: str) -> ModuleType:
