@@ -120,10 +120,10 @@ class Case:
                     alternatives=[list(option) for option in self.alternatives],
                     group=self.id,
                     category=self.category,
-                    arguments=tuple(
+                    arguments=[
                         dict(args)
                         for args in (ask.arguments if ask.arguments is not None else self.arguments)
-                    ),
+                    ],
                     arg_mentions={
                         key: list(words)
                         for key, words in (

@@ -137,6 +137,10 @@ def _arg_mentions(value: Any) -> dict[str, tuple[str, ...]]:
     return checked
 
 
+def _arguments(value: Iterable[Mapping[str, Any]]) -> tuple[Mapping[str, Any], ...]:
+    return tuple(value)
+
+
 def _history(value: Any) -> tuple[tuple[str, str], ...]:
     pairs = tuple(tuple(pair) for pair in value)
     if not all(len(pair) == 2 and all(isinstance(part, str) for part in pair) for pair in pairs):
@@ -223,7 +227,7 @@ class Fixture:
     group: str | None = attrs.field(default=None, kw_only=True)
     category: str | None = attrs.field(default=None, kw_only=True)
     arguments: tuple[Mapping[str, Any], ...] = attrs.field(
-        default=(), kw_only=True, converter=tuple
+        default=(), kw_only=True, converter=_arguments
     )
     arg_mentions: Mapping[str, tuple[str, ...]] = attrs.field(
         factory=dict, kw_only=True, converter=_arg_mentions
