@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import msgspec
 import trio
+from httpx_sse import EventSource
 
 from actors.messages import (
     Ack,
@@ -325,16 +326,12 @@ class HttpTransport(Transport):
                 await response.aread()
                 yield _failure(message.turn_id, response)
                 return
-            event = ""
-            async for line in response.aiter_lines():
-                if line.startswith("event:"):
-                    event = line[6:].strip()
-                elif line.startswith("data:"):
-                    reply = _from_sse(message.turn_id, event, line[5:].strip())
-                    if reply is not None:
-                        yield reply
-                        if isinstance(reply, (ResultMessage, Failure)):
-                            return
+            async for event in EventSource(response).aiter_sse():
+                reply = _from_sse(message.turn_id, event.event, event.data)
+                if reply is not None:
+                    yield reply
+                    if isinstance(reply, (ResultMessage, Failure)):
+                        return
 
 
 def _required(conversation_id: str | None) -> str:

@@ -1,5 +1,7 @@
-"""The daemon's HTTP front door: a JSON API with Server-Sent Events, served by Hypercorn on Trio.
+"""The daemon's HTTP front door: a JSON API with Server-Sent Events, on Starlette.
 
+Starlette routes the requests and sse-starlette writes the event streams (with heartbeats for
+proxies); Hypercorn serves the application on Trio (its Trio worker), the runtime's own loop.
 A run streams its trace events as they happen; a write waiting for approval sends a
 ``confirm_request`` event and waits for ``POST /v1/turns/{turn_id}/confirm`` — the person
 decides, not a callback in the server. Every route but the health checks needs the bearer
@@ -12,12 +14,21 @@ import hmac
 import math
 import os
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+from urllib.parse import unquote
 
 import msgspec
 import trio
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from actors.messages import (
     Cancel,
@@ -39,22 +50,17 @@ from actors.runtime import RequestError, Runtime
 from goliath.ids import URL_SAFE_ID, URL_SAFE_RULE
 from goliath.snapshot import json_snapshot
 
-from ._asgi import (
-    ClientGone,
-    HTTPError,
-    Receive,
-    Scope,
-    Send,
-    header,
-    json_response,
-    path_segments,
-    query,
-    read_body,
-    send_error,
-    send_status,
-)
 from .forward import Forwarder, Router
 from .openapi import openapi_document
+from .wire import (
+    CancelRequestBody,
+    ConfirmRequestBody,
+    Health,
+    HTTPError,
+    HttpLimits,
+    RunRequest,
+    TurnInfo,
+)
 
 __all__ = ["HttpLimits", "create_app", "serve_http"]
 
@@ -71,35 +77,29 @@ STATUS = {
 }
 HEARTBEAT_SECONDS = 15.0
 """Idle SSE streams get a comment line this often, so proxies keep them open."""
-
-
-class HttpLimits(msgspec.Struct, frozen=True, kw_only=True):
-    """Request bounds of the HTTP front door, with units."""
-
-    max_body_bytes: int = 64 * 1024
-    max_ask_chars: int = 8_000
-
-
-class RunBody(msgspec.Struct, forbid_unknown_fields=True):
-    ask: str
-    turn_id: str | None = None
-    context: Any = None
-
-
-class ConfirmBody(msgspec.Struct, forbid_unknown_fields=True):
-    call_id: str
-    approved: bool
-    reason: str | None = None
-    conversation_id: str | None = None
-
-
-class CancelBody(msgspec.Struct, forbid_unknown_fields=True):
-    conversation_id: str | None = None
-    reason: str = "client"
-
+PUBLIC_PATHS = frozenset({"/healthz", "/readyz", "/openapi.json", "/", "/index.html"})
+"""The routes that need no token: health checks, the API document and the chat page."""
+REQUEST_TIMEOUT_SECONDS = 30.0
+"""How long a non-run request waits for the runtime's reply."""
+CSP = "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'"
 
 _encoder = msgspec.json.Encoder()
 STATIC = Path(__file__).resolve().parent / "static"
+Body = TypeVar("Body", RunRequest, ConfirmRequestBody, CancelRequestBody)
+
+
+class JSONResponse(Response):
+    """A JSON answer encoded by msgspec (Structs, RunResult and all)."""
+
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return content if isinstance(content, bytes) else _encoder.encode(content)
+
+
+def _error_response(error: HTTPError) -> Response:
+    headers = {"www-authenticate": "Bearer"} if error.status == 401 else None
+    return JSONResponse(error.body(), status_code=error.status, headers=headers)
 
 
 def _checked_id(value: str, what: str) -> str:
@@ -108,7 +108,7 @@ def _checked_id(value: str, what: str) -> str:
     return value
 
 
-def _decode(body: bytes, kind: type[Any]) -> Any:
+def _decode(body: bytes, kind: type[Body]) -> Body:
     if not body.strip():
         body = b"{}"
     try:
@@ -121,13 +121,103 @@ def _decode(body: bytes, kind: type[Any]) -> Any:
         raise HTTPError(400, "invalid", "the body's JSON is nested too deeply") from None
 
 
+async def _read_body(request: Request, limit: int) -> bytes:
+    """The request body, refused with 413 as soon as it is known to exceed ``limit`` bytes."""
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        try:
+            size = int(declared)
+        except ValueError:
+            raise HTTPError(400, "invalid", "content-length is not a number") from None
+        if size > limit:
+            raise HTTPError(
+                413, "too_large", f"the body is {size} bytes; this server accepts at most {limit}"
+            )
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise HTTPError(413, "too_large", f"the body exceeds {limit} bytes")
+    return bytes(body)
+
+
+class _SegmentedPath:
+    """Route on the raw path's segments: an encoded slash (``%2F``) stays inside its segment.
+
+    Servers hand applications the percent-decoded path, where ``a%2Fb`` and ``a/b`` look the
+    same; an id carrying ``%2F`` must reach the route as one (refused) id, not as two segments.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        raw = scope.get("raw_path")
+        if scope["type"] == "http" and raw and b"%2f" in bytes(raw).lower():
+            path = bytes(raw).decode("latin-1").split("?", 1)[0]
+            segments = [unquote(part).replace("/", "%2F") for part in path.split("/")]
+            scope = {**scope, "path": "/".join(segments)}
+        await self.app(scope, receive, send)
+
+
+class _BearerToken:
+    """Every route but :data:`PUBLIC_PATHS` needs ``Authorization: Bearer <token>`` — checked
+    before routing, so an unknown route or method without the token is a 401 too."""
+
+    def __init__(self, app: ASGIApp, token: str | None) -> None:
+        self.app = app
+        self.token = token
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or self.token is None or scope["path"] in PUBLIC_PATHS:
+            await self.app(scope, receive, send)
+            return
+        given = Request(scope).headers.get("authorization", "")
+        scheme, _, value = given.partition(" ")
+        if scheme.lower() == "bearer" and hmac.compare_digest(
+            value.strip().encode(), self.token.encode()
+        ):
+            await self.app(scope, receive, send)
+            return
+        refusal = HTTPError(
+            401, "unauthorized", "a valid `Authorization: Bearer <token>` header is required"
+        )
+        await _error_response(refusal)(scope, receive, send)
+
+
+async def _on_http_error(_request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPError)
+    return _error_response(exc)
+
+
+async def _on_starlette_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own refusals (no such route, wrong method) in the API's error shape."""
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 405:
+        error = HTTPError(405, "method_not_allowed", f"{request.method} is not allowed here")
+        response = _error_response(error)
+        response.headers.update(exc.headers or {})
+        return response
+    code = "not_found" if exc.status_code == 404 else "invalid"
+    message = (
+        f"no route for {request.method} {request.url.path}"
+        if exc.status_code == 404
+        else str(exc.detail)
+    )
+    return _error_response(HTTPError(exc.status_code, code, message))
+
+
+async def _on_client_gone(_request: Request, _exc: Exception) -> Response:
+    return Response(status_code=400)  # the client left before its request was read
+
+
 def create_app(
     runtime: Runtime | Callable[[], Runtime],
     *,
     token: str | None,
     limits: HttpLimits | None = None,
     router: Router | None = None,
-) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
+) -> Starlette:
     """The ASGI application. ``token=None`` disables auth (for a 0600 Unix socket only).
 
     With a ``router`` (a fleet membership), requests for conversations another node owns are
@@ -135,120 +225,122 @@ def create_app(
     """
     bounds = limits or HttpLimits()
     forwarder = Forwarder(router, token) if router is not None else None
-    document = _encoder.encode(openapi_document())
+    document = _encoder.encode(openapi_document(bounds))
     get_runtime = runtime if callable(runtime) else (lambda: runtime)
 
-    def authorize(scope: Scope) -> None:
-        if token is None:
-            return
-        given = header(scope, "authorization") or ""
-        scheme, _, value = given.partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(
-            value.strip().encode(), token.encode()
-        ):
-            raise HTTPError(
-                401, "unauthorized", "a valid `Authorization: Bearer <token>` header is required"
-            )
-
-    async def request(message: Inbound, timeout: float = 30.0) -> Outbound:
+    async def request_reply(message: Inbound) -> Outbound:
         """Hand a non-run request to the runtime and return its single reply."""
         send, receive = trio.open_memory_channel[Outbound](math.inf)
         try:
             await get_runtime().handle(message, send.send_nowait)
         except RequestError as exc:
             raise HTTPError(STATUS.get(exc.code, 500), exc.code, exc.message) from None
-        with trio.fail_after(timeout):
+        with trio.fail_after(REQUEST_TIMEOUT_SECONDS):
             return await receive.receive()
 
-    async def app(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan":
-            while True:
-                message = await receive()
-                if message["type"] == "lifespan.startup":
-                    await send({"type": "lifespan.startup.complete"})
-                elif message["type"] == "lifespan.shutdown":
-                    await send({"type": "lifespan.shutdown.complete"})
-                    return
-        if scope["type"] != "http":
-            return
+    async def healthz(_request: Request) -> Response:
+        return JSONResponse(Health(status="ok"))
+
+    async def readyz(_request: Request) -> Response:
+        live = get_runtime()
+        ready = getattr(router, "ready", None)
+        joined = ready is None or ready.is_set()
+        if not (live.ready and live.supervisor.accepting and joined):
+            raise HTTPError(503, "draining", "the daemon is starting or shutting down")
+        return JSONResponse(Health(status="ready"))
+
+    async def openapi(_request: Request) -> Response:
+        return JSONResponse(document)
+
+    async def index(_request: Request) -> Response:
         try:
-            await route(scope, receive, send)
-        except HTTPError as error:
-            await send_error(send, error)
-        except ClientGone:
-            return
+            page = await trio.Path(STATIC / "chat.html").read_bytes()
+        except FileNotFoundError:
+            raise HTTPError(404, "not_found", "chat.html is not installed") from None
+        return Response(
+            page,
+            media_type="text/html; charset=utf-8",
+            headers={"content-security-policy": CSP},
+        )
 
-    async def route(scope: Scope, receive: Receive, send: Send) -> None:
-        method = scope["method"]
-        parts = path_segments(scope)
-        match method, parts:
-            case "GET", ["healthz"]:
-                return await json_response(send, 200, {"status": "ok"})
-            case "GET", ["readyz"]:
-                live = get_runtime()
-                ready = getattr(router, "ready", None)
-                joined = ready is None or ready.is_set()
-                if not (live.ready and live.supervisor.accepting and joined):
-                    raise HTTPError(503, "draining", "the daemon is starting or shutting down")
-                return await json_response(send, 200, {"status": "ready"})
-            case "GET", ["openapi.json"]:
-                return await json_response(send, 200, document)
-            case "GET", [] | ["index.html"]:
-                return await _static(send, "chat.html")
-        authorize(scope)
-        match method, parts:
-            case "POST", ["v1", "conversations", conversation_id, "runs"]:
-                cid = _checked_id(conversation_id, "conversation id")
-                raw = await read_body(scope, receive, bounds.max_body_bytes)
-                if forwarder is not None and (url := await forwarder.owner(scope, cid)):
-                    return await forwarder.relay(scope, send, url, raw)
-                await run(scope, receive, send, cid, raw)
-            case "POST", ["v1", "turns", turn_id, ("confirm" | "cancel") as action]:
-                turn = _checked_id(turn_id, "turn id")
-                raw = await read_body(scope, receive, bounds.max_body_bytes)
-                body = _decode(raw, ConfirmBody if action == "confirm" else CancelBody)
-                conversation = body.conversation_id or query(scope).get("conversation_id")
-                if forwarder is not None and (url := await turn_owner(scope, turn, conversation)):
-                    return await forwarder.relay(scope, send, url, raw)
-                message: Inbound
-                if isinstance(body, ConfirmBody):
-                    message = ConfirmReply(
-                        turn_id=turn,
-                        call_id=body.call_id,
-                        approved=body.approved,
-                        reason=body.reason,
-                        conversation_id=conversation,
-                    )
-                else:
-                    message = Cancel(turn_id=turn, reason=body.reason, conversation_id=conversation)
-                await request(message)
-                await send_status(send, 204 if action == "confirm" else 202)
-            case "GET", ["v1", "turns", turn_id]:
-                reply = await request(GetTurn(turn_id=_checked_id(turn_id, "turn id")))
-                assert isinstance(reply, TurnStatus)
-                payload: dict[str, Any] = {
-                    "turn_id": reply.turn_id,
-                    "conversation_id": reply.conversation_id,
-                    "status": reply.status,
-                }
-                if reply.result is not None:
-                    payload["result"] = reply.result
-                await json_response(send, 200, payload)
-            case "GET", ["v1", "conversations", conversation_id, "memory"]:
-                cid = _checked_id(conversation_id, "conversation id")
-                reply = await request(GetMemory(turn_id=uuid.uuid4().hex, conversation_id=cid))
-                assert isinstance(reply, MemoryReply)
-                await json_response(send, 200, reply.state)
-            case "DELETE", ["v1", "conversations", conversation_id, "memory"]:
-                cid = _checked_id(conversation_id, "conversation id")
-                if forwarder is not None and (url := await forwarder.owner(scope, cid)):
-                    return await forwarder.relay(scope, send, url, b"")
-                await request(DeleteMemory(turn_id=uuid.uuid4().hex, conversation_id=cid))
-                await send_status(send, 204)
-            case _:
-                raise HTTPError(404, "not_found", f"no route for {method} {scope['path']}")
+    async def start_run(request: Request) -> Response:
+        cid = _checked_id(request.path_params["conversation_id"], "conversation id")
+        raw = await _read_body(request, bounds.max_body_bytes)
+        if forwarder is not None and (url := await forwarder.owner(request, cid)):
+            return forwarder.relay(request, url, raw)
+        body = _decode(raw, RunRequest)
+        if len(body.ask) > bounds.max_ask_chars:
+            raise HTTPError(
+                413,
+                "too_large",
+                f"the ask is {len(body.ask)} characters; the limit is {bounds.max_ask_chars}. "
+                "Small models read short asks well: shorten it, or put long material in files.",
+            )
+        turn_id = uuid.uuid4().hex if body.turn_id is None else _checked_id(body.turn_id, "turn id")
+        outbox, replies = trio.open_memory_channel[Outbound](math.inf)
+        message = Run(turn_id=turn_id, ask=body.ask, conversation_id=cid, context=body.context)
+        try:
+            await get_runtime().handle(message, outbox.send_nowait)
+        except RequestError as exc:
+            raise HTTPError(STATUS.get(exc.code, 500), exc.code, exc.message) from None
+        return EventSourceResponse(
+            _stream(replies, turn_id, cid),
+            headers={"cache-control": "no-cache", "x-goliath-turn-id": turn_id},
+            ping=HEARTBEAT_SECONDS,
+            ping_message_factory=lambda: ServerSentEvent(comment="keep-alive", sep="\n"),
+            sep="\n",
+        )
 
-    async def turn_owner(scope: Scope, turn_id: str, conversation_id: str | None) -> str | None:
+    async def answer_turn(request: Request) -> Response:
+        turn = _checked_id(request.path_params["turn_id"], "turn id")
+        action = request.url.path.rsplit("/", 1)[-1]
+        raw = await _read_body(request, bounds.max_body_bytes)
+        body: ConfirmRequestBody | CancelRequestBody = (
+            _decode(raw, ConfirmRequestBody)
+            if action == "confirm"
+            else _decode(raw, CancelRequestBody)
+        )
+        conversation = body.conversation_id or request.query_params.get("conversation_id")
+        if forwarder is not None and (url := await turn_owner(request, turn, conversation)):
+            return forwarder.relay(request, url, raw)
+        message: Inbound
+        if isinstance(body, ConfirmRequestBody):
+            message = ConfirmReply(
+                turn_id=turn,
+                call_id=body.call_id,
+                approved=body.approved,
+                reason=body.reason,
+                conversation_id=conversation,
+            )
+        else:
+            message = Cancel(turn_id=turn, reason=body.reason, conversation_id=conversation)
+        await request_reply(message)
+        return Response(status_code=204 if action == "confirm" else 202)
+
+    async def get_turn(request: Request) -> Response:
+        turn = _checked_id(request.path_params["turn_id"], "turn id")
+        reply = await request_reply(GetTurn(turn_id=turn))
+        assert isinstance(reply, TurnStatus)
+        info = TurnInfo(
+            turn_id=reply.turn_id,
+            conversation_id=reply.conversation_id,
+            status=reply.status,
+            result=reply.result,
+        )
+        return JSONResponse(info)
+
+    async def memory(request: Request) -> Response:
+        cid = _checked_id(request.path_params["conversation_id"], "conversation id")
+        if request.method == "DELETE":
+            if forwarder is not None and (url := await forwarder.owner(request, cid)):
+                return forwarder.relay(request, url, b"")
+            await request_reply(DeleteMemory(turn_id=uuid.uuid4().hex, conversation_id=cid))
+            return Response(status_code=204)
+        reply = await request_reply(GetMemory(turn_id=uuid.uuid4().hex, conversation_id=cid))
+        assert isinstance(reply, MemoryReply)
+        return JSONResponse(reply.state)
+
+    async def turn_owner(request: Request, turn_id: str, conversation_id: str | None) -> str | None:
         """Where a turn's confirmation or cancel must go (``None``: here)."""
         assert forwarder is not None
         live = get_runtime()
@@ -259,53 +351,38 @@ def create_app(
             if record is None:
                 return None
             conversation_id = record.conversation_id
-        return await forwarder.owner(scope, conversation_id)
+        return await forwarder.owner(request, conversation_id)
 
-    async def run(
-        scope: Scope, receive: Receive, send: Send, conversation_id: str, raw: bytes
-    ) -> None:
-        body = _decode(raw, RunBody)
-        if len(body.ask) > bounds.max_ask_chars:
-            raise HTTPError(
-                413,
-                "too_large",
-                f"the ask is {len(body.ask)} characters; the limit is {bounds.max_ask_chars}. "
-                "Small models read short asks well: shorten it, or put long material in files.",
-            )
-        turn_id = uuid.uuid4().hex if body.turn_id is None else _checked_id(body.turn_id, "turn id")
-        outbox, replies = trio.open_memory_channel[Outbound](math.inf)
-        message = Run(
-            turn_id=turn_id, ask=body.ask, conversation_id=conversation_id, context=body.context
-        )
-        live = get_runtime()
-        try:
-            await live.handle(message, outbox.send_nowait)
-        except RequestError as exc:
-            raise HTTPError(STATUS.get(exc.code, 500), exc.code, exc.message) from None
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 200,
-                "headers": [
-                    (b"content-type", b"text/event-stream; charset=utf-8"),
-                    (b"cache-control", b"no-cache"),
-                    (b"x-accel-buffering", b"no"),
-                    (b"x-goliath-turn-id", turn_id.encode()),
-                ],
-            }
-        )
-        await _stream(send, receive, replies, turn_id, conversation_id)
-
-    return app
+    routes = [
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/readyz", readyz, methods=["GET"]),
+        Route("/openapi.json", openapi, methods=["GET"]),
+        Route("/", index, methods=["GET"]),
+        Route("/index.html", index, methods=["GET"]),
+        Route("/v1/conversations/{conversation_id}/runs", start_run, methods=["POST"]),
+        Route("/v1/conversations/{conversation_id}/memory", memory, methods=["GET", "DELETE"]),
+        Route("/v1/turns/{turn_id}/confirm", answer_turn, methods=["POST"]),
+        Route("/v1/turns/{turn_id}/cancel", answer_turn, methods=["POST"]),
+        Route("/v1/turns/{turn_id}", get_turn, methods=["GET"]),
+    ]
+    return Starlette(
+        routes=routes,
+        middleware=[Middleware(_SegmentedPath), Middleware(_BearerToken, token=token)],
+        exception_handlers={
+            HTTPError: _on_http_error,
+            HTTPException: _on_starlette_error,
+            ClientDisconnect: _on_client_gone,
+        },
+    )
 
 
-def _sse(event: str, payload: Any) -> bytes:
+def _sse(event: str, payload: Any) -> ServerSentEvent:
     data = payload if isinstance(payload, bytes) else _encoder.encode(payload)
-    return b"event: " + event.encode() + b"\ndata: " + data + b"\n\n"
+    return ServerSentEvent(data.decode(), event=event, sep="\n")
 
 
-def _to_sse(message: Outbound) -> tuple[bytes, bool]:
-    """The SSE frame for one runtime message, and whether it ends the stream."""
+def _to_sse(message: Outbound) -> tuple[ServerSentEvent | None, bool]:
+    """The SSE event for one runtime message, and whether it ends the stream."""
     match message:
         case EventMessage(event=event):
             return _sse(event.type, event), False
@@ -322,73 +399,25 @@ def _to_sse(message: Outbound) -> tuple[bytes, bool]:
             return _sse("result", json_snapshot(result)), True
         case Failure(code=code, message=text):
             return _sse("error", {"code": code, "message": text}), True
-    return b"", False
+    return None, False
 
 
 async def _stream(
-    send: Send,
-    receive: Receive,
-    replies: trio.MemoryReceiveChannel[Outbound],
-    turn_id: str,
-    conversation_id: str,
-) -> None:
-    """Forward a turn's messages as SSE until its end or the client's departure.
+    replies: trio.MemoryReceiveChannel[Outbound], turn_id: str, conversation_id: str
+) -> AsyncIterator[ServerSentEvent]:
+    """A turn's messages as SSE events, until its end.
 
-    A client that leaves does not cancel the turn: it keeps running and its result can be read
-    with ``GET /v1/turns/{turn_id}`` (cancel explicitly to stop it).
+    A client that leaves does not cancel the turn (sse-starlette stops this generator): it
+    keeps running and its result can be read with ``GET /v1/turns/{turn_id}`` (cancel
+    explicitly to stop it).
     """
-    async with trio.open_nursery() as nursery:
-
-        async def watch_disconnect() -> None:
-            while (await receive())["type"] != "http.disconnect":
-                pass
-            nursery.cancel_scope.cancel()
-
-        nursery.start_soon(watch_disconnect)
-        await send(
-            {
-                "type": "http.response.body",
-                "body": _sse("turn", {"turn_id": turn_id, "conversation_id": conversation_id}),
-                "more_body": True,
-            }
-        )
-        while True:
-            with trio.move_on_after(HEARTBEAT_SECONDS) as idle:
-                message = await replies.receive()
-            if idle.cancelled_caught:
-                await send(
-                    {"type": "http.response.body", "body": b": keep-alive\n\n", "more_body": True}
-                )
-                continue
-            frame, last = _to_sse(message)
-            if frame:
-                await send({"type": "http.response.body", "body": frame, "more_body": not last})
-            if last:
-                break
-        nursery.cancel_scope.cancel()
-
-
-async def _static(send: Send, name: str) -> None:
-    path = STATIC / name
-    try:
-        body = await trio.Path(path).read_bytes()
-    except FileNotFoundError:
-        raise HTTPError(404, "not_found", f"{name} is not installed") from None
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 200,
-            "headers": [
-                (b"content-type", b"text/html; charset=utf-8"),
-                (b"content-length", str(len(body)).encode()),
-                (
-                    b"content-security-policy",
-                    b"default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'",
-                ),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    yield _sse("turn", {"turn_id": turn_id, "conversation_id": conversation_id})
+    async for message in replies:
+        event, last = _to_sse(message)
+        if event is not None:
+            yield event
+        if last:
+            return
 
 
 async def serve_http(

@@ -6,7 +6,7 @@ drift from the code; ``docs/openapi.json`` is the checked-in copy, pinned by a t
 
 from __future__ import annotations
 
-from typing import Annotated, Any, get_args
+from typing import Any, get_args
 
 import msgspec
 
@@ -14,56 +14,19 @@ from goliath.events import Event
 from goliath.ids import URL_SAFE_ID
 from goliath.records import MemoryState, RunResult
 
+from .wire import (
+    CancelRequestBody,
+    ConfirmRequestBody,
+    Error,
+    Health,
+    HttpLimits,
+    RunRequest,
+    TurnInfo,
+)
+
 __all__ = ["openapi_document"]
 
 _REF = "#/components/schemas/{name}"
-
-
-class ErrorDetail(msgspec.Struct):
-    code: str
-    message: str
-
-
-class Error(msgspec.Struct):
-    """Every error response: what went wrong (``code``) and what to do about it (``message``)."""
-
-    error: ErrorDetail
-
-
-WireId = Annotated[str, msgspec.Meta(pattern=URL_SAFE_ID.pattern)]
-
-
-class RunRequest(msgspec.Struct, forbid_unknown_fields=True):
-    """Start a turn. ``turn_id`` makes retries safe: a known id is answered from its record."""
-
-    ask: Annotated[str, msgspec.Meta(max_length=8_000)]  # HttpLimits.max_ask_chars by default
-    turn_id: WireId | None = None
-    context: Any = None
-
-
-class ConfirmRequestBody(msgspec.Struct, forbid_unknown_fields=True):
-    """Answer a pending ``confirm_request`` event of the turn."""
-
-    call_id: str
-    approved: bool
-    reason: str | None = None
-    conversation_id: str | None = None
-
-
-class CancelRequestBody(msgspec.Struct, forbid_unknown_fields=True):
-    conversation_id: str | None = None
-    reason: str = "client"
-
-
-class TurnInfo(msgspec.Struct):
-    turn_id: str
-    conversation_id: str | None
-    status: str
-    result: RunResult | None = None
-
-
-class Health(msgspec.Struct):
-    status: str
 
 
 def _error(description: str) -> dict[str, Any]:
@@ -110,8 +73,13 @@ SSE_EVENT = {
 UNAUTHORIZED = _error("missing or wrong bearer token")
 
 
-def openapi_document() -> dict[str, Any]:
-    """The API as OpenAPI 3.1, with schemas generated from the wire types."""
+def openapi_document(limits: HttpLimits | None = None) -> dict[str, Any]:
+    """The API as OpenAPI 3.1, with schemas generated from the wire types the server decodes.
+
+    ``limits`` (the server's :class:`~transports.wire.HttpLimits`) adds the longest ask it
+    accepts to the ``RunRequest`` schema.
+    """
+    bounds = limits or HttpLimits()
     _, components = msgspec.json.schema_components(
         [
             Error,
@@ -125,6 +93,7 @@ def openapi_document() -> dict[str, Any]:
         ],
         ref_template=_REF,
     )
+    components["RunRequest"]["properties"]["ask"]["maxLength"] = bounds.max_ask_chars
     conversation = {"name": "conversation_id", "in": "path", "required": True, "schema": ID_SCHEMA}
     turn = {"name": "turn_id", "in": "path", "required": True, "schema": ID_SCHEMA}
     security: list[dict[str, list[str]]] = [{"bearer": []}]
