@@ -6,10 +6,11 @@ that stops within a token when the calling Trio task is cancelled (a llama.cpp a
 also interrupts a long prompt evaluation). One generation runs at a time per model.
 
 Speed: the KV cache reuses the longest common token prefix of consecutive prompts. The
-harness alternates stages (conductor, worker, answer) whose system prompts differ, so each
-stage would evict the other's prefix; with ``prefix_cache=True`` the bridge keeps one snapshot
-of the KV cache per stage and restores the one that shares the longest prefix with the next
-prompt (see ``docs/models.md`` for the measurements).
+harness alternates stages (triage, conductor, worker, answer) whose system prompts differ, so
+each stage would evict the other's prefix; with ``prefix_cache=True`` the bridge keeps a
+snapshot of the KV cache per stage and system prompt (the last ``SNAPSHOTS`` of them) and
+restores the one that shares the longest prefix with the next prompt (see ``docs/models.md``
+for the measurements).
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ __all__ = ["LlamaCppModel", "LlamaCppStatistics"]
 
 DEFAULT_THREADS = 2
 GRAMMAR_CACHE_SIZE = 64
+SNAPSHOTS = 8
+"""KV-cache snapshots kept, one per stage and system prompt, least recently used dropped first
+(a turn alternates triage, conductor, worker and answer prompts; an eval, several toolsets)."""
 """Distinct schemas whose grammars are kept (one per tool, plus plans and answers)."""
 _INSTALL_HINT = "./install.sh local (from a checkout of Goliath)"
 
@@ -79,7 +83,8 @@ class LlamaCppModel:
             worker 300, answer 1000, scribe 600 characters).
         schema_in_prompt: append the reply's JSON Schema to the system prompt (the harness's
             prompts refer to "the schema"; a grammar alone does not say what fields mean).
-        prefix_cache: keep a KV-cache snapshot per stage so stages do not evict each other.
+        prefix_cache: keep KV-cache snapshots per stage and system prompt, so stages do not
+            evict each other.
         chat_template: a Jinja chat template to use instead of the one inside the GGUF.
         verbose: let llama.cpp log to stderr.
         on_token: called from the worker thread with the number of tokens generated so far,
@@ -154,7 +159,7 @@ class LlamaCppModel:
         self._vocab_lock = threading.Lock()
         self._generate_lock = trio.Lock()
         self._grammars: OrderedDict[str, Any] = OrderedDict()
-        self._snapshots: dict[str, Snapshot] = {}
+        self._snapshots: OrderedDict[str, Snapshot] = OrderedDict()
         self._stats = {"calls": 0, "prompt": 0, "reused": 0, "output": 0, "restores": 0}
 
     def __repr__(self) -> str:
@@ -366,7 +371,12 @@ class LlamaCppModel:
             self._stats[key] += value
         self._stats["output"] += len(generated)
         if self._prefix_cache:
-            save_snapshot(llama_cpp, llm, self._snapshots, request.label)
+            key = f"{request.label}:{hash(request.system)}"
+            save_snapshot(llama_cpp, llm, self._snapshots, key)
+            if key in self._snapshots:
+                self._snapshots.move_to_end(key)
+            while len(self._snapshots) > SNAPSHOTS:
+                self._snapshots.popitem(last=False)
         text = llm.detokenize(generated, prev_tokens=tokens).decode("utf-8", errors="replace")
         if not finished and cap < request.max_output_tokens:
             raise ContextWindowError(
