@@ -7,6 +7,8 @@ minutes, with the stage seeing exactly what it sees in a real turn (the same pro
 facts and step log), before a full end-to-end run confirms it.
 
 - ``decision``: the turn's first planning call (a tool, and which; an answer; an escalation).
+- ``next``: each later planning call of a good run, after perfect earlier steps (the next tool,
+  or answering once the steps are enough).
 - ``arguments``: each worker call of a good run, after perfect earlier steps.
 - ``answer``: the closing answer after a perfect run's steps.
 
@@ -27,6 +29,7 @@ from ..agent import Agent
 from ..models import GenerateRequest, Generation
 from ..records import ConfirmRequest, Decision, FallbackRequest
 from ..tools import Tool
+from ..turn.conductor import InvalidPlan, parse_plan
 from .fixtures import DEFAULT_TOOLSET, TOOLSETS, Fixture, FixtureSuite, toolset_tools
 from .grade import ungrounded_numbers
 
@@ -40,8 +43,8 @@ __all__ = [
     "run_probe",
 ]
 
-Probe = Literal["decision", "arguments", "answer"]
-PROBES: tuple[Probe, ...] = ("decision", "arguments", "answer")
+Probe = Literal["decision", "next", "arguments", "answer"]
+PROBES: tuple[Probe, ...] = ("decision", "next", "arguments", "answer")
 
 
 def perfect_answer(fixture: Fixture) -> str:
@@ -206,6 +209,11 @@ def _decision_of(planned: Sequence[Any]) -> str:
     return "escalate" if asked else "answer"
 
 
+def _planned_at(entry: Mapping[str, Any]) -> str:
+    data = entry["json"]
+    return str(data.get("tool") or data.get("kind"))
+
+
 def _score_decision(fixture: Fixture, got: str) -> list[str]:
     wanted = _expected_decisions(fixture)
     return [] if got in wanted else [f"chose {got}, wanted {' or '.join(sorted(wanted))}"]
@@ -282,6 +290,8 @@ async def _probe_one(
         targets = [-1]
     elif probe == "answer":
         targets = [index for index, (label, _) in enumerate(script) if label == "answer"]
+    elif probe == "next":
+        targets = [i for i, (label, _) in enumerate(script) if label == "conductor"][1:]
     else:
         targets = [index for index, (label, _) in enumerate(script) if label == "worker"]
     worker_steps = [name for name in fixture.tools if tools[name].has_arguments]
@@ -313,6 +323,11 @@ async def _probe_one(
         if probe == "decision":
             reply = _decision_of(splice.planned)
             reasons = _score_decision(fixture, reply)
+        elif probe == "next":
+            wanted = _planned_at(script[target][1])
+            plan = parse_plan(reply, list(tools))
+            got = "(invalid)" if isinstance(plan, InvalidPlan) else (plan.tool or plan.kind)
+            reasons = [] if got == wanted else [f"chose {got}, wanted {wanted}"]
         elif probe == "arguments":
             tool = tools[worker_steps[number]]
             reasons = _score_arguments(fixture, tool, fixture.arguments[number], reply)

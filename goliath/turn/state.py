@@ -47,6 +47,8 @@ class TurnState:
         self.facts: dict[str, str] = {}
         self.output_schema = request.output_schema or config.output_schema
         self.steps: list[StepRecord] = []
+        self.planned: list[str] = []
+        """The calls the first plan put after the one running: a hint to the next steps."""
         self.trace: list[Event] = []
         self.handled_by: HandledBy = "device"
         self.escalating = False

@@ -168,7 +168,7 @@ async def _arguments(turn: TurnState, tool: Tool, brief: str) -> Arguments | Mis
             return Arguments(validate_arguments(tool, {}))
         except pydantic.ValidationError:
             return None
-    system = worker_system(instructions=turn.instructions, brief=brief)
+    system = worker_system(instructions=turn.instructions, brief=brief, tool=tool, facts=turn.facts)
     shown = context_steps(tool, await turn.model_steps())
     notes: tuple[str, ...] = ()
     for _attempt in range(2):

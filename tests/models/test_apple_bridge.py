@@ -13,15 +13,14 @@ from typing import Any
 
 import pytest
 import trio
+from bridge_helpers import PLAN
 
 from goliath.classify import classify_model_error, is_invalid_output
 from goliath.errors import ModelError, ModelUnavailableError
 from goliath.models import GenerateRequest
 from goliath.models.apple import AppleModel, apple_schema
-from goliath.schema import plan_schema
 
 FAKE_ROOT = Path(__file__).parent / "fake_apple_fm_sdk"
-PLAN = plan_schema(["list_tasks", "add_task"])
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from typing import Any
 import pydantic
 import pytest
 import trio
-from bridge_helpers import RecordingModel, assert_valid
+from bridge_helpers import PLAN, RecordingModel, assert_valid
 from llama_cpp import LlamaGrammar
 
 from goliath import Agent, tool
@@ -22,11 +22,9 @@ from goliath.models._json import compact_json, limit_strings, with_schema_note
 from goliath.models.llamacpp import LlamaCppModel
 from goliath.models.packaged import QWEN_CODER_1_5B, SMOLLM2_135M
 from goliath.records import FallbackRequest
-from goliath.schema import compact_schema, plan_schema
+from goliath.schema import compact_schema
 
 pytestmark = pytest.mark.slow
-
-PLAN = plan_schema(["list_tasks", "add_task"])
 
 
 class Task(pydantic.BaseModel):

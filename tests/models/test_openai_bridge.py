@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 import trio
-from bridge_helpers import assert_valid, smollm_file
+from bridge_helpers import PLAN, assert_valid, smollm_file
 
 from goliath.classify import classify_model_error, is_invalid_output
 from goliath.errors import (
@@ -26,9 +26,7 @@ from goliath.errors import (
 )
 from goliath.models import GenerateRequest
 from goliath.models.openai import OpenAICompatibleModel
-from goliath.schema import plan_schema
 
-PLAN = plan_schema(["list_tasks", "add_task"])
 READY_TIMEOUT = 120.0
 """Seconds the server may take to load the model and bind its port."""
 

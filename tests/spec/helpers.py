@@ -87,6 +87,23 @@ def labels(model: FakeModel) -> list[str]:
     return [call.label for call in model.calls]
 
 
+def offered_tools(call: Any) -> list[str]:
+    """The tool names a planning call offers (its schema's enum, without the plan's options).
+
+    A turn's first planning call asks for a list of ``calls``; a later one for one ``call``
+    (docs/design.md, "The plan").
+    """
+    from goliath.schema import DONE, HAND_OFF, NO_TOOL
+
+    properties = call.schema["properties"]
+    enum = (
+        properties["calls"]["items"]["enum"]
+        if "calls" in properties
+        else properties["call"]["enum"]
+    )
+    return [name for name in enum if name not in (NO_TOOL, DONE, HAND_OFF)]
+
+
 def calls(model: FakeModel, label: str) -> list[Any]:
     return [call for call in model.calls if call.label == label]
 
