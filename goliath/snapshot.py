@@ -2,8 +2,8 @@
 
 A tool's output, an argument dict or an app's object is copied by a JSON round trip the moment
 it is recorded, so later mutation of the caller's objects cannot change the record, and every
-record encodes to JSON and MessagePack. pydantic models, attrs and dataclass instances and sets
-are turned into plain data on the way.
+record encodes to JSON and MessagePack. msgspec itself encodes dataclass and attrs instances and
+sets; pydantic models are dumped to plain data on the way.
 """
 
 from __future__ import annotations
@@ -19,16 +19,6 @@ __all__ = ["UNSERIALIZABLE", "json_snapshot", "to_plain", "try_snapshot"]
 def _to_builtins_hook(value: Any) -> Any:
     if isinstance(value, pydantic.BaseModel):
         return value.model_dump(mode="json")
-    if hasattr(value, "__attrs_attrs__"):
-        import attrs
-
-        return attrs.asdict(value)
-    if hasattr(value, "__dataclass_fields__"):
-        import dataclasses
-
-        return dataclasses.asdict(value)
-    if isinstance(value, (set, frozenset)):
-        return sorted(value, key=repr)
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 

@@ -16,7 +16,7 @@ import secrets
 import signal
 import socket as socket_module
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import trio
 
@@ -24,7 +24,6 @@ from goliath.agent import Agent
 from goliath.errors import ConfigError
 from goliath.resolve import resolve_object
 
-from .http import serve_http
 from .stream import serve_stream
 
 if TYPE_CHECKING:
@@ -32,6 +31,10 @@ if TYPE_CHECKING:
 
 __all__ = ["load_agent", "serve_agent", "serve_command"]
 
+SERVER_EXTRA_HINT = (
+    "goliath serve needs the daemon's HTTP stack (Starlette, sse-starlette, Hypercorn), which "
+    "the library alone does not install: pip install 'goliath-harness[server]'"
+)
 SHUTDOWN_NOTICE_SECONDS = 2.0
 """After cancelling the last turns on shutdown, how long their clients get to hear about it."""
 
@@ -91,6 +94,7 @@ async def serve_agent(
     With a ``cluster`` the daemon joins the fleet once its HTTP front door is up (other nodes
     forward requests there), and on shutdown hands its shards over before it closes.
     """
+    serve_http = _server_stack()
     async with agent:
         runtime = agent.runtime
         assert runtime is not None  # started by `async with agent`
@@ -137,6 +141,17 @@ async def serve_agent(
             http_closed.set()
 
 
+def _server_stack() -> Any:
+    """``transports.http.serve_http``, or a ConfigError saying which extra to install."""
+    try:
+        from .http import serve_http
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.split(".")[0] in ("starlette", "sse_starlette", "hypercorn"):
+            raise ConfigError(SERVER_EXTRA_HINT) from exc
+        raise
+    return serve_http
+
+
 async def _wait_for_stop(stop: trio.Event | None) -> None:
     with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
         async with trio.open_nursery() as nursery:
@@ -156,6 +171,7 @@ async def _wait_for_stop(stop: trio.Event | None) -> None:
 
 
 def serve_command(args: argparse.Namespace) -> int:
+    _server_stack()  # before anything starts: a missing extra is a one-line error
     token = args.token or os.environ.get("GOLIATH_TOKEN")
     if token is None and not args.socket:
         token = secrets.token_urlsafe(24)

@@ -41,7 +41,7 @@ DEFAULT_WINDOW = 4096
 """Apple's on-device window; used until the SDK reports ``context_size``."""
 CANCEL_GRACE = 2.0
 """Seconds a cancelled call waits for the SDK to finish cancelling its native request."""
-_INSTALL_HINT = "pip install 'goliath[apple]'"
+_INSTALL_HINT = "pip install 'goliath-harness[apple]'"
 _REASONS = {
     "APPLE_INTELLIGENCE_NOT_ENABLED": "turn on Apple Intelligence in System Settings",
     "DEVICE_NOT_ELIGIBLE": "this device cannot run Apple Intelligence (Apple silicon needed)",
@@ -61,7 +61,7 @@ class AppleModel:
             (two extra on-device calls); otherwise estimate them.
 
     Raises (from :meth:`load` or the first call):
-        ModelUnavailableError: the SDK is not installed (``pip install 'goliath[apple]'``,
+        ModelUnavailableError: the SDK is not installed (``pip install 'goliath-harness[apple]'``,
             macOS 26+), or the model is not available; the message gives the system's reason.
 
     Resource handling: the first call starts the SDK's thread; :meth:`close` stops it.
