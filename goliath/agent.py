@@ -9,6 +9,7 @@ does all of that for a script.
 from __future__ import annotations
 
 import contextlib
+import logging
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from types import TracebackType
@@ -49,6 +50,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Agent"]
 
+logger = logging.getLogger("goliath")
+
 CANCEL_GRACE = 10.0
 """Seconds a cancelled caller waits (shielded) for its turn to stop and run its observers."""
 
@@ -78,7 +81,11 @@ class Agent:
         memory: a :class:`~goliath.memory.Memory` for the default conversation, or a factory
             ``(conversation_id) -> Memory`` for one per conversation; default: in-process.
         fallback: the cloud hand-off, ``(FallbackRequest) -> str`` (sync or async).
-        confirm: ``(ConfirmRequest) -> bool | Decision`` (sync or async), asked before writes.
+        confirm: ``(ConfirmRequest) -> bool | Decision`` (sync or async), asked before writes;
+            a sync handler runs in a worker thread. Without one (here or per run) a write is
+            declined (``no confirmation handler``) unless ``auto_approve`` is set.
+        auto_approve: approve writes when no handler is given (the TypeScript original's
+            default); ``requires_confirmation`` tools still decline.
         window: the model's token window, or an (async) callable returning it; default: the
             model's ``window()``, else 4096.
         count_tokens: ``(str) -> int`` (sync or async); default: the model's, else an estimate.
@@ -108,6 +115,7 @@ class Agent:
         memory: MemorySource | None = None,
         fallback: Fallback | None = None,
         confirm: ConfirmHandler | None = None,
+        auto_approve: bool = False,
         window: WindowSource | None = None,
         count_tokens: TokenCounter | None = None,
         budgets: Budgets | None = None,
@@ -140,6 +148,7 @@ class Agent:
         if count_tokens is None:
             turn_options["count_tokens"] = _model_counter(model)
         self.config = AgentConfig(**turn_options)
+        _warn_if_writes_fail_closed(self.config)
         self._memory = memory
         self._memory_is_factory = memory is not None and not _is_memory(memory) and callable(memory)
         if memory is not None and not _is_memory(memory) and not callable(memory):
@@ -348,6 +357,20 @@ def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
     for item in group.exceptions:
         out.extend(_leaves(item) if isinstance(item, BaseExceptionGroup) else [item])
     return out
+
+
+def _warn_if_writes_fail_closed(config: AgentConfig) -> None:
+    """One warning for an agent whose writes will all be declined unless each run brings a
+    confirm handler (BEHAVIOR D11)."""
+    if config.confirm is not None or config.auto_approve:
+        return
+    writes = sorted(name for name, tool in config.tools.items() if tool.writes)
+    if writes:
+        logger.warning(
+            "Agent has write tools (%s) but neither confirm= nor auto_approve=True: each write "
+            "is declined ('no confirmation handler') unless the run passes confirm=.",
+            ", ".join(writes),
+        )
 
 
 def _is_memory(value: object) -> bool:

@@ -94,6 +94,12 @@ def _checked_tool_timeout(value: float | None) -> float | None:
     return _seconds("tool_timeout", value)
 
 
+def _checked_auto_approve(value: bool) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"auto_approve must be True or False, got {value!r}.")
+    return value
+
+
 def _checked_extensions(extensions: Sequence[Any]) -> tuple[Any, ...]:
     return check_extensions(list(extensions))
 
@@ -141,6 +147,7 @@ class AgentConfig:
     budgets: Budgets | None = None
     fallback: Fallback | None = None
     confirm: ConfirmHandler | None = None
+    auto_approve: bool = attrs.field(default=False, converter=_checked_auto_approve)
     on_event: EventCallback | None = None
     facts: FactsSource | None = None
     examples: Sequence[Mapping[str, Any]] | None = None

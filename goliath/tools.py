@@ -24,7 +24,7 @@ from .errors import ConfigError
 from .records import Exchange, StepRecord
 from .schema import compact_schema
 
-__all__ = ["OutputMode", "Tool", "ToolContext", "tool", "tools_by_name"]
+__all__ = ["OutputMode", "Tool", "ToolContext", "is_async_callable", "tool", "tools_by_name"]
 
 OutputMode = Literal["summary", "content"]
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -165,7 +165,7 @@ class Tool:
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> Any:
         """Call ``execute``: async functions in the caller's task, sync ones in a worker thread."""
         execute = self.execute
-        if _is_async(execute):
+        if is_async_callable(execute):
             return await execute(args, ctx)
         result = await trio.to_thread.run_sync(execute, args, ctx)
         if inspect.isawaitable(result):  # a sync wrapper around an async function
@@ -173,7 +173,8 @@ class Tool:
         return result
 
 
-def _is_async(fn: Callable[..., Any]) -> bool:
+def is_async_callable(fn: Callable[..., Any]) -> bool:
+    """Whether calling ``fn`` returns a coroutine (partials and async ``__call__`` included)."""
     while isinstance(fn, functools.partial):
         fn = fn.func
     return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(

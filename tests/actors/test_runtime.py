@@ -314,7 +314,7 @@ class TestSupervision:
             plan("answer"),
             answer("Added."),
         ]
-        agent = Agent(FakeModel(script), tools=tools)
+        agent = Agent(FakeModel(script), tools=tools, auto_approve=True)
         async with agent:
             first = await agent.run("add eggs", turn_id="turn-42")
             second = await agent.run("add eggs", turn_id="turn-42")

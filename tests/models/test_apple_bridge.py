@@ -183,7 +183,7 @@ class TestErrors:
         monkeypatch.setitem(sys.modules, "apple_fm_sdk", None)  # makes the import fail
         model = AppleModel()
         try:
-            with pytest.raises(ModelUnavailableError, match=r"goliath\[apple\]") as caught:
+            with pytest.raises(ModelUnavailableError, match=r"goliath-harness\[apple\]") as caught:
                 await model.generate(request())
             if sys.platform != "darwin":
                 assert "macOS 26" in str(caught.value)
