@@ -368,7 +368,8 @@ def _warn_if_writes_fail_closed(config: AgentConfig) -> None:
     if writes:
         logger.warning(
             "Agent has write tools (%s) but neither confirm= nor auto_approve=True: each write "
-            "is declined ('no confirmation handler') unless the run passes confirm=.",
+            "is declined ('no confirmation handler') unless its run brings a confirm handler "
+            "(as the daemon's runs do).",
             ", ".join(writes),
         )
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import functools
 import inspect
+import logging
 import os
 import secrets
 import signal
@@ -22,7 +23,7 @@ import trio
 
 from goliath.agent import Agent
 from goliath.errors import ConfigError
-from goliath.resolve import resolve_object
+from goliath.resolve import resolve_model, resolve_object
 
 from .stream import serve_stream
 
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = ["load_agent", "serve_agent", "serve_command"]
 
+logger = logging.getLogger("goliath.serve")
 SERVER_EXTRA_HINT = (
     "goliath serve needs the daemon's HTTP stack (Starlette, sse-starlette, Hypercorn), which "
     "the library alone does not install: pip install 'goliath-harness[server]'"
@@ -130,6 +132,7 @@ async def serve_agent(
                 binds.append(f"stream+unix://{stream_socket}")
             task_status.started(binds)
             await _wait_for_stop(stop)
+            logger.info("draining: running turns may finish within %g s", grace)
             await runtime.drain(grace)
             for ticket in runtime.supervisor.running():
                 runtime.cancel(ticket.turn_id, "the daemon is shutting down")
@@ -178,7 +181,10 @@ def serve_command(args: argparse.Namespace) -> int:
         print(f"goliath: no token configured; this run's token is {token}", file=sys.stderr)
 
     async def main() -> None:
-        agent, cluster = _with_store(await load_agent(args.target), args)
+        agent = await load_agent(args.target)
+        if getattr(args, "model", None):
+            agent = agent.with_options(model=resolve_model(args.model))
+        agent, cluster = _with_store(agent, args)
         async with trio.open_nursery() as nursery:
             binds = await nursery.start(
                 functools.partial(
@@ -194,6 +200,7 @@ def serve_command(args: argparse.Namespace) -> int:
                 )
             )
             print(f"goliath: serving on {', '.join(binds)}", file=sys.stderr, flush=True)
+            logger.info("serving %s with model %r", args.target, agent.model)
 
     trio.run(main)
     return 0
