@@ -23,7 +23,7 @@ from goliath.errors import (
     GoliathError,
 )
 from goliath.ids import check_conversation_id
-from goliath.models import GenerateRequest
+from goliath.models import GenerateRequest, TextSink
 from goliath.records import Decision, MemoryState
 from goliath.session import Session
 
@@ -116,8 +116,12 @@ class Runtime:
         )
         self.ready = False
 
-    async def _start(self, request: GenerateRequest, key: str, turn_id: str) -> RunningCall:
-        return await self.model_worker.start(request, conversation=key, turn_id=turn_id)
+    async def _start(
+        self, request: GenerateRequest, key: str, turn_id: str, on_text: TextSink | None
+    ) -> RunningCall:
+        return await self.model_worker.start(
+            request, conversation=key, turn_id=turn_id, on_text=on_text
+        )
 
     async def serve(
         self, *, task_status: trio.TaskStatus[Runtime] = trio.TASK_STATUS_IGNORED

@@ -25,7 +25,7 @@ from goliath.turn import run_turn
 
 from .conversation import ConversationActor
 from .messages import Cancel, ConfirmReply, Failure
-from .model_worker import RunningCall
+from .model_worker import StartCall
 from .ticket import Ticket
 
 
@@ -61,7 +61,7 @@ class Supervisor:
         *,
         config: AgentConfig,
         make_session: Callable[[str | None], Awaitable[Session]],
-        start: Callable[[GenerateRequest, str, str], Awaitable[RunningCall]],
+        start: StartCall,
         mailbox_size: int,
         idle_timeout: float,
         restart_limit: int,

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,7 @@ import attrs
 import pydantic
 import trio
 
+from ._asyncio_host import AsyncioHost, running_library
 from ._util import maybe_await
 from .budget import DEFAULT_WINDOW, Budgets, TokenCounter
 from .config import (
@@ -37,10 +39,12 @@ from .config import (
     WindowSource,
 )
 from .errors import ConfigError, GoliathError
+from .events import Event
 from .memory import InMemory, Memory
-from .models import Model
+from .models import Model, TextSink
 from .records import RunResult
 from .session import Session
+from .streaming import ResultEvent, StreamEvent, TokenEvent
 from .tools import Tool
 
 if TYPE_CHECKING:
@@ -163,6 +167,7 @@ class Agent:
         self._runtime: Runtime | None = None
         self._exit_stack: contextlib.AsyncExitStack | None = None
         self._nursery: trio.Nursery | None = None
+        self._host: AsyncioHost | None = None
 
     def with_options(self, **changes: Any) -> Agent:
         """A new agent with the same options except ``changes`` (e.g. another ``memory``)."""
@@ -184,10 +189,46 @@ class Agent:
         return self.config.tools
 
     async def __aenter__(self) -> Agent:
-        if self._exit_stack is not None:
+        """Start the runtime: under Trio in a nursery of the caller's task; under asyncio
+        (FastAPI, Jupyter) as a Trio guest run inside the running asyncio loop."""
+        if self._exit_stack is not None or self._host is not None:
             raise GoliathError(
                 "This agent is already running; `async with agent:` cannot be nested."
             )
+        if running_library() == "asyncio":
+            host = AsyncioHost()
+            await host.start(self._running)
+            self._host = host
+            return self
+        await self._start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        host = self._host
+        if host is not None:
+            self._host = None
+            await host.stop()
+            return None
+        await self._stop(exc_type, exc, tb)
+        return None
+
+    @contextlib.asynccontextmanager
+    async def _running(self) -> AsyncIterator[None]:
+        """The runtime, started and stopped inside a Trio run (the asyncio host's guest)."""
+        await self._start()
+        try:
+            yield
+        except BaseException as exc:
+            await self._stop(type(exc), exc, exc.__traceback__)
+            raise
+        await self._stop(None, None, None)
+
+    async def _start(self) -> None:
         from actors.runtime import Runtime, RuntimeLimits
 
         stack = contextlib.AsyncExitStack()
@@ -213,14 +254,13 @@ class Agent:
         self._runtime = runtime
         self._exit_stack = stack
         self._nursery = nursery
-        return self
 
-    async def __aexit__(
+    async def _stop(
         self,
         exc_type: type[BaseException] | None,
         exc: BaseException | None,
         tb: TracebackType | None,
-    ) -> bool | None:
+    ) -> None:
         stack, runtime, nursery = self._exit_stack, self._runtime, self._nursery
         self._exit_stack = None
         self._runtime = None
@@ -231,7 +271,6 @@ class Agent:
         finally:
             nursery.cancel_scope.cancel()
             await _close_unwrapped(stack, exc_type, exc, tb)
-        return None
 
     async def _make_session(self, conversation_id: str | None) -> Session:
         memory = self._memory
@@ -282,27 +321,27 @@ class Agent:
         call waits (shielded, at most ``CANCEL_GRACE`` seconds) for the turn to stop and its
         ``on_error``/``on_finish`` observers to run, then raises ``trio.Cancelled``.
         """
-        request = TurnRequest(
-            ask=ask,
-            turn_id=turn_id or uuid.uuid4().hex,
+        if running_library() == "asyncio" and self._host is not None:
+            return await self._host.call(
+                self.run,
+                ask,
+                conversation_id=conversation_id,
+                confirm=confirm,
+                output_schema=output_schema,
+                on_event=on_event,
+                context=context,
+                turn_id=turn_id,
+            )
+        request = self._request(
+            ask,
             conversation_id=conversation_id,
-            context=context,
             confirm=confirm,
             output_schema=output_schema,
             on_event=on_event,
+            context=context,
+            turn_id=turn_id,
         )
-        if conversation_id is not None and self._memory is not None and not self._memory_is_factory:
-            raise ConfigError(
-                "Named conversations require a memory factory: pass "
-                "memory=lambda conversation_id: ... so each conversation gets its own Memory. "
-                "A single Memory object serves only the default conversation."
-            )
-        runtime = self._runtime
-        if runtime is None:
-            raise GoliathError(
-                "agent.run() was called before the runtime started. Wrap your calls in "
-                "`async with agent:`, or call agent.run_sync(...) from synchronous code."
-            )
+        runtime = self._started("run")
         ticket = await runtime.submit(request)
         try:
             await ticket.done.wait()
@@ -313,6 +352,117 @@ class Agent:
                 await ticket.done.wait()
             raise
         return ticket.unwrap()
+
+    async def run_stream(
+        self,
+        ask: str,
+        *,
+        conversation_id: str | None = None,
+        confirm: ConfirmHandler | None = None,
+        output_schema: type[pydantic.BaseModel] | None = None,
+        on_event: EventCallback | None = None,
+        context: Any = None,
+        turn_id: str | None = None,
+    ) -> AsyncIterator[StreamEvent]:
+        """Run one turn and yield its events as they happen, then its result.
+
+        ``async for event in agent.run_stream(ask):`` sees each trace event, the prose answer's
+        text in :class:`~goliath.streaming.TokenEvent` pieces while the model writes it (from
+        models that stream: llama.cpp, OpenAI-compatible servers, Apple's model), and last a
+        :class:`~goliath.streaming.ResultEvent` holding the :class:`~goliath.RunResult`. The
+        options are :meth:`run`'s. Works under Trio and, after ``async with agent:``, asyncio.
+
+        Raises: what :meth:`run` raises, from the iteration (a failed turn raises its error
+        where the result would have been).
+
+        Cancellation: leaving the loop early (``break``), or cancelling the iterating task,
+        cancels the turn.
+        """
+        options: dict[str, Any] = {
+            "conversation_id": conversation_id,
+            "confirm": confirm,
+            "output_schema": output_schema,
+            "on_event": on_event,
+            "context": context,
+            "turn_id": turn_id,
+        }
+        if running_library() == "asyncio" and self._host is not None:
+            async for item in self._host.stream(lambda: self._stream(ask, options)):
+                yield item
+            return
+        async for item in self._stream(ask, options):
+            yield item
+
+    async def _stream(self, ask: str, options: dict[str, Any]) -> AsyncIterator[StreamEvent]:
+        send, receive = trio.open_memory_channel[StreamEvent](math.inf)
+        user_on_event = options.pop("on_event")
+
+        def on_event(event: Event) -> None:
+            send.send_nowait(event)
+            if user_on_event is not None:
+                user_on_event(event)
+
+        def on_token(text: str) -> None:
+            send.send_nowait(TokenEvent(text=text))
+
+        request = self._request(ask, on_event=on_event, on_token=on_token, **options)
+        runtime = self._started("run_stream")
+        nursery = self._nursery
+        assert nursery is not None
+        ticket = await runtime.submit(request)
+
+        async def close_when_done() -> None:
+            await ticket.done.wait()
+            send.close()
+
+        nursery.start_soon(close_when_done)
+        try:
+            async for item in receive:
+                yield item
+            yield ResultEvent(result=ticket.unwrap())
+        finally:
+            if not ticket.done.is_set():
+                runtime.cancel(ticket.turn_id, "the stream was closed")
+
+    def _request(
+        self,
+        ask: str,
+        *,
+        conversation_id: str | None,
+        confirm: ConfirmHandler | None,
+        output_schema: type[pydantic.BaseModel] | None,
+        on_event: EventCallback | None,
+        context: Any,
+        turn_id: str | None,
+        on_token: TextSink | None = None,
+    ) -> TurnRequest:
+        request = TurnRequest(
+            ask=ask,
+            turn_id=turn_id or uuid.uuid4().hex,
+            conversation_id=conversation_id,
+            context=context,
+            confirm=confirm,
+            output_schema=output_schema,
+            on_event=on_event,
+            on_token=on_token,
+        )
+        if conversation_id is not None and self._memory is not None and not self._memory_is_factory:
+            raise ConfigError(
+                "Named conversations require a memory factory: pass "
+                "memory=lambda conversation_id: ... so each conversation gets its own Memory. "
+                "A single Memory object serves only the default conversation."
+            )
+        return request
+
+    def _started(self, method: str) -> Runtime:
+        runtime = self._runtime
+        if runtime is None:
+            raise GoliathError(
+                f"agent.{method}() was called before the runtime started. Wrap your calls in "
+                "`async with agent:` (under Trio or asyncio), or call agent.run_sync(...) from "
+                "synchronous code."
+            )
+        return runtime
 
     def run_sync(self, ask: str, **options: Any) -> RunResult:
         """Start Trio and the runtime, run one turn, stop. For scripts and the REPL."""

@@ -13,6 +13,7 @@ from .errors import ConfigError
 from .events import Event
 from .extensions import check_extensions
 from .ids import check_conversation_id
+from .models import TextSink
 from .records import ConfirmRequest, Decision, FallbackRequest
 from .tools import Tool, tools_by_name
 
@@ -166,3 +167,5 @@ class TurnRequest:
         default=None, converter=_checked_output_schema
     )
     on_event: EventCallback | None = None
+    on_token: TextSink | None = None
+    """Receives the prose answer's text as the model writes it (a streaming run)."""
