@@ -148,8 +148,8 @@ class Runtime:
         answered from that turn, never run again (a turn id belongs to one conversation). With a
         store the run is recorded before it is queued, so it survives a crash as ``interrupted``.
 
-        ``outbox`` is for remote callers: the turn's events, confirmation asks and its last
-        message go there, and a write waits for a :class:`~actors.messages.ConfirmReply`
+        ``outbox`` is for remote callers: the turn's events, its answer's text as it is written
+        (:class:`~actors.messages.Token`), confirmation asks and its last message go there, and a write waits for a :class:`~actors.messages.ConfirmReply`
         (delivered with :meth:`confirm`) instead of calling a handler in this process. Without
         one the caller waits on ``ticket.done``.
 
@@ -163,7 +163,10 @@ class Runtime:
             if outbox is not None:
                 ticket.outbox = outbox
                 ticket.request = attrs.evolve(
-                    request, confirm=ticket.confirm_remotely, on_event=ticket.publish
+                    request,
+                    confirm=ticket.confirm_remotely,
+                    on_event=ticket.publish,
+                    on_token=ticket.publish_token,
                 )
             ticket = await self._enqueue(ticket)
         if ticket.conversation_id != request.conversation_id:
