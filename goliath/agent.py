@@ -14,11 +14,12 @@ import math
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, Self, overload
 
 import attrs
 import pydantic
 import trio
+from typing_extensions import TypeVar
 
 from ._asyncio_host import AsyncioHost, running_library
 from ._util import maybe_await
@@ -42,10 +43,10 @@ from .errors import ConfigError, GoliathError
 from .events import Event
 from .memory import InMemory, Memory
 from .models import Model, TextSink
-from .records import RunResult
+from .records import Out, RunResult
 from .session import Session
 from .streaming import ResultEvent, StreamEvent, TokenEvent
-from .tools import Tool
+from .tools import Deps, Tool
 
 if TYPE_CHECKING:
     from actors.cluster import Cluster
@@ -53,6 +54,8 @@ if TYPE_CHECKING:
     from actors.store import Store
 
 __all__ = ["Agent"]
+
+T = TypeVar("T", bound=pydantic.BaseModel)
 
 logger = logging.getLogger("goliath")
 
@@ -71,8 +74,13 @@ OPTIONS = TURN_OPTIONS | RUNTIME_OPTIONS
 """Every keyword option of ``Agent(model, ...)``."""
 
 
-class Agent:
+class Agent(Generic[Deps, Out]):
     """An agent for a small local model: tools, memory, confirmation, fallback, extensions.
+
+    Generic in the run's application context (``Deps``: ``Agent.run(context=...)``, what tools
+    read as ``ToolContext[Deps].context``) and the structured answer (``Out``: the
+    ``output_schema``), so ``Agent(model, output_schema=Weather)`` runs return
+    ``RunResult[Weather]``; annotate ``agent: Agent[MyDeps, Weather]`` to fix both.
 
     Every option after ``model`` is a keyword. Construction checks everything it can
     (:class:`~goliath.errors.ConfigError`); nothing starts until ``async with agent:`` or
@@ -129,7 +137,7 @@ class Agent:
         facts: FactsSource | None = None,
         examples: Sequence[Mapping[str, Any]] | None = None,
         extensions: Sequence[Any] = (),
-        output_schema: type[pydantic.BaseModel] | None = None,
+        output_schema: type[Out] | None = None,
         session_retry_after: float | None = DEFAULT_SESSION_RETRY_AFTER,
         confirm_timeout: float | None = DEFAULT_CONFIRM_TIMEOUT,
         model_timeout: float | None = DEFAULT_MODEL_TIMEOUT,
@@ -169,7 +177,7 @@ class Agent:
         self._nursery: trio.Nursery | None = None
         self._host: AsyncioHost | None = None
 
-    def with_options(self, **changes: Any) -> Agent:
+    def with_options(self, **changes: Any) -> Agent[Any, Any]:
         """A new agent with the same options except ``changes`` (e.g. another ``memory``)."""
         unknown = set(changes) - OPTIONS - {"model"}
         if unknown:
@@ -188,7 +196,7 @@ class Agent:
     def tools(self) -> Mapping[str, Tool]:
         return self.config.tools
 
-    async def __aenter__(self) -> Agent:
+    async def __aenter__(self) -> Self:
         """Start the runtime: under Trio in a nursery of the caller's task; under asyncio
         (FastAPI, Jupyter) as a Trio guest run inside the running asyncio loop."""
         if self._exit_stack is not None or self._host is not None:
@@ -294,6 +302,32 @@ class Agent:
 
     # ---------------------------------------------------------------- runs
 
+    @overload
+    async def run(
+        self,
+        ask: str,
+        *,
+        conversation_id: str | None = None,
+        confirm: ConfirmHandler | None = None,
+        output_schema: None = None,
+        on_event: EventCallback | None = None,
+        context: Deps | None = None,
+        turn_id: str | None = None,
+    ) -> RunResult[Out]: ...
+
+    @overload
+    async def run(
+        self,
+        ask: str,
+        *,
+        conversation_id: str | None = None,
+        confirm: ConfirmHandler | None = None,
+        output_schema: type[T],
+        on_event: EventCallback | None = None,
+        context: Deps | None = None,
+        turn_id: str | None = None,
+    ) -> RunResult[T]: ...
+
     async def run(
         self,
         ask: str,
@@ -302,9 +336,9 @@ class Agent:
         confirm: ConfirmHandler | None = None,
         output_schema: type[pydantic.BaseModel] | None = None,
         on_event: EventCallback | None = None,
-        context: Any = None,
+        context: Deps | None = None,
         turn_id: str | None = None,
-    ) -> RunResult:
+    ) -> RunResult[Any]:
         """Run one turn and return its result.
 
         Runs of one conversation are serialized; different conversations run concurrently.
@@ -361,7 +395,7 @@ class Agent:
         confirm: ConfirmHandler | None = None,
         output_schema: type[pydantic.BaseModel] | None = None,
         on_event: EventCallback | None = None,
-        context: Any = None,
+        context: Deps | None = None,
         turn_id: str | None = None,
     ) -> AsyncIterator[StreamEvent]:
         """Run one turn and yield its events as they happen, then its result.
@@ -464,14 +498,38 @@ class Agent:
             )
         return runtime
 
-    def run_sync(self, ask: str, **options: Any) -> RunResult:
-        """Start Trio and the runtime, run one turn, stop. For scripts and the REPL."""
+    def run_sync(
+        self,
+        ask: str,
+        *,
+        conversation_id: str | None = None,
+        confirm: ConfirmHandler | None = None,
+        output_schema: type[pydantic.BaseModel] | None = None,
+        on_event: EventCallback | None = None,
+        context: Deps | None = None,
+        turn_id: str | None = None,
+    ) -> RunResult[Out]:
+        """Start Trio and the runtime, run one turn, stop. For scripts and the REPL.
 
-        async def main() -> RunResult:
+        Takes :meth:`run`'s options. In-process memory survives between calls on the same
+        agent. From inside a running event loop (asyncio, Jupyter) use ``async with agent:``
+        and ``await agent.run(...)`` instead: this call would block that loop.
+        """
+
+        async def main() -> RunResult[Any]:
             async with self:
-                return await self.run(ask, **options)
+                return await self.run(
+                    ask,
+                    conversation_id=conversation_id,
+                    confirm=confirm,
+                    output_schema=output_schema,
+                    on_event=on_event,
+                    context=context,
+                    turn_id=turn_id,
+                )
 
-        return trio.run(main)
+        result: RunResult[Out] = trio.run(main)
+        return result
 
     def is_session_fallback(self, conversation_id: str | None = None) -> bool:
         """Whether this conversation's turns are currently handed straight to the fallback."""

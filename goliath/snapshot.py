@@ -13,10 +13,11 @@ from typing import Any
 import msgspec
 import pydantic
 
-__all__ = ["UNSERIALIZABLE", "json_snapshot", "to_plain", "try_snapshot"]
+__all__ = ["UNSERIALIZABLE", "json_snapshot", "to_builtins_hook", "to_plain", "try_snapshot"]
 
 
-def _to_builtins_hook(value: Any) -> Any:
+def to_builtins_hook(value: Any) -> Any:
+    """msgspec's ``enc_hook`` for values it cannot encode itself (pydantic models)."""
     if isinstance(value, pydantic.BaseModel):
         return value.model_dump(mode="json")
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
@@ -32,7 +33,7 @@ def json_snapshot(value: Any) -> Any:
     Snapshots are what step records keep: later mutation of the tool's own objects cannot
     change what was recorded, and records always encode to JSON and MessagePack.
     """
-    return msgspec.json.decode(msgspec.json.encode(value, enc_hook=_to_builtins_hook))
+    return msgspec.json.decode(msgspec.json.encode(value, enc_hook=to_builtins_hook))
 
 
 def try_snapshot(value: Any) -> Any:
