@@ -13,6 +13,7 @@ from .errors import ConfigError
 from .events import Event
 from .extensions import check_extensions
 from .ids import check_conversation_id
+from .models import TextSink
 from .records import ConfirmRequest, Decision, FallbackRequest
 from .tools import Tool, tools_by_name
 
@@ -94,6 +95,12 @@ def _checked_tool_timeout(value: float | None) -> float | None:
     return _seconds("tool_timeout", value)
 
 
+def _checked_auto_approve(value: bool) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"auto_approve must be True or False, got {value!r}.")
+    return value
+
+
 def _checked_extensions(extensions: Sequence[Any]) -> tuple[Any, ...]:
     return check_extensions(list(extensions))
 
@@ -141,6 +148,7 @@ class AgentConfig:
     budgets: Budgets | None = None
     fallback: Fallback | None = None
     confirm: ConfirmHandler | None = None
+    auto_approve: bool = attrs.field(default=False, converter=_checked_auto_approve)
     on_event: EventCallback | None = None
     facts: FactsSource | None = None
     examples: Sequence[Mapping[str, Any]] | None = None
@@ -159,3 +167,5 @@ class TurnRequest:
         default=None, converter=_checked_output_schema
     )
     on_event: EventCallback | None = None
+    on_token: TextSink | None = None
+    """Receives the prose answer's text as the model writes it (a streaming run)."""

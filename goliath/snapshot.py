@@ -2,8 +2,8 @@
 
 A tool's output, an argument dict or an app's object is copied by a JSON round trip the moment
 it is recorded, so later mutation of the caller's objects cannot change the record, and every
-record encodes to JSON and MessagePack. pydantic models, attrs and dataclass instances and sets
-are turned into plain data on the way.
+record encodes to JSON and MessagePack. msgspec itself encodes dataclass and attrs instances and
+sets; pydantic models are dumped to plain data on the way.
 """
 
 from __future__ import annotations
@@ -13,22 +13,13 @@ from typing import Any
 import msgspec
 import pydantic
 
-__all__ = ["UNSERIALIZABLE", "json_snapshot", "to_plain", "try_snapshot"]
+__all__ = ["UNSERIALIZABLE", "json_snapshot", "to_builtins_hook", "to_plain", "try_snapshot"]
 
 
-def _to_builtins_hook(value: Any) -> Any:
+def to_builtins_hook(value: Any) -> Any:
+    """msgspec's ``enc_hook`` for values it cannot encode itself (pydantic models)."""
     if isinstance(value, pydantic.BaseModel):
         return value.model_dump(mode="json")
-    if hasattr(value, "__attrs_attrs__"):
-        import attrs
-
-        return attrs.asdict(value)
-    if hasattr(value, "__dataclass_fields__"):
-        import dataclasses
-
-        return dataclasses.asdict(value)
-    if isinstance(value, (set, frozenset)):
-        return sorted(value, key=repr)
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
@@ -42,7 +33,7 @@ def json_snapshot(value: Any) -> Any:
     Snapshots are what step records keep: later mutation of the tool's own objects cannot
     change what was recorded, and records always encode to JSON and MessagePack.
     """
-    return msgspec.json.decode(msgspec.json.encode(value, enc_hook=_to_builtins_hook))
+    return msgspec.json.decode(msgspec.json.encode(value, enc_hook=to_builtins_hook))
 
 
 def try_snapshot(value: Any) -> Any:

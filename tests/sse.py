@@ -18,7 +18,8 @@ from httpx_sse import EventSource
 async def iter_sse(response: httpx.Response) -> AsyncIterator[tuple[str, Any]]:
     """Yield each event of a streaming response as it arrives."""
     async for event in EventSource(response).aiter_sse():
-        yield event.event, json.loads(event.data)
+        if event.data:  # an event without data is not dispatched (the SSE standard)
+            yield event.event, json.loads(event.data)
 
 
 async def sse_events(response: httpx.Response) -> list[tuple[str, Any]]:
@@ -31,4 +32,8 @@ def parse_sse(text: str) -> list[tuple[str, Any]]:
     response = httpx.Response(
         200, headers={"content-type": "text/event-stream"}, content=text.encode()
     )
-    return [(event.event, json.loads(event.data)) for event in EventSource(response).iter_sse()]
+    return [
+        (event.event, json.loads(event.data))
+        for event in EventSource(response).iter_sse()
+        if event.data
+    ]

@@ -32,10 +32,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from actors.messages import (
     Cancel,
-    ConfirmAsk,
     ConfirmReply,
     DeleteMemory,
-    EventMessage,
     Failure,
     GetMemory,
     GetTurn,
@@ -46,10 +44,10 @@ from actors.messages import (
     Run,
     TurnStatus,
 )
-from actors.runtime import RequestError, Runtime
+from actors.runtime import RequestError, Runtime, final_message
 from goliath.ids import URL_SAFE_ID, URL_SAFE_RULE
-from goliath.snapshot import json_snapshot
 
+from .feeds import Feeds, TurnFeed, sse_event, wire_event
 from .forward import Forwarder, Router
 from .openapi import openapi_document
 from .wire import (
@@ -225,6 +223,7 @@ def create_app(
     """
     bounds = limits or HttpLimits()
     forwarder = Forwarder(router, token) if router is not None else None
+    feeds = Feeds()
     document = _encoder.encode(openapi_document(bounds))
     get_runtime = runtime if callable(runtime) else (lambda: runtime)
 
@@ -269,6 +268,10 @@ def create_app(
         if forwarder is not None and (url := await forwarder.owner(request, cid)):
             return forwarder.relay(request, url, raw)
         body = _decode(raw, RunRequest)
+        after = _last_event_id(request)
+        resumed = feeds.get(body.turn_id) if body.turn_id is not None else None
+        if resumed is not None and resumed.conversation_id == cid:
+            return _event_stream(resumed, after)  # the same turn again: resume its stream
         if len(body.ask) > bounds.max_ask_chars:
             raise HTTPError(
                 413,
@@ -277,19 +280,28 @@ def create_app(
                 "Small models read short asks well: shorten it, or put long material in files.",
             )
         turn_id = uuid.uuid4().hex if body.turn_id is None else _checked_id(body.turn_id, "turn id")
-        outbox, replies = trio.open_memory_channel[Outbound](math.inf)
+        feed = feeds.open(turn_id, cid)
         message = Run(turn_id=turn_id, ask=body.ask, conversation_id=cid, context=body.context)
         try:
-            await get_runtime().handle(message, outbox.send_nowait)
+            await get_runtime().handle(message, feed.outbox)
         except RequestError as exc:
+            feeds.discard(turn_id)
             raise HTTPError(STATUS.get(exc.code, 500), exc.code, exc.message) from None
-        return EventSourceResponse(
-            _stream(replies, turn_id, cid),
-            headers={"cache-control": "no-cache", "x-goliath-turn-id": turn_id},
-            ping=HEARTBEAT_SECONDS,
-            ping_message_factory=lambda: ServerSentEvent(comment="keep-alive", sep="\n"),
-            sep="\n",
-        )
+        return _event_stream(feed, 0)
+
+    async def turn_events(request: Request) -> Response:
+        """A turn's stream from the event after ``Last-Event-ID`` (a reconnecting client)."""
+        turn = _checked_id(request.path_params["turn_id"], "turn id")
+        after = _last_event_id(request)
+        feed = feeds.get(turn)
+        if feed is not None:
+            return _event_stream(feed, after)
+        conversation = request.query_params.get("conversation_id")
+        if forwarder is not None and (url := await turn_owner(request, turn, conversation)):
+            return forwarder.relay(request, url, b"")
+        reply = await request_reply(GetTurn(turn_id=turn))  # 404 for an unknown turn
+        assert isinstance(reply, TurnStatus)
+        return _event_stream(_final_feed(get_runtime(), turn, reply), after)
 
     async def answer_turn(request: Request) -> Response:
         turn = _checked_id(request.path_params["turn_id"], "turn id")
@@ -363,6 +375,7 @@ def create_app(
         Route("/v1/conversations/{conversation_id}/memory", memory, methods=["GET", "DELETE"]),
         Route("/v1/turns/{turn_id}/confirm", answer_turn, methods=["POST"]),
         Route("/v1/turns/{turn_id}/cancel", answer_turn, methods=["POST"]),
+        Route("/v1/turns/{turn_id}/events", turn_events, methods=["GET"]),
         Route("/v1/turns/{turn_id}", get_turn, methods=["GET"]),
     ]
     return Starlette(
@@ -376,48 +389,56 @@ def create_app(
     )
 
 
-def _sse(event: str, payload: Any) -> ServerSentEvent:
-    data = payload if isinstance(payload, bytes) else _encoder.encode(payload)
-    return ServerSentEvent(data.decode(), event=event, sep="\n")
+def _last_event_id(request: Request) -> int:
+    """The ``Last-Event-ID`` a reconnecting client sends (0: from the start)."""
+    raw = request.headers.get("last-event-id", "").strip(" \t")
+    if not raw:
+        return 0
+    if not (raw.isascii() and raw.isdigit()):
+        raise HTTPError(400, "invalid", f"Last-Event-ID {raw[:40]!r} is not an event id")
+    return int(raw)
 
 
-def _to_sse(message: Outbound) -> tuple[ServerSentEvent | None, bool]:
-    """The SSE event for one runtime message, and whether it ends the stream."""
-    match message:
-        case EventMessage(event=event):
-            return _sse(event.type, event), False
-        case ConfirmAsk():
-            payload = {
-                "turn_id": message.turn_id,
-                "call_id": message.call_id,
-                "tool": message.tool,
-                "input": message.input,
-                "brief": message.brief,
-            }
-            return _sse("confirm_request", payload), False
-        case ResultMessage(result=result):
-            return _sse("result", json_snapshot(result)), True
-        case Failure(code=code, message=text):
-            return _sse("error", {"code": code, "message": text}), True
-    return None, False
+def _event_stream(feed: TurnFeed | _WaitingFeed, after: int) -> Response:
+    return EventSourceResponse(
+        feed.follow(after),
+        headers={"cache-control": "no-cache", "x-goliath-turn-id": feed.turn_id},
+        ping=HEARTBEAT_SECONDS,
+        ping_message_factory=lambda: ServerSentEvent(comment="keep-alive", sep="\n"),
+        sep="\n",
+    )
 
 
-async def _stream(
-    replies: trio.MemoryReceiveChannel[Outbound], turn_id: str, conversation_id: str
-) -> AsyncIterator[ServerSentEvent]:
-    """A turn's messages as SSE events, until its end.
+def _final_feed(runtime: Runtime, turn_id: str, status: TurnStatus) -> _WaitingFeed:
+    """A turn whose events were not kept here: its end, once it has one."""
+    return _WaitingFeed(runtime, turn_id, status)
 
-    A client that leaves does not cancel the turn (sse-starlette stops this generator): it
-    keeps running and its result can be read with ``GET /v1/turns/{turn_id}`` (cancel
-    explicitly to stop it).
-    """
-    yield _sse("turn", {"turn_id": turn_id, "conversation_id": conversation_id})
-    async for message in replies:
-        event, last = _to_sse(message)
-        if event is not None:
-            yield event
-        if last:
-            return
+
+class _WaitingFeed:
+    """Just a turn's last event (``result`` or ``error``), waiting for it when it still runs."""
+
+    def __init__(self, runtime: Runtime, turn_id: str, status: TurnStatus) -> None:
+        self.runtime = runtime
+        self.turn_id = turn_id
+        self.status = status
+
+    async def follow(self, after: int = 0) -> AsyncIterator[ServerSentEvent]:
+        ticket = self.runtime.supervisor.ticket(self.turn_id)
+        if ticket is not None:
+            await ticket.done.wait()
+            message: Outbound = final_message(ticket)
+        elif self.status.result is not None:
+            message = ResultMessage(turn_id=self.turn_id, result=self.status.result)
+        else:
+            message = Failure(
+                turn_id=self.turn_id,
+                code="interrupted" if self.status.status == "interrupted" else "error",
+                message=f"the turn is {self.status.status}; its events were not kept",
+            )
+        wired = wire_event(message)
+        assert wired is not None
+        name, payload, _ = wired
+        yield sse_event(name, payload)
 
 
 async def serve_http(

@@ -54,6 +54,7 @@ ID_SCHEMA = {"type": "string", "pattern": URL_SAFE_ID.pattern}
 STREAM_EVENTS = [
     "turn",
     *(member.__struct_config__.tag for member in get_args(Event)),
+    "token",
     "confirm_request",
     "result",
     "error",
@@ -62,13 +63,25 @@ SSE_EVENT = {
     "type": "object",
     "description": (
         "One Server-Sent Event of the stream (OpenAPI 3.1 describes each event of a "
-        "text/event-stream): `event` names it, `data` is its JSON."
+        "text/event-stream): `event` names it, `data` is its JSON, `id` numbers it within the "
+        "turn (1, 2, 3, ...) so a client can resume with `Last-Event-ID`."
     ),
     "required": ["event", "data"],
     "properties": {
         "event": {"type": "string", "enum": STREAM_EVENTS},
         "data": {"type": "string", "contentMediaType": "application/json"},
+        "id": {"type": "string", "pattern": "^[0-9]+$"},
     },
+}
+LAST_EVENT_ID = {
+    "name": "Last-Event-ID",
+    "in": "header",
+    "required": False,
+    "description": (
+        "Resume: only the events after this id (the last one the client saw); empty or absent: "
+        "from the start."
+    ),
+    "schema": {"type": "string", "pattern": "^[0-9]*$"},
 }
 UNAUTHORIZED = _error("missing or wrong bearer token")
 
@@ -103,12 +116,15 @@ def openapi_document(limits: HttpLimits | None = None) -> dict[str, Any]:
                 "summary": "Start a turn and stream its events",
                 "description": (
                     "Server-Sent Events: `turn` first ({turn_id, conversation_id}), then one event "
-                    "per trace event (`event:` is its type, `data:` its JSON), `confirm_request` "
+                    "per trace event (`event:` is its type, `data:` its JSON), `token` ({text}) "
+                    "pieces of the answer while the model writes it, `confirm_request` "
                     "({turn_id, call_id, tool, input, brief}) while a write waits, and a last "
-                    "`result` (the RunResult) or `error` ({code, message})."
+                    "`result` (the RunResult) or `error` ({code, message}). Every event has an "
+                    "`id:`; the same request again (same `turn_id`) with `Last-Event-ID` resumes "
+                    "the stream after that event."
                 ),
                 "operationId": "startRun",
-                "parameters": [conversation],
+                "parameters": [conversation, LAST_EVENT_ID],
                 "requestBody": _body("RunRequest"),
                 "security": security,
                 "responses": {
@@ -155,6 +171,28 @@ def openapi_document(limits: HttpLimits | None = None) -> dict[str, Any]:
                     "401": UNAUTHORIZED,
                     "404": _error("unknown turn (or a turn of another conversation)"),
                     "413": _error("the body is too large"),
+                },
+            }
+        },
+        "/v1/turns/{turn_id}/events": {
+            "get": {
+                "summary": "Resume a turn's event stream",
+                "description": (
+                    "The turn's Server-Sent Events after `Last-Event-ID` (all of them without "
+                    "it), then the rest as they happen; for a turn whose events are no longer "
+                    "kept, just its last event (`result` or `error`)."
+                ),
+                "operationId": "turnEvents",
+                "parameters": [turn, LAST_EVENT_ID],
+                "security": security,
+                "responses": {
+                    "200": {
+                        "description": "the turn's events",
+                        "content": {"text/event-stream": {"schema": SSE_EVENT}},
+                    },
+                    "400": _error("malformed id or Last-Event-ID"),
+                    "401": UNAUTHORIZED,
+                    "404": _error("unknown turn"),
                 },
             }
         },

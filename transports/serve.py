@@ -11,20 +11,20 @@ from __future__ import annotations
 import argparse
 import functools
 import inspect
+import logging
 import os
 import secrets
 import signal
 import socket as socket_module
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import trio
 
 from goliath.agent import Agent
 from goliath.errors import ConfigError
-from goliath.resolve import resolve_object
+from goliath.resolve import resolve_model, resolve_object
 
-from .http import serve_http
 from .stream import serve_stream
 
 if TYPE_CHECKING:
@@ -32,6 +32,11 @@ if TYPE_CHECKING:
 
 __all__ = ["load_agent", "serve_agent", "serve_command"]
 
+logger = logging.getLogger("goliath.serve")
+SERVER_EXTRA_HINT = (
+    "goliath serve needs the daemon's HTTP stack (Starlette, sse-starlette, Hypercorn), which "
+    "the library alone does not install: pip install 'goliath-harness[server]'"
+)
 SHUTDOWN_NOTICE_SECONDS = 2.0
 """After cancelling the last turns on shutdown, how long their clients get to hear about it."""
 
@@ -91,6 +96,7 @@ async def serve_agent(
     With a ``cluster`` the daemon joins the fleet once its HTTP front door is up (other nodes
     forward requests there), and on shutdown hands its shards over before it closes.
     """
+    serve_http = _server_stack()
     async with agent:
         runtime = agent.runtime
         assert runtime is not None  # started by `async with agent`
@@ -126,6 +132,7 @@ async def serve_agent(
                 binds.append(f"stream+unix://{stream_socket}")
             task_status.started(binds)
             await _wait_for_stop(stop)
+            logger.info("draining: running turns may finish within %g s", grace)
             await runtime.drain(grace)
             for ticket in runtime.supervisor.running():
                 runtime.cancel(ticket.turn_id, "the daemon is shutting down")
@@ -135,6 +142,17 @@ async def serve_agent(
                 await trio.sleep(0.05)  # let the last SSE frames leave
             membership.cancel()  # hand the shards over (the cluster leaves in its finally)
             http_closed.set()
+
+
+def _server_stack() -> Any:
+    """``transports.http.serve_http``, or a ConfigError saying which extra to install."""
+    try:
+        from .http import serve_http
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.split(".")[0] in ("starlette", "sse_starlette", "hypercorn"):
+            raise ConfigError(SERVER_EXTRA_HINT) from exc
+        raise
+    return serve_http
 
 
 async def _wait_for_stop(stop: trio.Event | None) -> None:
@@ -156,13 +174,17 @@ async def _wait_for_stop(stop: trio.Event | None) -> None:
 
 
 def serve_command(args: argparse.Namespace) -> int:
+    _server_stack()  # before anything starts: a missing extra is a one-line error
     token = args.token or os.environ.get("GOLIATH_TOKEN")
     if token is None and not args.socket:
         token = secrets.token_urlsafe(24)
         print(f"goliath: no token configured; this run's token is {token}", file=sys.stderr)
 
     async def main() -> None:
-        agent, cluster = _with_store(await load_agent(args.target), args)
+        agent = await load_agent(args.target)
+        if getattr(args, "model", None):
+            agent = agent.with_options(model=resolve_model(args.model))
+        agent, cluster = _with_store(agent, args)
         async with trio.open_nursery() as nursery:
             binds = await nursery.start(
                 functools.partial(
@@ -178,6 +200,7 @@ def serve_command(args: argparse.Namespace) -> int:
                 )
             )
             print(f"goliath: serving on {', '.join(binds)}", file=sys.stderr, flush=True)
+            logger.info("serving %s with model %r", args.target, agent.model)
 
     trio.run(main)
     return 0

@@ -15,6 +15,7 @@ for the measurements).
 
 from __future__ import annotations
 
+import codecs
 import importlib.util
 import os
 import re
@@ -28,7 +29,7 @@ import attrs
 import trio
 
 from ..errors import ConfigError, ContextWindowError, ModelError, ModelUnavailableError
-from . import GenerateRequest, Generation
+from . import GenerateRequest, Generation, TextSink
 from ._json import compact_json, limit_strings, parse_reply, resolve_max_length, with_schema_note
 from ._llama_internals import (
     Snapshot,
@@ -237,6 +238,17 @@ class LlamaCppModel:
             await self.load()
             return await trio.to_thread.run_sync(self._generate, request)
 
+    async def generate_stream(self, request: GenerateRequest, on_text: TextSink) -> Generation:
+        """Like :meth:`generate`, handing each new piece of the reply's text to ``on_text``
+        (called in the Trio thread) as llama.cpp produces the tokens."""
+
+        def emit(piece: str) -> None:
+            trio.from_thread.run_sync(on_text, piece)
+
+        async with self._generate_lock:
+            await self.load()
+            return await trio.to_thread.run_sync(self._generate, request, emit)
+
     # ------------------------------------------------------------------ loading (threads)
 
     def _import(self) -> Any:
@@ -330,7 +342,9 @@ class LlamaCppModel:
 
     # ------------------------------------------------------------------ generation (thread)
 
-    def _generate(self, request: GenerateRequest) -> Generation:
+    def _generate(
+        self, request: GenerateRequest, emit: Callable[[str], None] | None = None
+    ) -> Generation:
         if request.max_output_tokens < 1:
             raise ConfigError(
                 f"max_output_tokens must be at least 1, got {request.max_output_tokens}."
@@ -352,17 +366,24 @@ class LlamaCppModel:
         reused = min(common_prefix(llm.input_ids[: llm.n_tokens], tokens), len(tokens) - 1)
         generated: list[int] = []
         finished = False
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         try:
             for token in llm.generate(tokens, temp=0.0, repeat_penalty=1.0, grammar=grammar):
                 trio.from_thread.check_cancelled()
                 if llama_cpp.llama_vocab_is_eog(self.vocab, token):
                     finished = True
                     break
+                if emit is not None:
+                    piece = llm.detokenize([token], prev_tokens=tokens + generated)
+                    if text := decoder.decode(piece):
+                        emit(text)
                 generated.append(token)
                 if self.on_token is not None:
                     self.on_token(len(generated))
                 if len(generated) >= cap:
                     break
+            if emit is not None and (rest := decoder.decode(b"", final=True)):
+                emit(rest)
         except RuntimeError as exc:  # llama_decode failed, or the abort callback stopped it
             trio.from_thread.check_cancelled()
             raise ModelError(f"llama.cpp failed while generating: {exc}") from exc

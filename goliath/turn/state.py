@@ -74,6 +74,7 @@ class TurnState:
             emit=self.emit,
             observe=self._observe_model_call if self.extensions.observes("on_model_call") else None,
             timeout=config.model_timeout,
+            on_text=request.on_token,
         )
 
     def emit(self, event: Event) -> None:

@@ -109,6 +109,34 @@ class TestConstrainedGeneration:
         assert generation.text
 
 
+class TestStreaming:
+    async def test_a_free_text_reply_streams_piece_by_piece(self, smollm: LlamaCppModel):
+        """generate_stream hands over the reply as tokens are produced; the pieces add up to
+        the text, and the first arrives while the model is still generating."""
+        pieces: list[tuple[float, str]] = []
+        generation = await smollm.generate_stream(
+            request(
+                "answer", schema=None, prompt="Write a short poem about rain.", max_output_tokens=30
+            ),
+            lambda text: pieces.append((trio.current_time(), text)),
+        )
+        done = trio.current_time()
+        assert len(pieces) >= 10
+        assert "".join(text for _, text in pieces) == generation.text
+        assert pieces[0][0] < pieces[-1][0] <= done
+
+    async def test_a_streamed_agent_answer_shows_its_tokens(self, smollm: LlamaCppModel):
+        """Agent.run_stream on the real model yields token events that spell the answer."""
+        from goliath.streaming import ResultEvent, TokenEvent
+
+        async with Agent(smollm) as agent:
+            events = [event async for event in agent.run_stream("Say hello in one sentence.")]
+        tokens = "".join(event.text for event in events if isinstance(event, TokenEvent))
+        result = events[-1]
+        assert isinstance(result, ResultEvent)
+        assert tokens.strip() and tokens.strip() == result.result.text
+
+
 class TestGrammars:
     async def test_unconvertible_schema_raises_config_error_at_once(self, smollm: LlamaCppModel):
         """A schema the converter cannot handle fails loudly, never falling back to any JSON."""

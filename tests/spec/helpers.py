@@ -64,7 +64,13 @@ async def run_turn(
     run: dict[str, Any] | None = None,
     **config: Any,
 ) -> RunResult:
-    """Build an agent, start it with ``async with``, run one turn, stop it."""
+    """Build an agent, start it with ``async with``, run one turn, stop it.
+
+    Writes run without a handler here (``auto_approve=True``, the original's default) unless a
+    test says otherwise: these rules are about other things; test_confirmation.py checks that
+    writes fail closed by default (D11).
+    """
+    config.setdefault("auto_approve", True)
     agent = Agent(model, **config)
     async with agent:
         return await agent.run(ask, **(run or {}))

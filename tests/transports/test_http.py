@@ -80,6 +80,7 @@ class TestTurns:
             == "declined by the user: not today. Do not retry unless asked."
         )
         confirm_event = next(data for name, data in events if name == "confirm")
+        assert confirm_event.pop("ms") >= 0  # how long the person took to answer
         assert confirm_event == {
             "type": "confirm",
             "tool": "create_task",
