@@ -194,6 +194,22 @@ def _hand_off_line(name: str) -> str:
     )
 
 
+def _kind_examples(no_tool: str, hand_off: str) -> str:
+    """Worked examples of the two options that are not functions, from apps other than this one.
+
+    Generic on purpose (kinds of asks, never an app's own wording): a 1.5B model picks the
+    hand-off almost never from its description alone (docs/design.md, "The plan").
+    """
+    lines = [
+        ("how many ounces are in a pound?", no_tool),
+        ("cheers, you're a lifesaver", no_tool),
+        ("wire 200 dollars to Priya for the rent", hand_off),
+        ("I cut my hand and it won't stop bleeding", hand_off),
+        ("order a new phone charger online", hand_off),
+    ]
+    return "Examples from other apps:\n" + "\n".join(f'- "{ask}" -> {name}' for ask, name in lines)
+
+
 OWN_DATA = (
     "The user's own lists, calendar, messages, notes, files, devices and accounts are known only "
     "through the functions."
@@ -241,6 +257,7 @@ def plan_system(
         "calls a function that reads it.",
         "When a call needs something another function must look up first (an id, a name, a "
         f"list), that function comes first. At most {max_steps} steps in all.",
+        _kind_examples(options.no_tool, options.hand_off),
         *_closing(tools, facts, examples),
     ]
     return "\n".join(part for part in parts if part)
