@@ -16,6 +16,7 @@ import secrets
 import signal
 import socket as socket_module
 import sys
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 import trio
@@ -29,6 +30,7 @@ from .stream import serve_stream
 
 if TYPE_CHECKING:
     from actors.cluster import Cluster
+    from actors.runtime import Runtime
 
 __all__ = ["load_agent", "serve_agent", "serve_command"]
 
@@ -88,71 +90,104 @@ async def serve_agent(
 ) -> None:
     """Run the daemon until SIGTERM/SIGINT (or ``stop``), then drain and exit.
 
+    Every listener — HTTP, the frame socket, the fleet membership — lives in this call's
+    nursery and is closed before it returns. Shutdown: new runs are refused (``draining``),
+    running turns may finish for ``grace`` seconds (a second signal cuts the grace short), the
+    rest are cancelled and their clients told why, then the listeners close.
+
     With a ``cluster`` the daemon joins the fleet once its HTTP front door is up (other nodes
     forward requests there), and on shutdown hands its shards over before it closes.
     """
-    async with agent:
-        runtime = agent.runtime
-        assert runtime is not None  # started by `async with agent`
-        http_closed = trio.Event()
-        async with trio.open_nursery() as nursery:
-            binds: list[str] = await nursery.start(
-                functools.partial(
-                    serve_http,
-                    runtime,
-                    host=host,
-                    port=port,
-                    unix_socket=socket,
-                    token=None if socket else token,
-                    router=cluster,
-                    shutdown_trigger=http_closed.wait,
-                )
-            )
-            membership = trio.CancelScope()
-            if cluster is not None:
-                cluster.url = cluster.url or binds[0]
-                cluster.on_claim = runtime.claimed
-                cluster.on_release = functools.partial(runtime.release, shard_of=cluster.shard)
-
-                async def member(
-                    task_status: trio.TaskStatus[Cluster] = trio.TASK_STATUS_IGNORED,
-                ) -> None:
-                    with membership:
-                        await cluster.serve(task_status=task_status)
-
-                await nursery.start(member)
-            if stream_socket:
-                await nursery.start(functools.partial(serve_stream, runtime, path=stream_socket))
-                binds.append(f"stream+unix://{stream_socket}")
-            task_status.started(binds)
-            await _wait_for_stop(stop)
-            await runtime.drain(grace)
-            for ticket in runtime.supervisor.running():
-                runtime.cancel(ticket.turn_id, "the daemon is shutting down")
-            with trio.move_on_after(SHUTDOWN_NOTICE_SECONDS):
-                for ticket in runtime.supervisor.running():
-                    await ticket.done.wait()
-                await trio.sleep(0.05)  # let the last SSE frames leave
-            membership.cancel()  # hand the shards over (the cluster leaves in its finally)
-            http_closed.set()
-
-
-async def _wait_for_stop(stop: trio.Event | None) -> None:
     with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-        async with trio.open_nursery() as nursery:
+        async with agent:
+            runtime = agent.runtime
+            assert runtime is not None  # started by `async with agent`
+            http_closed = trio.Event()
+            membership = trio.CancelScope()
+            frames = trio.CancelScope()
+            async with trio.open_nursery() as nursery:
+                binds: list[str] = await nursery.start(
+                    functools.partial(
+                        serve_http,
+                        runtime,
+                        host=host,
+                        port=port,
+                        unix_socket=socket,
+                        token=None if socket else token,
+                        router=cluster,
+                        shutdown_trigger=http_closed.wait,
+                    )
+                )
+                if cluster is not None:
+                    cluster.url = cluster.url or binds[0]
+                    cluster.on_claim = runtime.claimed
+                    cluster.on_release = functools.partial(runtime.release, shard_of=cluster.shard)
 
-            async def on_signal() -> None:
-                async for _ in signals:
-                    break
+                    async def member(
+                        task_status: trio.TaskStatus[Cluster] = trio.TASK_STATUS_IGNORED,
+                    ) -> None:
+                        with membership:
+                            await cluster.serve(task_status=task_status)
+
+                    await nursery.start(member)
+                if stream_socket:
+
+                    async def frame_socket(
+                        task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
+                    ) -> None:
+                        with frames:
+                            await serve_stream(runtime, path=stream_socket, task_status=task_status)
+
+                    await nursery.start(frame_socket)
+                    binds.append(f"stream+unix://{stream_socket}")
+                task_status.started(binds)
+                await _first(signals, stop)
+                await _drain(runtime, grace, signals)
+                membership.cancel()  # hand the shards over (the cluster leaves in its finally)
+                frames.cancel()
+                http_closed.set()
+
+
+async def _first(signals: AsyncIterator[int], stop: trio.Event | None) -> None:
+    """Wait for a signal or for ``stop``, whichever comes first."""
+    async with trio.open_nursery() as nursery:
+
+        async def on_signal() -> None:
+            async for _ in signals:
+                break
+            nursery.cancel_scope.cancel()
+
+        async def on_event() -> None:
+            if stop is not None:
+                await stop.wait()
                 nursery.cancel_scope.cancel()
 
-            async def on_event() -> None:
-                if stop is not None:
-                    await stop.wait()
-                    nursery.cancel_scope.cancel()
+        nursery.start_soon(on_signal)
+        nursery.start_soon(on_event)
 
-            nursery.start_soon(on_signal)
-            nursery.start_soon(on_event)
+
+async def _drain(runtime: Runtime, grace: float, signals: AsyncIterator[int]) -> None:
+    """Refuse new runs, let running ones finish within ``grace``, then cancel and tell the rest.
+
+    A second signal during the grace period cancels the remaining turns at once.
+    """
+    async with trio.open_nursery() as nursery:
+
+        async def hurry() -> None:
+            async for _ in signals:
+                break
+            nursery.cancel_scope.cancel()
+
+        nursery.start_soon(hurry)
+        await runtime.drain(grace)
+        nursery.cancel_scope.cancel()
+    runtime.supervisor.accepting = False
+    for ticket in runtime.supervisor.running():
+        runtime.cancel(ticket.turn_id, "the daemon is shutting down")
+    with trio.move_on_after(SHUTDOWN_NOTICE_SECONDS):
+        for ticket in runtime.supervisor.running():
+            await ticket.done.wait()
+        await trio.sleep(0.05)  # let the last SSE frames and frames leave
 
 
 def serve_command(args: argparse.Namespace) -> int:

@@ -60,6 +60,53 @@ async def test_sigterm_drains_and_tells_in_flight_clients() -> None:
     assert code == 0
 
 
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+async def test_a_signal_closes_every_listener_the_frame_socket_included(
+    signum: int, tmp_path: Path
+) -> None:
+    """With `--stream-socket` a signal still drains and exits: the frame client's running turn
+    is cancelled and told why, the socket file is removed, and the process exits 0."""
+    import tempfile
+
+    from transports.client import Client, RemoteError
+
+    with tempfile.TemporaryDirectory(prefix="gl", dir="/tmp") as folder:
+        frames = str(Path(folder) / "frames.sock")
+        process, url = await start_daemon("--grace", "0.5", "--stream-socket", frames)
+        try:
+            async with Client.stream(path=frames) as client:
+                assert (await client.run("hello", conversation_id="f")).text == "answer to hello"
+                failure: list[RemoteError] = []
+
+                async def slow() -> None:
+                    try:
+                        await client.run("wait", conversation_id="f", turn_id="slow-1")
+                    except RemoteError as exc:
+                        failure.append(exc)
+
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(slow)
+                    async with httpx.AsyncClient(
+                        base_url=url, headers={"authorization": "Bearer T0k3n"}
+                    ) as http:
+                        with trio.fail_after(15):
+                            while (await http.get("/v1/turns/slow-1")).json().get(
+                                "status"
+                            ) != "running":
+                                await trio.sleep(0.05)
+                    process.send_signal(signum)
+            with trio.fail_after(15):
+                code = await process.wait()
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+        assert code == 0
+        assert [exc.code for exc in failure] == ["cancelled"]
+        assert "shutting down" in failure[0].message
+        assert not await trio.Path(frames).exists()
+
+
 async def test_the_daemon_prints_a_generated_token_when_none_is_set() -> None:
     """Without --token or GOLIATH_TOKEN the daemon makes one and prints it."""
     process, url, printed = await start_goliath(
