@@ -87,13 +87,17 @@ class ConfirmReply(Message, tag="confirm_reply", frozen=True):
 
 
 class ConfirmAsk(Message, tag="confirm_request", frozen=True):
-    """A write is waiting for approval; answer with a :class:`ConfirmReply` for ``call_id``."""
+    """A write is waiting for approval; answer with a :class:`ConfirmReply` for ``call_id``.
+
+    ``after_tool``: the tool whose result the model read just before planning this write.
+    """
 
     call_id: str
     tool: str
     input: dict[str, Any]
     brief: str
     conversation_id: str | None = None
+    after_tool: str | None = None
 
 
 class EventMessage(Message, tag="event", frozen=True):

@@ -163,6 +163,7 @@ class Ticket:
                 input=request.input,
                 brief=request.brief,
                 conversation_id=request.conversation_id,
+                after_tool=request.after_tool,
             )
         )
         try:

@@ -98,7 +98,13 @@ class RunResult(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 class ConfirmRequest(msgspec.Struct, frozen=True, kw_only=True):
-    """A write waiting for approval. ``input`` is a copy: changing it changes nothing."""
+    """A write waiting for approval. ``input`` is a copy: changing it changes nothing.
+
+    ``after_tool`` names the tool whose result the model had just read when it planned this
+    write (``None`` when the write came first, or after a skipped step): a write planned right
+    after reading data may have been put there by that data (prompt injection), so a person
+    should look twice.
+    """
 
     tool: str
     input: dict[str, Any]
@@ -106,6 +112,7 @@ class ConfirmRequest(msgspec.Struct, frozen=True, kw_only=True):
     conversation_id: str | None = None
     turn_id: str = ""
     call_id: str = ""
+    after_tool: str | None = None
 
 
 class Decision(msgspec.Struct, frozen=True):

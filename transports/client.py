@@ -155,6 +155,7 @@ class Client:
             conversation_id=ask.conversation_id,
             turn_id=ask.turn_id,
             call_id=ask.call_id,
+            after_tool=ask.after_tool,
         )
         raw = await _settled(confirm(request))
         if isinstance(raw, Decision):
@@ -363,6 +364,8 @@ def _from_sse(turn_id: str, event: str, data: str) -> Outbound | None:
             tool=payload["tool"],
             input=payload["input"],
             brief=payload["brief"],
+            conversation_id=payload.get("conversation_id"),
+            after_tool=payload.get("after_tool"),
         )
     if event == "result":
         return ResultMessage(turn_id=turn_id, result=_result_decoder.decode(data))

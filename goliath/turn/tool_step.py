@@ -193,6 +193,8 @@ async def _arguments(turn: TurnState, tool: Tool, brief: str) -> Arguments | Mis
 async def _confirm(turn: TurnState, tool: Tool, tool_input: dict[str, Any], brief: str) -> Decision:
     """Ask before a write; no answer within ``confirm_timeout`` is a decline (design.md, D8)."""
     await trio.lowlevel.checkpoint_if_cancelled()
+    previous = turn.steps[-1] if turn.steps else None
+    read_just_before = previous is not None and previous.kind == "tool" and not previous.skipped
     request = ConfirmRequest(
         tool=tool.name,
         input=copy.deepcopy(try_snapshot(tool_input) or {}),
@@ -200,6 +202,7 @@ async def _confirm(turn: TurnState, tool: Tool, tool_input: dict[str, Any], brie
         conversation_id=turn.request.conversation_id,
         turn_id=turn.request.turn_id,
         call_id=f"call-{len(turn.steps)}",
+        after_tool=previous.tool if read_just_before and previous is not None else None,
     )
     handler = turn.request.confirm or turn.config.confirm
     timeout = turn.config.confirm_timeout
