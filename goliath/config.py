@@ -14,6 +14,7 @@ from .events import Event
 from .extensions import check_extensions
 from .ids import check_conversation_id
 from .records import ConfirmRequest, Decision, FallbackRequest
+from .snapshot import DEFAULT_RAW_OUTPUT_BYTES
 from .tools import Tool, tools_by_name
 
 __all__ = [
@@ -94,6 +95,14 @@ def _checked_tool_timeout(value: float | None) -> float | None:
     return _seconds("tool_timeout", value)
 
 
+def _checked_raw_output_bytes(value: int | None) -> int | None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise ConfigError(
+            f"raw_output_bytes must be a number of bytes ≥ 0 or None (no cap), got {value!r}."
+        )
+    return value
+
+
 def _checked_extensions(extensions: Sequence[Any]) -> tuple[Any, ...]:
     return check_extensions(list(extensions))
 
@@ -134,6 +143,9 @@ class AgentConfig:
     )
     tool_timeout: float | None = attrs.field(
         default=DEFAULT_TOOL_TIMEOUT, converter=_checked_tool_timeout
+    )
+    raw_output_bytes: int | None = attrs.field(
+        default=DEFAULT_RAW_OUTPUT_BYTES, converter=_checked_raw_output_bytes
     )
     tools: Mapping[str, Tool] = attrs.field(factory=dict, converter=tools_by_name)
     extensions: tuple[Any, ...] = attrs.field(default=(), converter=_checked_extensions)

@@ -31,7 +31,10 @@ class StepRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     """One step of a turn, as the application sees it.
 
     ``result`` is the compressed text the model saw; ``output`` is a JSON snapshot of the raw
-    tool output (``None`` when it did not serialize) and is never rendered into device prompts.
+    tool output and is never rendered into device prompts. It is ``None`` when the output did
+    not serialize or was larger than the agent's ``raw_output_bytes``; ``output_omitted`` then
+    says which. ``outcome_unknown`` marks a write cut off while it ran (a crash, a cancel):
+    it may or may not have happened, and Goliath never runs it again on its own.
     """
 
     index: int
@@ -49,6 +52,8 @@ class StepRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     failed: bool = False
     extension: str | None = None
     text: str | None = None
+    output_omitted: str | None = None
+    outcome_unknown: bool = False
 
 
 class Exchange(msgspec.Struct, kw_only=True, omit_defaults=True):

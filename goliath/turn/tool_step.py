@@ -28,7 +28,7 @@ from ..compress import RESULT_CHARS, clip, summarize_tool_result
 from ..errors import GoliathError
 from ..events import ConfirmEvent, ToolEvent
 from ..records import ConfirmRequest, Decision, SkipReason, StepRecord
-from ..snapshot import try_snapshot
+from ..snapshot import capped_snapshot, try_snapshot
 from ..tools import Tool, ToolContext
 from .conductor import Plan
 from .hooks import Denied
@@ -229,7 +229,7 @@ async def _execute(
         message = message_of(exc)
         text = f"error: {clip(message, 160)}. Try different arguments or another tool."
         return text, {"status": "failed", "error": message}
-    step.output = try_snapshot(output)
+    step.output, step.output_omitted = capped_snapshot(output, turn.config.raw_output_bytes)
     step.result = PROCESSING_RESULT
     await trio.lowlevel.checkpoint_if_cancelled()
     return await _format(tool, output), {"status": "executed", "output": step.output}
