@@ -9,6 +9,7 @@ import attrs
 import pydantic
 
 from .budget import DEFAULT_WINDOW, Budgets, TokenCounter
+from .durable import Checkpoint, TurnProgress
 from .errors import ConfigError
 from .events import Event
 from .extensions import check_extensions
@@ -158,9 +159,17 @@ class AgentConfig:
     examples: Sequence[Mapping[str, Any]] | None = None
 
 
+RUNTIME_FIELDS = frozenset({"progress", "resume"})
+"""Fields of :class:`TurnRequest` that only the runtime sets (not options of ``Agent.run``)."""
+
+
 @attrs.frozen(kw_only=True)
 class TurnRequest:
-    """One run: the ask and the per-run options that override the agent's (checked here)."""
+    """One run: the ask and the per-run options that override the agent's (checked here).
+
+    ``progress`` and ``resume`` are the runtime's (:data:`RUNTIME_FIELDS`): where the turn
+    reports checkpoints and writes, and the checkpoint a paused turn resumes from.
+    """
 
     ask: str = attrs.field(validator=_check_ask)
     turn_id: str
@@ -171,3 +180,7 @@ class TurnRequest:
         default=None, converter=_checked_output_schema
     )
     on_event: EventCallback | None = None
+    progress: TurnProgress | None = None
+    """Where the turn reports checkpoints and writes (the runtime's ticket)."""
+    resume: Checkpoint | None = None
+    """Resume a turn paused at a write: its steps so far and the call awaiting approval."""

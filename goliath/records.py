@@ -59,7 +59,8 @@ class StepRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
 class Exchange(msgspec.Struct, kw_only=True, omit_defaults=True):
     """One finished ask and its answer; ``at`` is seconds since the Unix epoch.
 
-    ``interrupted`` marks an ask whose turn was cut off by a crash or restart (no answer).
+    ``interrupted`` marks an ask whose turn was cut off before it answered: by a crash or a
+    restart, or by a cancel after a write ran; ``steps`` then holds what it did.
     """
 
     ask: str
@@ -108,7 +109,8 @@ class ConfirmRequest(msgspec.Struct, frozen=True, kw_only=True):
     ``after_tool`` names the tool whose result the model had just read when it planned this
     write (``None`` when the write came first, or after a skipped step): a write planned right
     after reading data may have been put there by that data (prompt injection), so a person
-    should look twice.
+    should look twice. ``fingerprint`` binds an approval to exactly this write
+    (:func:`goliath.durable.call_fingerprint`: the turn, the call, the tool, the arguments).
     """
 
     tool: str
@@ -118,6 +120,7 @@ class ConfirmRequest(msgspec.Struct, frozen=True, kw_only=True):
     turn_id: str = ""
     call_id: str = ""
     after_tool: str | None = None
+    fingerprint: str = ""
 
 
 class Decision(msgspec.Struct, frozen=True):

@@ -91,6 +91,7 @@ class ConfirmBody(msgspec.Struct, forbid_unknown_fields=True):
     approved: bool
     reason: str | None = None
     conversation_id: str | None = None
+    fingerprint: str | None = None
 
 
 class CancelBody(msgspec.Struct, forbid_unknown_fields=True):
@@ -218,6 +219,7 @@ def create_app(
                         approved=body.approved,
                         reason=body.reason,
                         conversation_id=conversation,
+                        fingerprint=body.fingerprint,
                     )
                 else:
                     message = Cancel(turn_id=turn, reason=body.reason, conversation_id=conversation)
@@ -233,7 +235,11 @@ def create_app(
                 }
                 if reply.result is not None:
                     payload["result"] = reply.result
-                await json_response(send, 200, payload)
+                if reply.pending is not None:
+                    payload["pending"] = reply.pending
+                if reply.steps:
+                    payload["steps"] = reply.steps
+                await json_response(send, 200, json_snapshot(payload))
             case "GET", ["v1", "conversations", conversation_id, "memory"]:
                 cid = _checked_id(conversation_id, "conversation id")
                 reply = await request(GetMemory(turn_id=uuid.uuid4().hex, conversation_id=cid))
@@ -316,6 +322,8 @@ def _to_sse(message: Outbound) -> tuple[bytes, bool]:
                 "tool": message.tool,
                 "input": message.input,
                 "brief": message.brief,
+                "after_tool": message.after_tool,
+                "fingerprint": message.fingerprint,
             }
             return _sse("confirm_request", payload), False
         case ResultMessage(result=result):

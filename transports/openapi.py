@@ -10,9 +10,10 @@ from typing import Annotated, Any, get_args
 
 import msgspec
 
+from goliath.durable import PendingCall
 from goliath.events import Event
 from goliath.ids import URL_SAFE_ID
-from goliath.records import MemoryState, RunResult
+from goliath.records import MemoryState, RunResult, StepRecord
 
 __all__ = ["openapi_document"]
 
@@ -48,6 +49,8 @@ class ConfirmRequestBody(msgspec.Struct, forbid_unknown_fields=True):
     approved: bool
     reason: str | None = None
     conversation_id: str | None = None
+    fingerprint: str | None = None
+    """The ``confirm_request``'s fingerprint: an answer meant for another write is refused."""
 
 
 class CancelRequestBody(msgspec.Struct, forbid_unknown_fields=True):
@@ -56,10 +59,15 @@ class CancelRequestBody(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class TurnInfo(msgspec.Struct):
+    """Where a turn stands: ``pending`` is the write it waits on (``awaiting_confirmation``),
+    ``steps`` what a turn without a result did so far (cancelled, interrupted, running)."""
+
     turn_id: str
     conversation_id: str | None
     status: str
     result: RunResult | None = None
+    pending: PendingCall | None = None
+    steps: list[StepRecord] = []
 
 
 class Health(msgspec.Struct):
@@ -149,7 +157,9 @@ def openapi_document() -> dict[str, Any]:
                     },
                     "400": _error("malformed body or id"),
                     "401": UNAUTHORIZED,
-                    "409": _error("the turn id belongs to another conversation"),
+                    "409": _error(
+                        "the turn id belongs to another conversation, or names another request"
+                    ),
                     "413": _error("the body or the ask is too large"),
                     "429": _error("the conversation already has too many runs queued"),
                     "503": _error("the daemon is draining, or the conversation was stopped"),
@@ -168,7 +178,10 @@ def openapi_document() -> dict[str, Any]:
                     "400": _error("malformed body or id"),
                     "401": UNAUTHORIZED,
                     "404": _error("unknown turn or call (or a turn of another conversation)"),
-                    "409": _error("already answered"),
+                    "409": _error(
+                        "already answered, answered too late (the write was declined at its "
+                        "deadline), the turn already ended, or the fingerprint is another write's"
+                    ),
                     "413": _error("the body is too large"),
                 },
             }
@@ -185,6 +198,7 @@ def openapi_document() -> dict[str, Any]:
                     "400": _error("malformed body or id"),
                     "401": UNAUTHORIZED,
                     "404": _error("unknown turn (or a turn of another conversation)"),
+                    "409": _error("the turn already ended"),
                     "413": _error("the body is too large"),
                 },
             }

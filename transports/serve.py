@@ -182,8 +182,7 @@ async def _drain(runtime: Runtime, grace: float, signals: AsyncIterator[int]) ->
         await runtime.drain(grace)
         nursery.cancel_scope.cancel()
     runtime.supervisor.accepting = False
-    for ticket in runtime.supervisor.running():
-        runtime.cancel(ticket.turn_id, "the daemon is shutting down")
+    runtime.stop_turns("the daemon is shutting down")
     with trio.move_on_after(SHUTDOWN_NOTICE_SECONDS):
         for ticket in runtime.supervisor.running():
             await ticket.done.wait()

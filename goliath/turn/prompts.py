@@ -123,10 +123,10 @@ def _with_result(step: StepRecord, result: str) -> StepRecord:
 
 
 def _exchange_parts(exchange: Exchange) -> tuple[str, str, str]:
-    if exchange.interrupted:
-        return exchange.ask, INTERRUPTED_REPLY, ""
-    answer = (PARTIAL_REPLY if exchange.best_effort else "") + exchange.answer
     tool_steps = [step for step in exchange.steps if step.kind == "tool"]
+    if exchange.interrupted:  # what it did before it was cut off (a write) still counts
+        return exchange.ask, INTERRUPTED_REPLY, step_log(tool_steps)
+    answer = (PARTIAL_REPLY if exchange.best_effort else "") + exchange.answer
     return exchange.ask, answer, step_log(tool_steps)
 
 

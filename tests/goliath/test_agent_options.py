@@ -9,7 +9,7 @@ import pytest
 
 from goliath import Agent
 from goliath.agent import OPTIONS, RUNTIME_OPTIONS, TURN_OPTIONS
-from goliath.config import AgentConfig, TurnRequest
+from goliath.config import RUNTIME_FIELDS, AgentConfig, TurnRequest
 from goliath.testing import FakeModel
 
 MODEL_DERIVED = {"window", "count_tokens"}
@@ -45,7 +45,8 @@ def test_the_options_are_agent_configs_fields_and_the_runtimes() -> None:
 
 
 def test_run_options_are_turn_request_fields() -> None:
-    """Agent.run takes the ask and exactly the per-run fields of TurnRequest."""
+    """Agent.run takes the ask and exactly the per-run fields of TurnRequest (but the two the
+    runtime sets: where progress is reported, and a checkpoint to resume from)."""
     run = parameters(Agent.run)
-    assert set(run) == {field.name for field in attrs.fields(TurnRequest)}
+    assert set(run) == {field.name for field in attrs.fields(TurnRequest)} - RUNTIME_FIELDS
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for name, p in run.items() if name != "ask")
