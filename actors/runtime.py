@@ -7,7 +7,7 @@ so the caller knows it is ready and nothing it starts runs unowned.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, NoReturn
+from typing import Any, NoReturn, Protocol
 
 import attrs
 import msgspec
@@ -50,7 +50,15 @@ from .store import Store, TurnRecord
 from .supervisor import Supervisor, conversation_key
 from .ticket import Ticket
 
-__all__ = ["Outbox", "RequestError", "Runtime", "RuntimeLimits", "failure_code", "final_message"]
+__all__ = [
+    "Access",
+    "Outbox",
+    "RequestError",
+    "Runtime",
+    "RuntimeLimits",
+    "failure_code",
+    "final_message",
+]
 
 Outbox = Callable[[Outbound], None]
 """Where a remote caller's replies go; called without blocking the turn."""
@@ -291,14 +299,19 @@ class Runtime:
 
     # ---------------------------------------------------------------- requests from transports
 
-    async def handle(self, message: Inbound, outbox: Outbox) -> Ticket | None:
+    async def handle(
+        self, message: Inbound, outbox: Outbox, access: Access | None = None
+    ) -> Ticket | None:
         """Carry out one request from a transport; replies go to ``outbox``.
 
         A ``Run`` returns its ticket (its events, confirmation asks and end follow through
-        ``outbox``); other requests answer once. Refusals raise :class:`RequestError`.
+        ``outbox``); other requests answer once. Refusals raise :class:`RequestError`. With
+        ``access`` (a user's), only conversations it allows can be touched: a conversation it
+        does not allow is ``forbidden``, a turn of one is ``not_found`` (nothing leaks).
         """
         match message:
             case Run(turn_id=turn_id, ask=ask, conversation_id=conversation_id, context=context):
+                _allowed(access, conversation_id)
                 try:
                     request = TurnRequest(
                         ask=ask, turn_id=turn_id, conversation_id=conversation_id, context=context
@@ -307,7 +320,7 @@ class Runtime:
                 except (BusyError, DrainingError, ConversationFailedError, ConfigError) as exc:
                     raise RequestError(failure_code(exc), str(exc)) from exc
             case Cancel(turn_id=turn_id, reason=reason, conversation_id=conversation_id):
-                ticket = await self._turn(turn_id, conversation_id)
+                ticket = await self._turn(turn_id, conversation_id, access)
                 if ticket.done.is_set():
                     raise RequestError(
                         "conflict",
@@ -319,11 +332,11 @@ class Runtime:
                 self.cancel(turn_id, reason)
                 outbox(Ack(turn_id=turn_id))
             case ConfirmReply(turn_id=turn_id, conversation_id=conversation_id):
-                ticket = await self._turn(turn_id, conversation_id)
+                ticket = await self._turn(turn_id, conversation_id, access)
                 await self._confirm_reply(ticket, message)
                 outbox(Ack(turn_id=turn_id))
             case GetTurn(turn_id=turn_id):
-                found = await self._turn(turn_id, None)
+                found = await self._turn(turn_id, None, access)
                 checkpoint = found.checkpoint if found.status == "awaiting_confirmation" else None
                 outbox(
                     TurnStatus(
@@ -337,11 +350,13 @@ class Runtime:
                 )
             case GetMemory(turn_id=turn_id, conversation_id=conversation_id):
                 _checked(conversation_id)
+                _allowed(access, conversation_id)
                 session = await self.supervisor.memory_session(conversation_id)
                 state = await session.memory.load()
                 outbox(MemoryReply(turn_id=turn_id, conversation_id=conversation_id, state=state))
             case DeleteMemory(turn_id=turn_id, conversation_id=conversation_id):
                 _checked(conversation_id)
+                _allowed(access, conversation_id)
                 session = await self.supervisor.memory_session(conversation_id)
                 await session.memory.save(MemoryState())
                 outbox(Ack(turn_id=turn_id))
@@ -391,19 +406,42 @@ class Runtime:
         if answer == "answered":
             raise RequestError("conflict", f"call {call_id!r} was already answered")
 
-    async def _turn(self, turn_id: str, conversation_id: str | None) -> Ticket:
+    async def _turn(
+        self, turn_id: str, conversation_id: str | None, access: Access | None
+    ) -> Ticket:
         """The turn a request names: running here, or known from the store (else not found)."""
         found = self.supervisor.ticket(turn_id)
         if found is None and self.journal is not None:
             record = await self.journal.get(turn_id)
             if record is not None:
                 found = Ticket.from_record(record, None)
-        if found is None or (
-            conversation_id is not None and found.conversation_id != conversation_id
+        if (
+            found is None
+            or (conversation_id is not None and found.conversation_id != conversation_id)
+            or (access is not None and not access.allows(found.conversation_id))
         ):
             where = f" in conversation {conversation_id!r}" if conversation_id is not None else ""
             raise RequestError("not_found", f"there is no turn {turn_id!r}{where}")
         return found
+
+
+class Access(Protocol):
+    """What a caller may touch (a user's token): conversations, by id."""
+
+    @property
+    def name(self) -> str: ...
+
+    def allows(self, conversation_id: str | None) -> bool: ...
+
+
+def _allowed(access: Access | None, conversation_id: str | None) -> None:
+    if access is not None and not access.allows(conversation_id):
+        raise RequestError(
+            "forbidden",
+            f"{access.name} may not use conversation {conversation_id!r}"
+            if conversation_id is not None
+            else f"{access.name} may not use the default conversation; name one",
+        )
 
 
 def _checked(conversation_id: str | None) -> None:

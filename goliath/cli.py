@@ -240,7 +240,16 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8765)
     serve.add_argument("--socket", help="serve on this Unix socket instead of TCP")
     serve.add_argument("--store", help="sqlite:PATH or postgres://...")
-    serve.add_argument("--token", help="bearer token (default: $GOLIATH_TOKEN, else generated)")
+    serve.add_argument(
+        "--token", help="bearer token (visible in ps: prefer $GOLIATH_TOKEN or --token-file)"
+    )
+    serve.add_argument(
+        "--token-file",
+        help="read the bearer token from this file (0600; made with a new token if missing)",
+    )
+    serve.add_argument(
+        "--users", help="users and their conversations: a TOML/JSON file, or MODULE:ATTR"
+    )
     serve.add_argument(
         "--stream-socket", help="also serve MessagePack frames on this Unix socket (mode 0600)"
     )

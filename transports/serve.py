@@ -17,7 +17,8 @@ import signal
 import socket as socket_module
 import sys
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 import trio
 
@@ -27,12 +28,19 @@ from goliath.resolve import resolve_object
 
 from .http import serve_http
 from .stream import serve_stream
+from .users import MIN_TOKEN_CHARS, Authenticator, check_token, load_users
 
 if TYPE_CHECKING:
     from actors.cluster import Cluster
     from actors.runtime import Runtime
 
-__all__ = ["load_agent", "serve_agent", "serve_command"]
+__all__ = [
+    "default_token_file",
+    "load_agent",
+    "resolve_token",
+    "serve_agent",
+    "serve_command",
+]
 
 SHUTDOWN_NOTICE_SECONDS = 2.0
 """After cancelling the last turns on shutdown, how long their clients get to hear about it."""
@@ -83,6 +91,7 @@ async def serve_agent(
     socket: str | None = None,
     stream_socket: str | None = None,
     token: str | None,
+    users: Authenticator | None = None,
     grace: float = 10.0,
     stop: trio.Event | None = None,
     cluster: Cluster | None = None,
@@ -136,7 +145,9 @@ async def serve_agent(
                         task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
                     ) -> None:
                         with frames:
-                            await serve_stream(runtime, path=stream_socket, task_status=task_status)
+                            await serve_stream(
+                                runtime, path=stream_socket, users=users, task_status=task_status
+                            )
 
                     await nursery.start(frame_socket)
                     binds.append(f"stream+unix://{stream_socket}")
@@ -189,11 +200,69 @@ async def _drain(runtime: Runtime, grace: float, signals: AsyncIterator[int]) ->
         await trio.sleep(0.05)  # let the last SSE frames and frames leave
 
 
-def serve_command(args: argparse.Namespace) -> int:
-    token = args.token or os.environ.get("GOLIATH_TOKEN")
-    if token is None and not args.socket:
+def default_token_file() -> Path:
+    """Where a generated token is kept: ``$XDG_STATE_HOME/goliath/token`` (0600)."""
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(Path.home(), ".local", "state")
+    return Path(state) / "goliath" / "token"
+
+
+def _read_or_make_token(path: Path) -> tuple[str, bool]:
+    """The token in ``path``, made (0600, in a 0700 folder) when the file does not exist."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         token = secrets.token_urlsafe(24)
-        print(f"goliath: no token configured; this run's token is {token}", file=sys.stderr)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            file.write(token + "\n")
+        return token, True
+    if mode & 0o077:
+        raise ConfigError(
+            f"{path} holds the daemon's token and others may read it: chmod 600 {path}"
+        )
+    return check_token(path.read_text(encoding="utf-8").strip(), str(path)), False
+
+
+def resolve_token(args: argparse.Namespace, err: TextIO = sys.stderr) -> str | None:
+    """The daemon's bearer token: ``--token``, else ``$GOLIATH_TOKEN``, else ``--token-file``,
+    else (on TCP) one generated once and kept in :func:`default_token_file`.
+
+    A blank or whitespace token is a :class:`ConfigError` — it never means "no auth", and it
+    never locks everyone out silently. The token itself is never printed.
+    """
+    environment = os.environ.get("GOLIATH_TOKEN")
+    if args.token is not None:
+        print(
+            "goliath: --token is visible to every user of this machine (ps, /proc); prefer "
+            "GOLIATH_TOKEN or --token-file",
+            file=err,
+        )
+        token: str | None = check_token(args.token, "--token")
+    elif environment is not None:
+        token = check_token(environment, "GOLIATH_TOKEN")
+    elif getattr(args, "token_file", None):
+        token, made = _read_or_make_token(Path(args.token_file))
+        if made:
+            print(f"goliath: generated a token in {args.token_file} (mode 0600)", file=err)
+    elif args.socket:
+        return None  # a Unix socket relies on its 0600 file mode
+    else:
+        path = default_token_file()
+        token, made = _read_or_make_token(path)
+        said = "generated a token and keeps it in" if made else "using the token kept in"
+        print(f"goliath: no token configured; {said} {path} (mode 0600)", file=err)
+    if token is not None and len(token) < MIN_TOKEN_CHARS:
+        print(
+            f"goliath: the token is {len(token)} characters; use at least {MIN_TOKEN_CHARS}",
+            file=err,
+        )
+    return token
+
+
+def serve_command(args: argparse.Namespace) -> int:
+    token = resolve_token(args)
+    users = _users(getattr(args, "users", None))
 
     async def main() -> None:
         agent, cluster = _with_store(await load_agent(args.target), args)
@@ -207,11 +276,40 @@ def serve_command(args: argparse.Namespace) -> int:
                     socket=args.socket,
                     stream_socket=args.stream_socket,
                     token=token,
+                    users=users,
                     grace=args.grace,
                     cluster=cluster,
                 )
             )
             print(f"goliath: serving on {', '.join(binds)}", file=sys.stderr, flush=True)
 
-    trio.run(main)
+    try:
+        trio.run(main)
+    except BaseExceptionGroup as group:  # a startup error in a nursery: the error itself
+        leaves = list(_leaves(group))
+        if len(leaves) == 1:
+            raise leaves[0] from None
+        raise
     return 0
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
+    found: list[BaseException] = []
+    for item in group.exceptions:
+        found.extend(_leaves(item) if isinstance(item, BaseExceptionGroup) else [item])
+    return found
+
+
+def _users(spec: str | None) -> Authenticator | None:
+    """``--users``: a TOML/JSON file, or ``MODULE:ATTR`` of the app's own (a ``Users``, or
+    anything with ``authenticate(token)``)."""
+    if spec is None:
+        return None
+    if os.path.exists(spec) or spec.endswith((".toml", ".json")):
+        return load_users(spec)
+    value = resolve_object(spec)
+    if callable(value) and not hasattr(value, "authenticate"):
+        value = value()
+    if not hasattr(value, "authenticate"):
+        raise ConfigError(f"--users {spec}: expected a users file, or MODULE:ATTR of a Users")
+    return value  # type: ignore[no-any-return]

@@ -19,7 +19,7 @@ import socket as socket_module
 import stat
 import struct
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import msgspec
@@ -36,11 +36,14 @@ from actors.messages import (
     Run,
     encode_msgpack,
 )
-from actors.runtime import RequestError, Runtime
+from actors.runtime import Access, RequestError, Runtime
 from goliath.ids import URL_SAFE_ID, URL_SAFE_RULE
 from goliath.snapshot import UNSERIALIZABLE
 
 from .base import TERMINAL, Transport, TransportError
+
+if TYPE_CHECKING:
+    from .users import Authenticator
 
 __all__ = [
     "MAX_FRAME_BYTES",
@@ -208,6 +211,31 @@ class _Connection:
         self.cut_short: set[str] = set()  # turns whose reply was replaced by a Failure
         self.scope = trio.CancelScope()
         self.closed = False
+        self.access: Access | None = None
+
+    def sign_in(self, given: str, token: str | None, users: Authenticator | None) -> bool:
+        """A ``Hello``: the daemon's token opens everything, a user's token that user's
+        conversations; any other token opens nothing."""
+        if token is not None and hmac.compare_digest(given.encode(), token.encode()):
+            self.access = None
+            return True
+        user = users.authenticate(given) if users is not None else None
+        if user is None:
+            return False
+        self.access = user
+        return True
+
+    async def refuse(self) -> None:
+        with trio.move_on_after(1):
+            await self.write(
+                encode_msgpack(
+                    Failure(
+                        turn_id="",
+                        code="unauthorized",
+                        message="send Hello(token=...) with a valid token first",
+                    )
+                )
+            )
 
     def deliver(self, message: Outbound) -> None:
         """The runtime's outbox for this connection: never blocks the turn, never raises."""
@@ -260,7 +288,7 @@ class _Connection:
     async def handle(self, message: Inbound) -> None:
         """Carry out one request; its refusal or failure is its reply, never the connection's."""
         try:
-            await self.runtime.handle(message, self.deliver)
+            await self.runtime.handle(message, self.deliver, self.access)
         except RequestError as exc:
             self.deliver(Failure(turn_id=message.turn_id, code=exc.code, message=exc.message))
         except Exception as exc:  # one request's failure never ends the connection
@@ -275,7 +303,7 @@ class _Connection:
     async def run(self, message: Run, claim: _Claim, new: bool) -> None:
         """A run: the turn becomes this connection's only once the runtime accepted it."""
         try:
-            await self.runtime.handle(message, self.deliver)
+            await self.runtime.handle(message, self.deliver, self.access)
         except RequestError as exc:
             if new:
                 self.claims.pop(message.turn_id, None)
@@ -331,65 +359,76 @@ def _check_turn_id(message: Inbound) -> None:
 
 
 async def _serve_connection(
-    runtime: Runtime, stream: trio.abc.Stream, *, token: str | None
+    runtime: Runtime,
+    stream: trio.abc.Stream,
+    *,
+    token: str | None,
+    users: Authenticator | None = None,
+    need_hello: bool = True,
 ) -> None:
     connection = _Connection(runtime, stream)
     async with stream, trio.open_nursery() as nursery:
         with connection.scope:
             nursery.start_soon(connection.pump)
             try:
-                if token is not None:
-                    first = await read_frame(stream)
-                    hello = _decode(_inbound, first) if first is not None else None
-                    if not (
-                        isinstance(hello, Hello)
-                        and hmac.compare_digest(hello.token.encode(), token.encode())
-                    ):
-                        await connection.write(
-                            encode_msgpack(
-                                Failure(
-                                    turn_id="",
-                                    code="unauthorized",
-                                    message="send Hello(token=...) with the right token first",
-                                )
-                            )
-                        )
+                await _serve_requests(connection, nursery, token, users, need_hello)
+            finally:
+                connection.closed = True
+                nursery.cancel_scope.cancel()  # the pump and the handlers end with the connection
+
+
+async def _serve_requests(
+    connection: _Connection,
+    nursery: trio.Nursery,
+    token: str | None,
+    users: Authenticator | None,
+    need_hello: bool,
+) -> None:
+    """Read the connection's frames until it ends; bad frames end it with a failure."""
+    stream = connection.stream
+    try:
+        first = True
+        while True:
+            payload = await read_frame(stream)
+            if payload is None:
+                break
+            message = _decode(_inbound, payload)
+            if first:
+                first = False
+                if isinstance(message, Hello) and (token or users) is not None:
+                    if not connection.sign_in(message.token, token, users):
+                        await connection.refuse()
                         return
-                while True:
-                    payload = await read_frame(stream)
-                    if payload is None:
-                        break
-                    message = _decode(_inbound, payload)
-                    if isinstance(message, Hello):
-                        continue
-                    try:
-                        if isinstance(message, Run):
-                            check_run(message)
-                        elif isinstance(message, (Cancel, ConfirmReply, GetTurn)):
-                            _check_turn_id(message)
-                    except RequestError as exc:
-                        connection.deliver(
-                            Failure(turn_id=message.turn_id, code=exc.code, message=exc.message)
-                        )
-                        continue
-                    if isinstance(message, Run):
-                        claim, new = connection.claim(message.turn_id)
-                        nursery.start_soon(connection.run, message, claim, new)
-                    elif isinstance(message, (Cancel, ConfirmReply)):
-                        nursery.start_soon(connection.touch, message)
-                    else:
-                        nursery.start_soon(connection.handle, message)
-            except (FrameError, msgspec.DecodeError, msgspec.ValidationError) as exc:
-                with trio.move_on_after(1):
-                    await connection.write(
-                        encode_msgpack(
-                            Failure(turn_id="", code="invalid", message=f"bad frame: {exc}")
-                        )
-                    )
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                pass
-        connection.closed = True
-        nursery.cancel_scope.cancel()
+                    continue
+                if need_hello:
+                    await connection.refuse()
+                    return
+            if isinstance(message, Hello):
+                continue  # who a connection is never changes after its first frame
+            try:
+                if isinstance(message, Run):
+                    check_run(message)
+                elif isinstance(message, (Cancel, ConfirmReply, GetTurn)):
+                    _check_turn_id(message)
+            except RequestError as exc:
+                connection.deliver(
+                    Failure(turn_id=message.turn_id, code=exc.code, message=exc.message)
+                )
+                continue
+            if isinstance(message, Run):
+                claim, new = connection.claim(message.turn_id)
+                nursery.start_soon(connection.run, message, claim, new)
+            elif isinstance(message, (Cancel, ConfirmReply)):
+                nursery.start_soon(connection.touch, message)
+            else:
+                nursery.start_soon(connection.handle, message)
+    except (FrameError, msgspec.DecodeError, msgspec.ValidationError) as exc:
+        with trio.move_on_after(1):
+            await connection.write(
+                encode_msgpack(Failure(turn_id="", code="invalid", message=f"bad frame: {exc}"))
+            )
+    except (trio.BrokenResourceError, trio.ClosedResourceError):
+        pass
 
 
 class SocketPathError(TransportError, FileExistsError):
@@ -436,12 +475,15 @@ async def serve_stream(
     host: str = "127.0.0.1",
     port: int | None = None,
     token: str | None = None,
+    users: Authenticator | None = None,
     task_status: trio.TaskStatus[Any] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve frames on a Unix socket ``path`` (mode 0600) or on TCP ``host``/``port``.
 
     Reports the bound address (the path, or ``(host, port)``) through ``task_status``.
-    A TCP listener requires ``token``.
+    A TCP listener requires ``token``: every connection's first frame is a ``Hello`` with it,
+    or with a token of ``users`` (that user's conversations only). On a Unix socket a first
+    ``Hello`` with a user's token narrows the connection to that user.
 
     Raises:
         SocketPathError: ``path`` holds a file that is not a stale socket (it is never deleted).
@@ -463,18 +505,20 @@ async def serve_stream(
         sock.listen(128)
         listeners = [trio.SocketListener(sock)]
         address: Any = path
-        need = token
+        need_hello = token is not None
     else:
         if token is None:
             raise ValueError("a TCP stream listener needs a token")
         listeners = await trio.open_tcp_listeners(port or 0, host=host)
         address = listeners[0].socket.getsockname()[:2]
-        need = token
+        need_hello = True
     try:
         async with trio.open_nursery() as nursery:
             task_status.started(address)
             await trio.serve_listeners(
-                functools.partial(_serve_connection, runtime, token=need),
+                functools.partial(
+                    _serve_connection, runtime, token=token, users=users, need_hello=need_hello
+                ),
                 listeners,
                 handler_nursery=nursery,
             )

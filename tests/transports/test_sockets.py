@@ -156,6 +156,8 @@ async def test_tcp_frames_require_the_token(socket_dir: Path) -> None:
         header = await intruder.receive_some(4)
         reply = decode_msgpack(await intruder.receive_some(struct.unpack(">I", header)[0]))
         assert isinstance(reply, Failure) and reply.code == "unauthorized"
+        with trio.fail_after(5):
+            assert await intruder.receive_some(1) == b""  # refused: the server closed it
         nursery.cancel_scope.cancel()
 
 
