@@ -369,10 +369,15 @@ async def _stream(
                 )
                 continue
             frame, last = _to_sse(message)
-            if frame:
-                await send({"type": "http.response.body", "body": frame, "more_body": not last})
             if last:
                 break
+            if frame:
+                await send({"type": "http.response.body", "body": frame, "more_body": True})
+        # The last frame ends the response, and Hypercorn closes or recycles the connection
+        # inside this very send: it wakes the disconnect watcher, whose cancel must not cut the
+        # send short (the connection would stay open forever, its keep-alive timer unset).
+        with trio.CancelScope(shield=True):
+            await send({"type": "http.response.body", "body": frame, "more_body": False})
         nursery.cancel_scope.cancel()
 
 
@@ -410,13 +415,15 @@ async def serve_http(
     router: Router | None = None,
     shutdown_trigger: Callable[[], Awaitable[None]] | None = None,
     graceful_timeout: float = 5.0,
+    keep_alive_timeout: float = 30.0,
     task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve the HTTP API until ``shutdown_trigger`` returns or the caller is cancelled.
 
     ``await nursery.start(serve_http, runtime, port=0, token=...)`` returns the bound
     addresses (e.g. ``["http://127.0.0.1:54321"]``). With ``unix_socket`` the socket file is
-    created with mode 0600 and no token is required unless one is given.
+    created with mode 0600 and no token is required unless one is given. An idle kept-alive
+    connection is closed after ``keep_alive_timeout`` seconds.
     """
     from hypercorn.config import Config
     from hypercorn.trio import serve
@@ -430,6 +437,6 @@ async def serve_http(
     config.graceful_timeout = graceful_timeout
     config.accesslog = None
     config.errorlog = None
-    config.keep_alive_timeout = 30
+    config.keep_alive_timeout = keep_alive_timeout
     app = create_app(runtime, token=token, limits=limits, router=router)
     await serve(app, config, shutdown_trigger=shutdown_trigger, task_status=task_status)  # type: ignore[arg-type]

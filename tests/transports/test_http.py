@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -295,3 +296,62 @@ class TestRefusals:
                 assert refused.status_code == 429
                 assert refused.json()["error"]["code"] == "busy"
                 nursery.cancel_scope.cancel()
+
+
+async def raw_request(url: str, head: str, body: bytes = b"") -> trio.SocketStream:
+    """Open a connection to ``url`` and send one request (``head`` without its blank line)."""
+    host, port = url.removeprefix("http://").rsplit(":", 1)
+    stream = await trio.open_tcp_stream(host, int(port))
+    await stream.send_all(
+        f"{head}\r\nhost: {host}:{port}\r\nauthorization: Bearer {TOKEN}\r\n"
+        f"content-type: application/json\r\ncontent-length: {len(body)}\r\n\r\n".encode()
+        + body
+    )
+    return stream
+
+
+async def read_until_closed(stream: trio.SocketStream, seconds: float) -> tuple[bytes, bool]:
+    """What the server sends, and whether it closed the connection within ``seconds``."""
+    data = b""
+    with trio.move_on_after(seconds):
+        while chunk := await stream.receive_some(65536):
+            data += chunk
+        return data, True
+    return data, False
+
+
+def open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+class TestConnections:
+    @pytest.mark.slow
+    async def test_a_finished_stream_with_connection_close_is_closed_by_the_server(
+        self,
+    ) -> None:
+        """After a run's last event the server closes a `Connection: close` connection: fifty
+        runs leave no connection (and no descriptor) behind."""
+        body = json.dumps({"ask": "hello"}).encode()
+        async with running_daemon(make_agent()) as url:
+            before = open_descriptors()
+            for n in range(50):
+                stream = await raw_request(
+                    url, f"POST /v1/conversations/k{n}/runs HTTP/1.1\r\nconnection: close", body
+                )
+                data, closed = await read_until_closed(stream, 5)
+                await stream.aclose()
+                assert b"event: result" in data
+                assert closed, f"run {n}: the server kept the connection open"
+            await trio.sleep(0.1)
+            assert open_descriptors() - before < 5
+
+    async def test_a_kept_alive_connection_is_closed_when_idle_after_a_stream(self) -> None:
+        """Without `Connection: close` the connection stays open for the next request once a
+        stream ended, and is closed after `keep_alive_timeout` of idleness."""
+        body = json.dumps({"ask": "hello"}).encode()
+        async with running_daemon(make_agent(), keep_alive_timeout=0.5) as url:
+            stream = await raw_request(url, "POST /v1/conversations/ka/runs HTTP/1.1", body)
+            data, closed = await read_until_closed(stream, 4)
+            await stream.aclose()
+        assert b"event: result" in data and data.endswith(b"0\r\n\r\n")
+        assert closed, "the idle kept-alive connection was never closed"
