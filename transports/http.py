@@ -9,6 +9,7 @@ token (a Unix socket relies on its 0600 file mode instead).
 from __future__ import annotations
 
 import hmac
+import logging
 import math
 import os
 import uuid
@@ -53,7 +54,7 @@ from ._asgi import (
     send_error,
     send_status,
 )
-from .forward import Forwarder, Router
+from .forward import Forwarder, Router, hops
 from .openapi import openapi_document
 
 __all__ = ["HttpLimits", "create_app", "serve_http"]
@@ -69,6 +70,8 @@ STATUS = {
     "too_large": 413,
     "unauthorized": 401,
 }
+logger = logging.getLogger("goliath.http")
+"""Where the front door logs what it cannot answer (a 500) and Hypercorn's own errors."""
 HEARTBEAT_SECONDS = 15.0
 """Idle SSE streams get a comment line this often, so proxies keep them open."""
 
@@ -172,12 +175,26 @@ def create_app(
                     return
         if scope["type"] != "http":
             return
+        started = False
+
+        async def tracked(message: Any) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
         try:
-            await route(scope, receive, send)
+            await route(scope, receive, tracked)
         except HTTPError as error:
             await send_error(send, error)
         except ClientGone:
             return
+        except Exception:  # a bug: logged with its traceback, answered 500, the daemon goes on
+            logger.exception("%s %s failed", scope["method"], scope["path"][:200])
+            if not started:
+                await send_error(
+                    send,
+                    HTTPError(500, "error", "the daemon failed to answer; its log says why"),
+                )
 
     async def route(scope: Scope, receive: Receive, send: Send) -> None:
         method = scope["method"]
@@ -197,6 +214,7 @@ def create_app(
             case "GET", [] | ["index.html"]:
                 return await _static(send, "chat.html")
         authorize(scope)
+        hops(scope)  # a malformed hop count is a 400 on every node, owner or not
         match method, parts:
             case "POST", ["v1", "conversations", conversation_id, "runs"]:
                 cid = _checked_id(conversation_id, "conversation id")
@@ -436,7 +454,7 @@ async def serve_http(
         config.bind = [f"{host}:{port}"]
     config.graceful_timeout = graceful_timeout
     config.accesslog = None
-    config.errorlog = None
+    config.errorlog = logger
     config.keep_alive_timeout = keep_alive_timeout
     app = create_app(runtime, token=token, limits=limits, router=router)
     await serve(app, config, shutdown_trigger=shutdown_trigger, task_status=task_status)  # type: ignore[arg-type]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import logging
 import os
 from pathlib import Path
 from typing import Any
@@ -355,3 +357,78 @@ class TestConnections:
             await stream.aclose()
         assert b"event: result" in data and data.endswith(b"0\r\n\r\n")
         assert closed, "the idle kept-alive connection was never closed"
+
+
+class LoopRouter:
+    """A fleet membership that says another node owns every conversation — and that node is
+    this one: every forwarded request comes back, so only the hop limit ends the loop."""
+
+    node_id = "loop"
+
+    def __init__(self) -> None:
+        self.url: str | None = None
+
+    def is_local(self, conversation_id: str | None) -> bool:
+        return False
+
+    def owner_url(self, conversation_id: str | None) -> str | None:
+        return self.url
+
+
+class TestHops:
+    @pytest.mark.parametrize("value", ["abc", "-1", "-1000", "1.5", "1e3", "0x1", "9999"])
+    async def test_a_malformed_or_negative_hop_count_is_a_400(self, value: str) -> None:
+        """x-goliath-hops is the daemon's own: anything but a small count is refused (it was
+        a 500, and a negative count bought extra hops)."""
+        router = LoopRouter()
+        async with (
+            running_daemon(make_agent(), router=router) as url,
+            httpx.AsyncClient(base_url=url, headers=AUTH) as http,
+        ):
+            router.url = url
+            for method, path in [("POST", "/v1/conversations/h/runs"), ("GET", "/v1/turns/t")]:
+                reply = await http.request(
+                    method, path, json={"ask": "hi"}, headers={"x-goliath-hops": value}
+                )
+                assert reply.status_code == 400, (method, reply.text)
+                assert "x-goliath-hops" in reply.json()["error"]["message"]
+
+    async def test_a_forwarding_loop_ends_at_the_hop_limit(self) -> None:
+        """A request bounced between owners stops after MAX_HOPS with a 503 it can retry."""
+        router = LoopRouter()
+        async with (
+            running_daemon(make_agent(), router=router) as url,
+            httpx.AsyncClient(base_url=url, headers=AUTH, timeout=10) as http,
+        ):
+            router.url = url
+            reply = await http.post("/v1/conversations/h/runs", json={"ask": "hi"})
+        assert reply.status_code == 503
+        assert "moving" in reply.json()["error"]["message"]
+
+
+class TestServerErrors:
+    async def test_an_unexpected_error_is_logged_and_answered_with_a_json_500(
+        self, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        """A request the daemon fails to answer (here: the runtime cannot be reached) is a JSON
+        500, logged with its traceback on `goliath.http`; the daemon keeps serving."""
+        agent = make_agent()
+
+        def runtime() -> Any:
+            raise RuntimeError("the runtime is unreachable")
+
+        async with agent, trio.open_nursery() as nursery:
+            from transports.http import serve_http
+
+            binds = await nursery.start(functools.partial(serve_http, runtime, port=0, token=TOKEN))
+            async with httpx.AsyncClient(base_url=binds[0], headers=AUTH) as http:
+                with caplog.at_level(logging.ERROR, logger="goliath.http"):
+                    reply = await http.get("/v1/turns/t")
+                    health = await http.get("/healthz")
+            nursery.cancel_scope.cancel()
+        assert reply.status_code == 500
+        assert reply.json()["error"]["code"] == "error"
+        assert health.status_code == 200
+        logged = [r for r in caplog.records if r.name == "goliath.http"]
+        assert logged and logged[0].exc_info is not None
+        assert "the runtime is unreachable" in caplog.text
