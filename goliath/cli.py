@@ -251,6 +251,12 @@ def _parser() -> argparse.ArgumentParser:
         "--users", help="users and their conversations: a TOML/JSON file, or MODULE:ATTR"
     )
     serve.add_argument(
+        "--allowed-host",
+        action="append",
+        metavar="NAME",
+        help="a Host name HTTP answers besides IP addresses and localhost (repeatable; '*': any)",
+    )
+    serve.add_argument(
         "--stream-socket", help="also serve MessagePack frames on this Unix socket (mode 0600)"
     )
     serve.add_argument(

@@ -3,19 +3,22 @@
 A run streams its trace events as they happen; a write waiting for approval sends a
 ``confirm_request`` event and waits for ``POST /v1/turns/{turn_id}/confirm`` — the person
 decides, not a callback in the server. Every route but the health checks needs the bearer
-token (a Unix socket relies on its 0600 file mode instead).
+token (a Unix socket relies on its 0600 file mode instead): the daemon's own, which reaches
+everything, or a user's (``users``), which reaches only that user's conversations. On TCP only
+requests whose ``Host`` the daemon serves are answered (a DNS-rebinding page is refused).
 """
 
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import logging
 import math
 import os
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import trio
@@ -36,7 +39,7 @@ from actors.messages import (
     Run,
     TurnStatus,
 )
-from actors.runtime import RequestError, Runtime
+from actors.runtime import Access, RequestError, Runtime
 from goliath.ids import URL_SAFE_ID, URL_SAFE_RULE
 from goliath.snapshot import json_snapshot
 
@@ -57,7 +60,10 @@ from ._asgi import (
 from .forward import Forwarder, Router, hops
 from .openapi import openapi_document
 
-__all__ = ["HttpLimits", "create_app", "serve_http"]
+if TYPE_CHECKING:
+    from .users import Authenticator
+
+__all__ = ["HttpLimits", "create_app", "host_allowed", "serve_http"]
 
 STATUS = {
     "busy": 429,
@@ -69,6 +75,7 @@ STATUS = {
     "forbidden": 403,
     "too_large": 413,
     "unauthorized": 401,
+    "misdirected": 421,
 }
 logger = logging.getLogger("goliath.http")
 """Where the front door logs what it cannot answer (a 500) and Hypercorn's own errors."""
@@ -125,40 +132,84 @@ def _decode(body: bytes, kind: type[Any]) -> Any:
         raise HTTPError(400, "invalid", "the body's JSON is nested too deeply") from None
 
 
+def host_allowed(value: str | None, allowed: Collection[str]) -> bool:
+    """Whether a request's ``Host`` header names this daemon.
+
+    An IP literal and ``localhost`` always do (a page on another site cannot send them: its
+    requests carry its own name, even once that name resolves to 127.0.0.1 — DNS rebinding);
+    any other name only when it is in ``allowed`` (``"*"`` allows every name). A request without
+    a ``Host`` (HTTP/1.0) is no browser's and is allowed.
+    """
+    if value is None:
+        return True
+    name = value.strip().lower()
+    if name.startswith("["):  # [::1]:8765
+        name = name[1 : name.find("]")] if "]" in name else name
+    elif name.count(":") == 1:
+        name = name.rsplit(":", 1)[0]
+    name = name.rstrip(".")
+    if name == "localhost" or "*" in allowed or name in {host.lower() for host in allowed}:
+        return True
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
 def create_app(
     runtime: Runtime | Callable[[], Runtime],
     *,
     token: str | None,
+    users: Authenticator | None = None,
     limits: HttpLimits | None = None,
     router: Router | None = None,
+    allowed_hosts: Collection[str] = ("*",),
 ) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
     """The ASGI application. ``token=None`` disables auth (for a 0600 Unix socket only).
 
-    With a ``router`` (a fleet membership), requests for conversations another node owns are
-    forwarded to it.
+    ``users`` knows the users' tokens: a request with one may touch only that user's
+    conversations and turns (another's conversation is 403, another's turn 404). With
+    ``token=None`` a request without a token reaches everything, and one with a user's token
+    only that user's. ``allowed_hosts`` are the ``Host`` names answered besides IP literals and
+    ``localhost`` (:func:`host_allowed`; ``serve_http`` sets it for TCP). With a ``router`` (a
+    fleet membership), requests for conversations another node owns are forwarded to it.
     """
     bounds = limits or HttpLimits()
     forwarder = Forwarder(router, token) if router is not None else None
     document = _encoder.encode(openapi_document())
     get_runtime = runtime if callable(runtime) else (lambda: runtime)
 
-    def authorize(scope: Scope) -> None:
-        if token is None:
-            return
-        given = header(scope, "authorization") or ""
-        scheme, _, value = given.partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(
-            value.strip().encode(), token.encode()
-        ):
+    def authorize(scope: Scope) -> Access | None:
+        """Who is asking: ``None`` for the operator (everything), else a user's access."""
+        given = header(scope, "authorization")
+        if given is None and token is None:
+            return None  # the 0600 Unix socket
+        scheme, _, value = (given or "").partition(" ")
+        value = value.strip()
+        if scheme.lower() == "bearer" and value:
+            if token is not None and hmac.compare_digest(value.encode(), token.encode()):
+                return None
+            user = users.authenticate(value) if users is not None else None
+            if user is not None:
+                return user
+        raise HTTPError(
+            401, "unauthorized", "a valid `Authorization: Bearer <token>` header is required"
+        )
+
+    def allowed(access: Access | None, conversation_id: str) -> None:
+        """Refuse a user's request for a conversation that is not theirs before anything else
+        (before forwarding it, too)."""
+        if access is not None and not access.allows(conversation_id):
             raise HTTPError(
-                401, "unauthorized", "a valid `Authorization: Bearer <token>` header is required"
+                403, "forbidden", f"{access.name} may not use conversation {conversation_id!r}"
             )
 
-    async def request(message: Inbound, timeout: float = 30.0) -> Outbound:
+    async def request(message: Inbound, access: Access | None, timeout: float = 30.0) -> Outbound:
         """Hand a non-run request to the runtime and return its single reply."""
         send, receive = trio.open_memory_channel[Outbound](math.inf)
         try:
-            await get_runtime().handle(message, send.send_nowait)
+            await get_runtime().handle(message, send.send_nowait, access)
         except RequestError as exc:
             raise HTTPError(STATUS.get(exc.code, 500), exc.code, exc.message) from None
         with trio.fail_after(timeout):
@@ -199,6 +250,13 @@ def create_app(
     async def route(scope: Scope, receive: Receive, send: Send) -> None:
         method = scope["method"]
         parts = path_segments(scope)
+        if not host_allowed(header(scope, "host"), allowed_hosts):
+            raise HTTPError(
+                421,
+                "misdirected",
+                f"this daemon does not serve the host {(header(scope, 'host') or '')[:60]!r}; "
+                "reach it by IP address or localhost, or start it with --allowed-host NAME",
+            )
         match method, parts:
             case "GET", ["healthz"]:
                 return await json_response(send, 200, {"status": "ok"})
@@ -213,15 +271,25 @@ def create_app(
                 return await json_response(send, 200, document)
             case "GET", [] | ["index.html"]:
                 return await _static(send, "chat.html")
-        authorize(scope)
+        access = authorize(scope)
         hops(scope)  # a malformed hop count is a 400 on every node, owner or not
         match method, parts:
+            case "GET", ["v1", "me"]:
+                return await json_response(
+                    send,
+                    200,
+                    {
+                        "user": access.name if access is not None else None,
+                        "conversations": getattr(access, "conversations", ""),
+                    },
+                )
             case "POST", ["v1", "conversations", conversation_id, "runs"]:
                 cid = _checked_id(conversation_id, "conversation id")
+                allowed(access, cid)
                 raw = await read_body(scope, receive, bounds.max_body_bytes)
                 if forwarder is not None and (url := await forwarder.owner(scope, cid)):
                     return await forwarder.relay(scope, send, url, raw)
-                await run(scope, receive, send, cid, raw)
+                await run(scope, receive, send, cid, raw, access)
             case "POST", ["v1", "turns", turn_id, ("confirm" | "cancel") as action]:
                 turn = _checked_id(turn_id, "turn id")
                 raw = await read_body(scope, receive, bounds.max_body_bytes)
@@ -241,10 +309,10 @@ def create_app(
                     )
                 else:
                     message = Cancel(turn_id=turn, reason=body.reason, conversation_id=conversation)
-                await request(message)
+                await request(message, access)
                 await send_status(send, 204 if action == "confirm" else 202)
             case "GET", ["v1", "turns", turn_id]:
-                reply = await request(GetTurn(turn_id=_checked_id(turn_id, "turn id")))
+                reply = await request(GetTurn(turn_id=_checked_id(turn_id, "turn id")), access)
                 assert isinstance(reply, TurnStatus)
                 payload: dict[str, Any] = {
                     "turn_id": reply.turn_id,
@@ -260,14 +328,18 @@ def create_app(
                 await json_response(send, 200, json_snapshot(payload))
             case "GET", ["v1", "conversations", conversation_id, "memory"]:
                 cid = _checked_id(conversation_id, "conversation id")
-                reply = await request(GetMemory(turn_id=uuid.uuid4().hex, conversation_id=cid))
+                allowed(access, cid)
+                reply = await request(
+                    GetMemory(turn_id=uuid.uuid4().hex, conversation_id=cid), access
+                )
                 assert isinstance(reply, MemoryReply)
                 await json_response(send, 200, reply.state)
             case "DELETE", ["v1", "conversations", conversation_id, "memory"]:
                 cid = _checked_id(conversation_id, "conversation id")
+                allowed(access, cid)
                 if forwarder is not None and (url := await forwarder.owner(scope, cid)):
                     return await forwarder.relay(scope, send, url, b"")
-                await request(DeleteMemory(turn_id=uuid.uuid4().hex, conversation_id=cid))
+                await request(DeleteMemory(turn_id=uuid.uuid4().hex, conversation_id=cid), access)
                 await send_status(send, 204)
             case _:
                 raise HTTPError(404, "not_found", f"no route for {method} {scope['path']}")
@@ -286,7 +358,12 @@ def create_app(
         return await forwarder.owner(scope, conversation_id)
 
     async def run(
-        scope: Scope, receive: Receive, send: Send, conversation_id: str, raw: bytes
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        conversation_id: str,
+        raw: bytes,
+        access: Access | None,
     ) -> None:
         body = _decode(raw, RunBody)
         if len(body.ask) > bounds.max_ask_chars:
@@ -303,7 +380,7 @@ def create_app(
         )
         live = get_runtime()
         try:
-            await live.handle(message, outbox.send_nowait)
+            await live.handle(message, outbox.send_nowait, access)
         except RequestError as exc:
             raise HTTPError(STATUS.get(exc.code, 500), exc.code, exc.message) from None
         await send(
@@ -414,8 +491,10 @@ async def _static(send: Send, name: str) -> None:
                 (b"content-length", str(len(body)).encode()),
                 (
                     b"content-security-policy",
-                    b"default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'",
+                    b"default-src 'self'; style-src 'self' 'unsafe-inline'; "
+                    b"script-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
                 ),
+                (b"x-frame-options", b"DENY"),  # for browsers that ignore frame-ancestors
             ],
         }
     )
@@ -429,6 +508,8 @@ async def serve_http(
     port: int = 0,
     unix_socket: str | os.PathLike[str] | None = None,
     token: str | None,
+    users: Authenticator | None = None,
+    allowed_hosts: Collection[str] = (),
     limits: HttpLimits | None = None,
     router: Router | None = None,
     shutdown_trigger: Callable[[], Awaitable[None]] | None = None,
@@ -442,6 +523,11 @@ async def serve_http(
     addresses (e.g. ``["http://127.0.0.1:54321"]``). With ``unix_socket`` the socket file is
     created with mode 0600 and no token is required unless one is given. An idle kept-alive
     connection is closed after ``keep_alive_timeout`` seconds.
+
+    On TCP a request is answered only when its ``Host`` is an IP address, ``localhost`` or one
+    of ``allowed_hosts`` (a web page that rebinds its own name to this address is refused with
+    421); on a Unix socket, which no browser reaches, any ``Host`` is. ``users``: see
+    :func:`create_app`.
     """
     from hypercorn.config import Config
     from hypercorn.trio import serve
@@ -456,5 +542,12 @@ async def serve_http(
     config.accesslog = None
     config.errorlog = logger
     config.keep_alive_timeout = keep_alive_timeout
-    app = create_app(runtime, token=token, limits=limits, router=router)
+    app = create_app(
+        runtime,
+        token=token,
+        users=users,
+        limits=limits,
+        router=router,
+        allowed_hosts=("*",) if unix_socket is not None else tuple(allowed_hosts),
+    )
     await serve(app, config, shutdown_trigger=shutdown_trigger, task_status=task_status)  # type: ignore[arg-type]

@@ -74,6 +74,14 @@ class Health(msgspec.Struct):
     status: str
 
 
+class Me(msgspec.Struct):
+    """Who the token belongs to: ``user`` (``None`` for the daemon's own token) and the prefix
+    every conversation id of theirs starts with (``""``: any conversation)."""
+
+    user: str | None
+    conversations: str
+
+
 def _error(description: str) -> dict[str, Any]:
     return {
         "description": description,
@@ -116,6 +124,7 @@ SSE_EVENT = {
     },
 }
 UNAUTHORIZED = _error("missing or wrong bearer token")
+FORBIDDEN = _error("the token is a user's, and the conversation is not theirs")
 
 
 def openapi_document() -> dict[str, Any]:
@@ -129,6 +138,7 @@ def openapi_document() -> dict[str, Any]:
             TurnInfo,
             MemoryState,
             Health,
+            Me,
             RunResult,
         ],
         ref_template=_REF,
@@ -157,6 +167,7 @@ def openapi_document() -> dict[str, Any]:
                     },
                     "400": _error("malformed body or id"),
                     "401": UNAUTHORIZED,
+                    "403": FORBIDDEN,
                     "409": _error(
                         "the turn id belongs to another conversation, or names another request"
                     ),
@@ -227,6 +238,7 @@ def openapi_document() -> dict[str, Any]:
                     "200": _json("MemoryState", "the rolling brief and the recent exchanges"),
                     "400": _error("malformed id"),
                     "401": UNAUTHORIZED,
+                    "403": FORBIDDEN,
                 },
             },
             "delete": {
@@ -238,8 +250,20 @@ def openapi_document() -> dict[str, Any]:
                     "204": {"description": "forgotten"},
                     "400": _error("malformed id"),
                     "401": UNAUTHORIZED,
+                    "403": FORBIDDEN,
                 },
             },
+        },
+        "/v1/me": {
+            "get": {
+                "summary": "Who the token belongs to",
+                "operationId": "me",
+                "security": security,
+                "responses": {
+                    "200": _json("Me", "the user and their conversation-id prefix"),
+                    "401": UNAUTHORIZED,
+                },
+            }
         },
         "/healthz": {
             "get": {
@@ -264,7 +288,12 @@ def openapi_document() -> dict[str, Any]:
         "info": {
             "title": "Goliath daemon",
             "version": "1",
-            "description": "Agent turns for small on-device models, for many users at once.",
+            "description": (
+                "Agent turns for small on-device models, for many users at once. Over TCP a "
+                "request whose Host is not an IP address, localhost or an allowed name is "
+                "refused with 421 (DNS rebinding); a user's token reaches only conversations "
+                "whose id starts with the user's prefix (403 otherwise, and 404 for their turns)."
+            ),
         },
         "paths": paths,
         "components": {

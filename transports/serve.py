@@ -16,7 +16,8 @@ import secrets
 import signal
 import socket as socket_module
 import sys
-from collections.abc import AsyncIterator
+import urllib.parse
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -92,6 +93,7 @@ async def serve_agent(
     stream_socket: str | None = None,
     token: str | None,
     users: Authenticator | None = None,
+    allowed_hosts: Sequence[str] = (),
     grace: float = 10.0,
     stop: trio.Event | None = None,
     cluster: Cluster | None = None,
@@ -106,7 +108,16 @@ async def serve_agent(
 
     With a ``cluster`` the daemon joins the fleet once its HTTP front door is up (other nodes
     forward requests there), and on shutdown hands its shards over before it closes.
+
+    ``users`` are answered on HTTP and on the frame socket alike; ``allowed_hosts`` are the
+    ``Host`` names HTTP answers besides IP addresses and ``localhost`` (the fleet's advertised
+    name is added).
     """
+    hosts = list(allowed_hosts)
+    if cluster is not None and cluster.url:
+        advertised = urllib.parse.urlsplit(cluster.url).hostname
+        if advertised:
+            hosts.append(advertised)
     with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
         async with agent:
             runtime = agent.runtime
@@ -123,6 +134,8 @@ async def serve_agent(
                         port=port,
                         unix_socket=socket,
                         token=None if socket else token,
+                        users=users,
+                        allowed_hosts=hosts,
                         router=cluster,
                         shutdown_trigger=http_closed.wait,
                     )
@@ -277,6 +290,7 @@ def serve_command(args: argparse.Namespace) -> int:
                     stream_socket=args.stream_socket,
                     token=token,
                     users=users,
+                    allowed_hosts=getattr(args, "allowed_host", None) or (),
                     grace=args.grace,
                     cluster=cluster,
                 )
