@@ -177,3 +177,45 @@ async def test_a_wrong_token_opens_nothing_even_on_a_unix_socket(socket_dir: Pat
         async with Client.stream(path=path) as local:
             assert (await local.run("hi", conversation_id="alice:1")).text == "answer to hi"
         nursery.cancel_scope.cancel()
+
+
+class TestDaemonToken:
+    def test_a_token_on_the_command_line_is_warned_about_and_never_printed(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """--token shows in `ps` to every user of the machine: the daemon says so, and prints
+        nothing of the token itself; GOLIATH_TOKEN is taken without a warning."""
+        import argparse
+        import io
+
+        from transports.serve import resolve_token
+
+        said = io.StringIO()
+        args = argparse.Namespace(token=ADMIN, token_file=None, socket=None)
+        assert resolve_token(args, err=said) == ADMIN
+        assert "visible" in said.getvalue() and ADMIN not in said.getvalue()
+        quiet = io.StringIO()
+        monkeypatch.setenv("GOLIATH_TOKEN", ALICE)
+        args = argparse.Namespace(token=None, token_file=None, socket=None)
+        assert resolve_token(args, err=quiet) == ALICE
+        assert quiet.getvalue() == ""
+
+    def test_a_token_file_is_made_private_once_and_a_readable_one_refused(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """--token-file PATH: made with a fresh token (0600) when missing, read as is after;
+        a file others may read is a ConfigError saying `chmod 600`."""
+        import argparse
+        import io
+
+        from transports.serve import resolve_token
+
+        path = tmp_path / "secret" / "token"
+        args = argparse.Namespace(token=None, token_file=str(path), socket=None)
+        monkeypatch.delenv("GOLIATH_TOKEN", raising=False)
+        first = resolve_token(args, err=io.StringIO())
+        assert first is not None and os.stat(path).st_mode & 0o777 == 0o600
+        assert resolve_token(args, err=io.StringIO()) == first
+        os.chmod(path, 0o644)
+        with pytest.raises(ConfigError, match="chmod 600"):
+            resolve_token(args, err=io.StringIO())
