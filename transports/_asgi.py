@@ -110,8 +110,11 @@ async def json_response(
     await send({"type": "http.response.body", "body": body})
 
 
-async def send_error(send: Send, error: HTTPError) -> None:
+async def send_error(send: Send, error: HTTPError, *, close: bool = False) -> None:
+    """Answer ``error`` as JSON; ``close`` says the connection ends after it (an unread body)."""
     extra = [(b"www-authenticate", b"Bearer")] if error.status == 401 else []
+    if close:
+        extra.append((b"connection", b"close"))
     await json_response(
         send, error.status, {"error": {"code": error.code, "message": error.message}}, extra
     )

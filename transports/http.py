@@ -227,16 +227,28 @@ def create_app(
         if scope["type"] != "http":
             return
         started = False
+        received = False  # the request's body was read to its end
 
         async def tracked(message: Any) -> None:
             nonlocal started
             started = started or message["type"] == "http.response.start"
             await send(message)
 
+        async def reading() -> Any:
+            nonlocal received
+            message = await receive()
+            received = received or (
+                message["type"] == "http.request" and not message.get("more_body", False)
+            )
+            return message
+
         try:
-            await route(scope, receive, tracked)
+            await route(scope, reading, tracked)
         except HTTPError as error:
-            await send_error(send, error)
+            # Refused before its body was read: drain a small body so the connection can carry
+            # the client's next request; otherwise say that it closes, so no client reuses it.
+            kept = received or (error.status != 413 and await _drained(scope, reading, bounds))
+            await send_error(send, error, close=not kept)
         except ClientGone:
             return
         except Exception:  # a bug: logged with its traceback, answered 500, the daemon goes on
@@ -398,6 +410,30 @@ def create_app(
         await _stream(send, receive, replies, turn_id, conversation_id)
 
     return app
+
+
+async def _drained(scope: Scope, receive: Receive, bounds: HttpLimits) -> bool:
+    """Read and drop what is left of a request's body (within the body limit, briefly); whether
+    it was all read, so that the connection can be kept alive."""
+    declared = header(scope, "content-length")
+    if declared is None and header(scope, "transfer-encoding") is None:
+        return True  # no body
+    if declared is not None and (
+        not declared.strip().isdigit() or int(declared) > bounds.max_body_bytes
+    ):
+        return False
+    size = 0
+    with trio.move_on_after(2):
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return False
+            size += len(message.get("body", b""))
+            if size > bounds.max_body_bytes:
+                return False
+            if not message.get("more_body", False):
+                return True
+    return False
 
 
 def _sse(event: str, payload: Any) -> bytes:

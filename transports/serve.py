@@ -159,7 +159,12 @@ async def serve_agent(
                     ) -> None:
                         with frames:
                             await serve_stream(
-                                runtime, path=stream_socket, users=users, task_status=task_status
+                                runtime,
+                                path=stream_socket,
+                                token=token,
+                                users=users,
+                                require_hello=False,  # the socket is 0600, as HTTP's is
+                                task_status=task_status,
                             )
 
                     await nursery.start(frame_socket)

@@ -476,14 +476,18 @@ async def serve_stream(
     port: int | None = None,
     token: str | None = None,
     users: Authenticator | None = None,
+    require_hello: bool | None = None,
     task_status: trio.TaskStatus[Any] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve frames on a Unix socket ``path`` (mode 0600) or on TCP ``host``/``port``.
 
     Reports the bound address (the path, or ``(host, port)``) through ``task_status``.
     A TCP listener requires ``token``: every connection's first frame is a ``Hello`` with it,
-    or with a token of ``users`` (that user's conversations only). On a Unix socket a first
-    ``Hello`` with a user's token narrows the connection to that user.
+    or with a token of ``users`` (that user's conversations only). On a Unix socket a
+    ``Hello`` is required when ``token`` is given, unless ``require_hello=False``: then a
+    connection without one reaches everything (the socket is 0600), and a first ``Hello``
+    with ``token`` does too, one with a user's token narrows the connection to that user, and
+    one with any other token is refused.
 
     Raises:
         SocketPathError: ``path`` holds a file that is not a stale socket (it is never deleted).
@@ -505,7 +509,7 @@ async def serve_stream(
         sock.listen(128)
         listeners = [trio.SocketListener(sock)]
         address: Any = path
-        need_hello = token is not None
+        need_hello = token is not None if require_hello is None else require_hello
     else:
         if token is None:
             raise ValueError("a TCP stream listener needs a token")

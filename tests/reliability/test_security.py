@@ -479,7 +479,8 @@ class TestUsers:
         self, tmp_path: Path
     ) -> None:
         """`goliath serve --users users.toml`: the users' tokens work, each in its own
-        conversations, on HTTP and on the frame socket of the same process."""
+        conversations, on HTTP and on the frame socket of the same process, and the daemon's
+        own token still opens the frame socket."""
         from tests.processes import start_goliath
         from transports.client import Client, RemoteError
 
@@ -502,6 +503,8 @@ class TestUsers:
                 with pytest.raises(RemoteError) as caught:
                     await client.memory("bob:1")
                 assert caught.value.code == "forbidden"
+            async with Client.stream(path=str(frames), token=TOKEN) as operator:
+                assert (await operator.memory("bob:1")).recent == []
         finally:
             process.send_signal(signal.SIGTERM)
             with trio.fail_after(15):

@@ -432,3 +432,35 @@ class TestServerErrors:
         logged = [r for r in caplog.records if r.name == "goliath.http"]
         assert logged and logged[0].exc_info is not None
         assert "the runtime is unreachable" in caplog.text
+
+
+class TestRefusedBodies:
+    @pytest.mark.slow
+    async def test_requests_refused_before_their_body_is_read_keep_the_connection_usable(
+        self,
+    ) -> None:
+        """A POST refused before its body was read (a bad id, no token) is answered, and the
+        client's kept-alive connection carries the next request: the body is drained, or the
+        answer says `connection: close`. (A client reusing a connection the server was about to
+        close lost its next request: "Server disconnected without sending a response".)"""
+        from tests.processes import start_goliath
+
+        process, url, _ = await start_goliath(
+            "tests.transports.daemon_app:make_agent", "--port", "0", env={"GOLIATH_TOKEN": TOKEN}
+        )
+        try:
+            await self._refuse_sixty_times(url)
+        finally:
+            process.kill()
+            await process.wait()
+
+    async def _refuse_sixty_times(self, url: str) -> None:
+        async with httpx.AsyncClient(base_url=url, headers=AUTH) as http:
+            for n in range(60):
+                bad = await http.post(f"/v1/conversations/{'x' * 129}/runs", json={"ask": "hi"})
+                assert bad.status_code == 400, n
+                refused = await http.post(
+                    "/v1/conversations/ok/runs", json={"ask": "hi"}, headers={"authorization": ""}
+                )
+                assert refused.status_code == 401, n
+                assert (await http.get("/healthz")).status_code == 200, n

@@ -219,3 +219,36 @@ class TestDaemonToken:
         os.chmod(path, 0o644)
         with pytest.raises(ConfigError, match="chmod 600"):
             resolve_token(args, err=io.StringIO())
+
+
+async def test_the_daemons_frame_socket_takes_the_operator_a_user_or_no_hello(
+    socket_dir: Path,
+) -> None:
+    """As `goliath serve --users` serves it (token given, Hello not required): no Hello and a
+    Hello with the daemon's token reach everything, a user's Hello narrows the connection, an
+    unknown token is refused. (The daemon's own token was refused on its frame socket.)"""
+    path = str(socket_dir / "frames.sock")
+    agent = make_agent()
+    async with agent, trio.open_nursery() as nursery:
+        await nursery.start(
+            functools.partial(
+                serve_stream,
+                agent.runtime,
+                path=path,
+                token=ADMIN,
+                users=USERS,
+                require_hello=False,
+            )
+        )
+        async with Client.stream(path=path, token=ADMIN) as admin:
+            assert (await admin.run("hi", conversation_id="bob:1")).text == "answer to hi"
+        async with Client.stream(path=path) as local:
+            assert (await local.memory("bob:1")).recent[0].ask == "hi"
+        async with Client.stream(path=path, token=ALICE) as alice:
+            with pytest.raises(RemoteError) as caught:
+                await alice.memory("bob:1")
+            assert caught.value.code == "forbidden"
+        async with Client.stream(path=path, token="not-a-known-token") as stranger:
+            with pytest.raises(Exception, match="unauthorized"):
+                await stranger.memory("bob:1")
+        nursery.cancel_scope.cancel()
