@@ -13,6 +13,7 @@ import collections
 import contextlib
 import functools
 import hmac
+import logging
 import math
 import os
 import socket as socket_module
@@ -109,6 +110,9 @@ async def write_frame(stream: trio.abc.SendStream, payload: bytes) -> None:
 
 
 # ---------------------------------------------------------------- server
+
+logger = logging.getLogger("goliath.stream")
+"""Where the frame server logs a connection that failed for a reason of its own (a bug)."""
 
 OUTBOX_MESSAGES = 1024
 """Replies that may wait for one connection's reader; one more and the connection is dropped
@@ -226,16 +230,21 @@ class _Connection:
         return True
 
     async def refuse(self) -> None:
-        with trio.move_on_after(1):
-            await self.write(
-                encode_msgpack(
-                    Failure(
-                        turn_id="",
-                        code="unauthorized",
-                        message="send Hello(token=...) with a valid token first",
-                    )
-                )
+        await self.last_word(
+            Failure(
+                turn_id="",
+                code="unauthorized",
+                message="send Hello(token=...) with a valid token first",
             )
+        )
+
+    async def last_word(self, failure: Failure) -> None:
+        """Tell the client why its connection ends, if it still listens (within a second)."""
+        with trio.move_on_after(1):
+            try:
+                await self.write(encode_msgpack(failure))
+            except (trio.BrokenResourceError, trio.ClosedResourceError, trio.BusyResourceError):
+                pass  # it left first: there is no one to tell
 
     def deliver(self, message: Outbound) -> None:
         """The runtime's outbox for this connection: never blocks the turn, never raises."""
@@ -367,14 +376,17 @@ async def _serve_connection(
     need_hello: bool = True,
 ) -> None:
     connection = _Connection(runtime, stream)
-    async with stream, trio.open_nursery() as nursery:
-        with connection.scope:
-            nursery.start_soon(connection.pump)
-            try:
-                await _serve_requests(connection, nursery, token, users, need_hello)
-            finally:
-                connection.closed = True
-                nursery.cancel_scope.cancel()  # the pump and the handlers end with the connection
+    try:
+        async with stream, trio.open_nursery() as nursery:
+            with connection.scope:
+                nursery.start_soon(connection.pump)
+                try:
+                    await _serve_requests(connection, nursery, token, users, need_hello)
+                finally:
+                    connection.closed = True
+                    nursery.cancel_scope.cancel()  # the pump and handlers end with the connection
+    except Exception:  # whatever one connection does, it ends that connection, never the daemon
+        logger.exception("a frame connection failed")
 
 
 async def _serve_requests(
@@ -423,10 +435,7 @@ async def _serve_requests(
             else:
                 nursery.start_soon(connection.handle, message)
     except (FrameError, msgspec.DecodeError, msgspec.ValidationError) as exc:
-        with trio.move_on_after(1):
-            await connection.write(
-                encode_msgpack(Failure(turn_id="", code="invalid", message=f"bad frame: {exc}"))
-            )
+        await connection.last_word(Failure(turn_id="", code="invalid", message=f"bad frame: {exc}"))
     except (trio.BrokenResourceError, trio.ClosedResourceError):
         pass
 

@@ -297,3 +297,33 @@ async def test_the_stream_socket_never_replaces_a_file_that_is_not_a_stale_socke
         async with Client.stream(path=str(stale)) as client:
             assert (await client.run("hi", conversation_id="s")).text == "answer to hi"
         nursery.cancel_scope.cancel()
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        struct.pack(">I", 100) + b"half",
+        b"\x00\x00\x00\x04\xc1\xc1\xc1\xc1",
+        struct.pack(">I", 2**31),
+    ],
+    ids=["truncated", "undecodable", "oversized"],
+)
+async def test_a_client_that_sends_a_bad_frame_and_leaves_ends_nothing_else(
+    socket_dir: Path, payload: bytes
+) -> None:
+    """The server's last word to a bad frame meets a closed socket: that connection ends, the
+    server goes on serving (it used to raise BrokenResourceError out of the listener and end
+    the daemon)."""
+    path = str(socket_dir / "frames.sock")
+    agent = make_agent()
+    async with agent, trio.open_nursery() as nursery:
+        await nursery.start(functools.partial(serve_stream, agent.runtime, path=path))
+        for _ in range(3):
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as raw:
+                raw.connect(path)
+                raw.sendall(payload)
+                raw.shutdown(socket.SHUT_RDWR)
+            await trio.sleep(0.05)
+        async with Client.stream(path=path) as client:
+            assert (await client.run("hello", conversation_id="after")).text == "answer to hello"
+        nursery.cancel_scope.cancel()
