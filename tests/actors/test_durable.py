@@ -34,6 +34,7 @@ from actors.ticket import Approval
 from goliath import Agent, StepRecord
 from goliath.durable import Checkpoint, PendingCall, call_fingerprint, payload_fingerprint
 from goliath.memory import InMemory
+from goliath.testing import FakeModel
 from tests.transports.daemon_app import make_agent as daemon_agent
 
 
@@ -301,3 +302,41 @@ class TestRecordedApprovals:
         assert isinstance(ticket.steps, list) and all(
             isinstance(step, StepRecord) for step in ticket.steps
         )
+
+
+class TestCancelAfterAWrite:
+    async def test_the_next_turns_prompt_shows_the_write_of_a_cancelled_turn(self) -> None:
+        """A turn approved a write, then was cancelled during its next step: the next turn's
+        conductor reads that the write ran (so it neither denies it nor repeats it blindly)."""
+        created: list[str] = []
+        agent = daemon_agent(created)
+        model = agent.model
+        assert isinstance(model, FakeModel)
+        async with agent:
+            runtime = agent.runtime
+            inbox = Inbox()
+            await runtime.handle(
+                Run(turn_id="cw", ask="add jam then wait", conversation_id="r"), inbox
+            )
+            ask = await inbox.next(ConfirmAsk)
+            await runtime.handle(
+                ConfirmReply(turn_id="cw", call_id=ask.call_id, approved=True), Inbox()
+            )
+            with trio.fail_after(10):
+                while created != ["jam"]:
+                    await trio.sleep(0.01)
+            await trio.sleep(0.05)  # the slow step starts
+            runtime.cancel("cw", "client")
+            end = await inbox.next(Failure)
+            assert end.code == "cancelled" and "create_task" in end.message
+            before = len(model.calls)
+            replies = Inbox()
+            await runtime.handle(
+                Run(turn_id="next", ask="what did you do?", conversation_id="r"), replies
+            )
+            await replies.next(ResultMessage)
+        conductor = next(c for c in model.calls[before:] if c.label == "conductor")
+        assert "add jam then wait" in conductor.prompt
+        assert "create_task" in conductor.prompt  # the cancelled turn's step log (the tools
+        # themselves are listed in the system prompt, not here)
+        assert created == ["jam"]

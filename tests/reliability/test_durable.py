@@ -16,6 +16,7 @@ import httpx
 import pytest
 import trio
 
+from goliath.durable import idempotency_key
 from tests.processes import start_goliath
 from tests.sse import iter_sse, parse_sse
 
@@ -237,6 +238,9 @@ class TestDurableApprovals:
                 assert again.status_code == 409
                 assert (await http.get("/v1/turns/a1")).json()["status"] == "done"
         assert written(writes) == ["figs"]
+        # the tool got the call's idempotency key: the same one the first process would have used
+        [(_, key)] = [line.split("\t") for line in writes.read_text().splitlines()]
+        assert key == idempotency_key("a1", asked["call_id"], asked["fingerprint"])
 
     async def test_a_write_cut_off_by_a_crash_is_outcome_unknown_and_never_run_again(
         self, tmp_path: Path
