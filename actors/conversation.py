@@ -14,13 +14,13 @@ import trio
 
 from goliath.config import AgentConfig
 from goliath.errors import TurnCancelled
-from goliath.models import GenerateRequest, Generation
+from goliath.models import GenerateRequest, Generation, TextSink
 from goliath.session import Session
 from goliath.turn import run_turn
 
 from .mailbox import Mailbox
 from .messages import Cancel, ConfirmReply, Control, Failure, ResultMessage
-from .model_worker import RunningCall
+from .model_worker import RunningCall, StartCall
 from .ticket import Ticket
 
 __all__ = ["ConversationActor"]
@@ -41,7 +41,7 @@ class ConversationActor:
         mailbox_size: int,
         config: AgentConfig,
         open_session: Callable[[], Awaitable[Session]],
-        start: Callable[[GenerateRequest, str, str], Awaitable[RunningCall]],
+        start: StartCall,
     ) -> None:
         self.key = key
         self.config = config
@@ -172,7 +172,7 @@ class _ModelPort:
 
     def __init__(
         self,
-        start: Callable[[GenerateRequest, str, str], Awaitable[RunningCall]],
+        start: StartCall,
         conversation: str,
         turn_id: str,
     ) -> None:
@@ -180,8 +180,10 @@ class _ModelPort:
         self._conversation = conversation
         self._turn_id = turn_id
 
-    async def start(self, request: GenerateRequest) -> RunningCall:
-        return await self._start(request, self._conversation, self._turn_id)
+    async def start(
+        self, request: GenerateRequest, *, on_text: TextSink | None = None
+    ) -> RunningCall:
+        return await self._start(request, self._conversation, self._turn_id, on_text)
 
     async def __call__(self, request: GenerateRequest) -> Generation:
         call = await self.start(request)

@@ -39,6 +39,7 @@ __all__ = [
     "Outbound",
     "ResultMessage",
     "Run",
+    "Token",
     "TurnState",
     "TurnStatus",
     "decode_json",
@@ -111,6 +112,12 @@ class EventMessage(Message, tag="event", frozen=True):
     """A trace event of a running turn."""
 
     event: Event
+
+
+class Token(Message, tag="token", frozen=True):
+    """A piece of a running turn's prose answer, as the model writes it (never in the trace)."""
+
+    text: str
 
 
 class ResultMessage(Message, tag="result", frozen=True):
@@ -207,7 +214,9 @@ class Hello(Message, tag="hello", frozen=True):
 
 Inbound = Run | Cancel | ConfirmReply | GetTurn | GetMemory | DeleteMemory | Hello
 Control = Cancel | ConfirmReply
-Outbound = ConfirmAsk | EventMessage | ResultMessage | Failure | TurnStatus | MemoryReply | Ack
+Outbound = (
+    ConfirmAsk | EventMessage | Token | ResultMessage | Failure | TurnStatus | MemoryReply | Ack
+)
 AnyMessage = (
     Run
     | Cancel
@@ -218,6 +227,7 @@ AnyMessage = (
     | Hello
     | ConfirmAsk
     | EventMessage
+    | Token
     | ResultMessage
     | Failure
     | TurnStatus

@@ -12,7 +12,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import inspect
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, NoReturn
 
 import attrs
@@ -21,11 +21,11 @@ import outcome
 import trio
 
 from goliath.errors import BusyError, ModelError
-from goliath.models import GenerateRequest, Generation, Model
+from goliath.models import GenerateRequest, Generation, Model, TextSink
 
 from .messages import Generate
 
-__all__ = ["ModelSource", "ModelWorker", "ModelWorkerStatistics", "RunningCall"]
+__all__ = ["ModelSource", "ModelWorker", "ModelWorkerStatistics", "RunningCall", "StartCall"]
 
 ModelSource = Model | Callable[[], Model]
 DEFAULT_QUEUE_LIMIT = 10_000
@@ -43,6 +43,7 @@ class _Job:
     scope: trio.CancelScope | None = None
     abandoned: bool = False
     started_at: float | None = None
+    on_text: TextSink | None = None
 
     def abandon(self) -> None:
         """The caller is gone: drop the call if queued, cancel it in the worker if running."""
@@ -72,6 +73,10 @@ class RunningCall:
 
     def cancel(self) -> None:
         self._job.abandon()
+
+
+StartCall = Callable[[GenerateRequest, str, str, TextSink | None], Awaitable[RunningCall]]
+"""How an actor starts a model call: ``(request, conversation key, turn id, on_text)``."""
 
 
 @attrs.frozen
@@ -113,9 +118,14 @@ class ModelWorker:
             return source  # type: ignore[no-any-return]
         return source()  # type: ignore[no-any-return]  # a factory: a fresh model per call
 
-    async def _call(self, request: GenerateRequest) -> Generation:
+    async def _call(self, request: GenerateRequest, on_text: TextSink | None) -> Generation:
         # A factory that raises fails this one call (a model error), never the worker.
-        return await self._model().generate(request)
+        model = self._model()
+        stream = getattr(model, "generate_stream", None)
+        if on_text is not None and callable(stream):
+            generation: Generation = await stream(request, on_text)
+            return generation
+        return await model.generate(request)
 
     async def serve(
         self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
@@ -168,14 +178,20 @@ class ModelWorker:
             with trio.CancelScope() as job.scope:
                 if job.abandoned:
                     job.scope.cancel()
-                job.result = await outcome.acapture(self._call, job.message.request)
+                job.result = await outcome.acapture(self._call, job.message.request, job.on_text)
         finally:
             self._running -= 1
             self._completed += 1
             self._limiter.release_on_behalf_of(slot)
             job.done.set()
 
-    def _enqueue(self, request: GenerateRequest, conversation: str, turn_id: str) -> _Job:
+    def _enqueue(
+        self,
+        request: GenerateRequest,
+        conversation: str,
+        turn_id: str,
+        on_text: TextSink | None = None,
+    ) -> _Job:
         if self._nursery is None:
             raise RuntimeError(
                 "the model worker is not running; start it with nursery.start(serve)"
@@ -188,6 +204,7 @@ class ModelWorker:
             message=Generate(turn_id=turn_id, request=request, conversation_id=conversation),
             key=conversation,
             enqueued_at=trio.current_time(),
+            on_text=on_text,
         )
         queue = self._queues.get(conversation)
         if queue is None:
@@ -199,16 +216,22 @@ class ModelWorker:
         return job
 
     async def start(
-        self, request: GenerateRequest, *, conversation: str, turn_id: str = ""
+        self,
+        request: GenerateRequest,
+        *,
+        conversation: str,
+        turn_id: str = "",
+        on_text: TextSink | None = None,
     ) -> RunningCall:
         """Queue one call for ``conversation`` and wait until the model starts on it.
 
         Returns a :class:`RunningCall` (how long it waited, and its result to await). Two phases
-        let the turn report the queue wait before the reply arrives.
+        let the turn report the queue wait before the reply arrives. With ``on_text`` a model
+        that streams (``generate_stream``) hands it the reply's text as it is generated.
 
         Cancellation: cancelling the caller drops the queued call.
         """
-        job = self._enqueue(request, conversation, turn_id)
+        job = self._enqueue(request, conversation, turn_id, on_text)
         try:
             await job.started.wait()
         except trio.Cancelled:

@@ -24,7 +24,7 @@ from goliath.errors import (
     GoliathError,
 )
 from goliath.ids import check_conversation_id
-from goliath.models import GenerateRequest
+from goliath.models import GenerateRequest, TextSink
 from goliath.records import Decision, MemoryState
 from goliath.session import Session
 
@@ -125,8 +125,12 @@ class Runtime:
         )
         self.ready = False
 
-    async def _start(self, request: GenerateRequest, key: str, turn_id: str) -> RunningCall:
-        return await self.model_worker.start(request, conversation=key, turn_id=turn_id)
+    async def _start(
+        self, request: GenerateRequest, key: str, turn_id: str, on_text: TextSink | None
+    ) -> RunningCall:
+        return await self.model_worker.start(
+            request, conversation=key, turn_id=turn_id, on_text=on_text
+        )
 
     async def serve(
         self, *, task_status: trio.TaskStatus[Runtime] = trio.TASK_STATUS_IGNORED
@@ -156,10 +160,11 @@ class Runtime:
         answered from that turn, never run again (a turn id belongs to one conversation). With a
         store the run is recorded before it is queued, so it survives a crash as ``interrupted``.
 
-        ``outbox`` is for remote callers: the turn's events, confirmation asks and its last
-        message go there, and a write waits for a :class:`~actors.messages.ConfirmReply`
-        (delivered with :meth:`confirm`) instead of calling a handler in this process. Without
-        one the caller waits on ``ticket.done``.
+        ``outbox`` is for remote callers: the turn's events, its answer's text as it is written
+        (:class:`~actors.messages.Token`), confirmation asks and its last message go there, and
+        a write waits for a :class:`~actors.messages.ConfirmReply` (delivered with
+        :meth:`confirm`) instead of calling a handler in this process. Without one the caller
+        waits on ``ticket.done``.
 
         Raises:
             RequestError: the turn id belongs to another conversation (``conflict``).
@@ -179,6 +184,7 @@ class Runtime:
                     progress=ticket,
                     confirm=ticket.confirm_remotely,
                     on_event=ticket.publish,
+                    on_token=ticket.publish_token,
                 )
             else:
                 ticket.request = attrs.evolve(request, progress=ticket)
@@ -263,6 +269,7 @@ class Runtime:
             resume=checkpoint,
             confirm=ticket.confirm_remotely,
             on_event=ticket.publish,
+            on_token=ticket.publish_token,
         )
         self.supervisor.enqueue(ticket, resumed=True)
 

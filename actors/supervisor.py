@@ -10,6 +10,7 @@ conversations never notice.
 from __future__ import annotations
 
 import collections
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -25,8 +26,10 @@ from goliath.turn import run_turn
 
 from .conversation import ConversationActor
 from .messages import Cancel, ConfirmReply, Failure
-from .model_worker import RunningCall
+from .model_worker import StartCall
 from .ticket import Ticket
+
+logger = logging.getLogger("goliath.runtime")
 
 
 async def _no_model(request: GenerateRequest) -> Generation:
@@ -61,7 +64,7 @@ class Supervisor:
         *,
         config: AgentConfig,
         make_session: Callable[[str | None], Awaitable[Session]],
-        start: Callable[[GenerateRequest, str, str], Awaitable[RunningCall]],
+        start: StartCall,
         mailbox_size: int,
         idle_timeout: float,
         restart_limit: int,
@@ -283,8 +286,20 @@ class Supervisor:
                 now = trio.current_time()
                 crashes = [at for at in crashes if now - at <= self._restart_window] + [now]
                 if len(crashes) >= self._restart_limit:
+                    logger.error(
+                        "conversation %r stopped: its actor crashed %d times within %g s",
+                        actor.key or None,
+                        len(crashes),
+                        self._restart_window,
+                        exc_info=exc,
+                    )
                     self._stop_failed(actor, exc)
                     return
+                logger.warning(
+                    "conversation %r: its actor crashed; restarting it",
+                    actor.key or None,
+                    exc_info=exc,
+                )
                 self.restarts += 1
 
     def _stop_failed(self, actor: ConversationActor, error: BaseException) -> None:

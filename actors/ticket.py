@@ -17,7 +17,7 @@ from goliath.errors import TurnCancelled
 from goliath.events import Event
 from goliath.records import ConfirmRequest, Decision, RunResult, StepRecord
 
-from .messages import ConfirmAsk, EventMessage, Outbound, TurnState
+from .messages import ConfirmAsk, EventMessage, Outbound, Token, TurnState
 
 if TYPE_CHECKING:
     from .journal import Journal
@@ -238,6 +238,10 @@ class Ticket:
     def publish(self, event: Event) -> None:
         """A remote caller's ``on_event``: the event goes out to every subscriber."""
         self.send(EventMessage(turn_id=self.turn_id, event=event))
+
+    def publish_token(self, text: str) -> None:
+        """A remote caller's ``on_token``: the answer's text goes out as it is written."""
+        self.send(Token(turn_id=self.turn_id, text=text))
 
     def asking(self) -> ConfirmAsk | None:
         """The confirmation request this turn is waiting on, if any."""

@@ -34,7 +34,13 @@ from .tools import Tool as Tool
 from .tools import ToolContext as ToolContext
 from .tools import tool as tool
 
-__version__ = "0.1.0"
+try:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as _version
+
+    __version__ = _version("goliath-harness")
+except PackageNotFoundError:  # pragma: no cover - a source tree that was never installed
+    __version__ = "0.0.0+unknown"
 
 __all__ = [
     "DEFAULT_MAX_STEPS",

@@ -9,15 +9,19 @@ does all of that for a script.
 from __future__ import annotations
 
 import contextlib
+import logging
+import math
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, Self, overload
 
 import attrs
 import pydantic
 import trio
+from typing_extensions import TypeVar
 
+from ._asyncio_host import AsyncioHost, running_library
 from ._util import maybe_await
 from .budget import DEFAULT_WINDOW, Budgets, TokenCounter
 from .config import (
@@ -36,12 +40,14 @@ from .config import (
     WindowSource,
 )
 from .errors import ConfigError, GoliathError
+from .events import Event
 from .memory import InMemory, Memory
-from .models import Model
-from .records import RunResult
+from .models import Model, TextSink
+from .records import Out, RunResult
 from .session import Session
 from .snapshot import DEFAULT_RAW_OUTPUT_BYTES
-from .tools import Tool
+from .streaming import ResultEvent, StreamEvent, TokenEvent
+from .tools import Deps, Tool
 
 if TYPE_CHECKING:
     from actors.cluster import Cluster
@@ -49,6 +55,10 @@ if TYPE_CHECKING:
     from actors.store import Store
 
 __all__ = ["Agent"]
+
+T = TypeVar("T", bound=pydantic.BaseModel)
+
+logger = logging.getLogger("goliath")
 
 CANCEL_GRACE = 10.0
 """Seconds a cancelled caller waits (shielded) for its turn to stop and run its observers."""
@@ -65,8 +75,13 @@ OPTIONS = TURN_OPTIONS | RUNTIME_OPTIONS
 """Every keyword option of ``Agent(model, ...)``."""
 
 
-class Agent:
+class Agent(Generic[Deps, Out]):
     """An agent for a small local model: tools, memory, confirmation, fallback, extensions.
+
+    Generic in the run's application context (``Deps``: ``Agent.run(context=...)``, what tools
+    read as ``ToolContext[Deps].context``) and the structured answer (``Out``: the
+    ``output_schema``), so ``Agent(model, output_schema=Weather)`` runs return
+    ``RunResult[Weather]``; annotate ``agent: Agent[MyDeps, Weather]`` to fix both.
 
     Every option after ``model`` is a keyword. Construction checks everything it can
     (:class:`~goliath.errors.ConfigError`); nothing starts until ``async with agent:`` or
@@ -79,7 +94,11 @@ class Agent:
         memory: a :class:`~goliath.memory.Memory` for the default conversation, or a factory
             ``(conversation_id) -> Memory`` for one per conversation; default: in-process.
         fallback: the cloud hand-off, ``(FallbackRequest) -> str`` (sync or async).
-        confirm: ``(ConfirmRequest) -> bool | Decision`` (sync or async), asked before writes.
+        confirm: ``(ConfirmRequest) -> bool | Decision`` (sync or async), asked before writes;
+            a sync handler runs in a worker thread. Without one (here or per run) a write is
+            declined (``no confirmation handler``) unless ``auto_approve`` is set.
+        auto_approve: approve writes when no handler is given (the TypeScript original's
+            default); ``requires_confirmation`` tools still decline.
         window: the model's token window, or an (async) callable returning it; default: the
             model's ``window()``, else 4096.
         count_tokens: ``(str) -> int`` (sync or async); default: the model's, else an estimate.
@@ -112,6 +131,7 @@ class Agent:
         memory: MemorySource | None = None,
         fallback: Fallback | None = None,
         confirm: ConfirmHandler | None = None,
+        auto_approve: bool = False,
         window: WindowSource | None = None,
         count_tokens: TokenCounter | None = None,
         budgets: Budgets | None = None,
@@ -121,7 +141,7 @@ class Agent:
         facts: FactsSource | None = None,
         examples: Sequence[Mapping[str, Any]] | None = None,
         extensions: Sequence[Any] = (),
-        output_schema: type[pydantic.BaseModel] | None = None,
+        output_schema: type[Out] | None = None,
         session_retry_after: float | None = DEFAULT_SESSION_RETRY_AFTER,
         confirm_timeout: float | None = DEFAULT_CONFIRM_TIMEOUT,
         model_timeout: float | None = DEFAULT_MODEL_TIMEOUT,
@@ -145,6 +165,7 @@ class Agent:
         if count_tokens is None:
             turn_options["count_tokens"] = _model_counter(model)
         self.config = AgentConfig(**turn_options)
+        _warn_if_writes_fail_closed(self.config)
         self._memory = memory
         self._memory_is_factory = memory is not None and not _is_memory(memory) and callable(memory)
         if memory is not None and not _is_memory(memory) and not callable(memory):
@@ -159,8 +180,9 @@ class Agent:
         self._runtime: Runtime | None = None
         self._exit_stack: contextlib.AsyncExitStack | None = None
         self._nursery: trio.Nursery | None = None
+        self._host: AsyncioHost | None = None
 
-    def with_options(self, **changes: Any) -> Agent:
+    def with_options(self, **changes: Any) -> Agent[Any, Any]:
         """A new agent with the same options except ``changes`` (e.g. another ``memory``)."""
         unknown = set(changes) - OPTIONS - {"model"}
         if unknown:
@@ -179,11 +201,47 @@ class Agent:
     def tools(self) -> Mapping[str, Tool]:
         return self.config.tools
 
-    async def __aenter__(self) -> Agent:
-        if self._exit_stack is not None:
+    async def __aenter__(self) -> Self:
+        """Start the runtime: under Trio in a nursery of the caller's task; under asyncio
+        (FastAPI, Jupyter) as a Trio guest run inside the running asyncio loop."""
+        if self._exit_stack is not None or self._host is not None:
             raise GoliathError(
                 "This agent is already running; `async with agent:` cannot be nested."
             )
+        if running_library() == "asyncio":
+            host = AsyncioHost()
+            await host.start(self._running)
+            self._host = host
+            return self
+        await self._start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        host = self._host
+        if host is not None:
+            self._host = None
+            await host.stop()
+            return None
+        await self._stop(exc_type, exc, tb)
+        return None
+
+    @contextlib.asynccontextmanager
+    async def _running(self) -> AsyncIterator[None]:
+        """The runtime, started and stopped inside a Trio run (the asyncio host's guest)."""
+        await self._start()
+        try:
+            yield
+        except BaseException as exc:
+            await self._stop(type(exc), exc, exc.__traceback__)
+            raise
+        await self._stop(None, None, None)
+
+    async def _start(self) -> None:
         from actors.runtime import Runtime, RuntimeLimits
 
         stack = contextlib.AsyncExitStack()
@@ -209,14 +267,13 @@ class Agent:
         self._runtime = runtime
         self._exit_stack = stack
         self._nursery = nursery
-        return self
 
-    async def __aexit__(
+    async def _stop(
         self,
         exc_type: type[BaseException] | None,
         exc: BaseException | None,
         tb: TracebackType | None,
-    ) -> bool | None:
+    ) -> None:
         stack, runtime, nursery = self._exit_stack, self._runtime, self._nursery
         self._exit_stack = None
         self._runtime = None
@@ -227,7 +284,6 @@ class Agent:
         finally:
             nursery.cancel_scope.cancel()
             await _close_unwrapped(stack, exc_type, exc, tb)
-        return None
 
     async def _make_session(self, conversation_id: str | None) -> Session:
         memory = self._memory
@@ -251,6 +307,32 @@ class Agent:
 
     # ---------------------------------------------------------------- runs
 
+    @overload
+    async def run(
+        self,
+        ask: str,
+        *,
+        conversation_id: str | None = None,
+        confirm: ConfirmHandler | None = None,
+        output_schema: None = None,
+        on_event: EventCallback | None = None,
+        context: Deps | None = None,
+        turn_id: str | None = None,
+    ) -> RunResult[Out]: ...
+
+    @overload
+    async def run(
+        self,
+        ask: str,
+        *,
+        conversation_id: str | None = None,
+        confirm: ConfirmHandler | None = None,
+        output_schema: type[T],
+        on_event: EventCallback | None = None,
+        context: Deps | None = None,
+        turn_id: str | None = None,
+    ) -> RunResult[T]: ...
+
     async def run(
         self,
         ask: str,
@@ -259,9 +341,9 @@ class Agent:
         confirm: ConfirmHandler | None = None,
         output_schema: type[pydantic.BaseModel] | None = None,
         on_event: EventCallback | None = None,
-        context: Any = None,
+        context: Deps | None = None,
         turn_id: str | None = None,
-    ) -> RunResult:
+    ) -> RunResult[Any]:
         """Run one turn and return its result.
 
         Runs of one conversation are serialized; different conversations run concurrently.
@@ -278,27 +360,27 @@ class Agent:
         call waits (shielded, at most ``CANCEL_GRACE`` seconds) for the turn to stop and its
         ``on_error``/``on_finish`` observers to run, then raises ``trio.Cancelled``.
         """
-        request = TurnRequest(
-            ask=ask,
-            turn_id=turn_id or uuid.uuid4().hex,
+        if running_library() == "asyncio" and self._host is not None:
+            return await self._host.call(
+                self.run,
+                ask,
+                conversation_id=conversation_id,
+                confirm=confirm,
+                output_schema=output_schema,
+                on_event=on_event,
+                context=context,
+                turn_id=turn_id,
+            )
+        request = self._request(
+            ask,
             conversation_id=conversation_id,
-            context=context,
             confirm=confirm,
             output_schema=output_schema,
             on_event=on_event,
+            context=context,
+            turn_id=turn_id,
         )
-        if conversation_id is not None and self._memory is not None and not self._memory_is_factory:
-            raise ConfigError(
-                "Named conversations require a memory factory: pass "
-                "memory=lambda conversation_id: ... so each conversation gets its own Memory. "
-                "A single Memory object serves only the default conversation."
-            )
-        runtime = self._runtime
-        if runtime is None:
-            raise GoliathError(
-                "agent.run() was called before the runtime started. Wrap your calls in "
-                "`async with agent:`, or call agent.run_sync(...) from synchronous code."
-            )
+        runtime = self._started("run")
         ticket = await runtime.submit(request)
         try:
             await ticket.done.wait()
@@ -310,14 +392,149 @@ class Agent:
             raise
         return ticket.unwrap()
 
-    def run_sync(self, ask: str, **options: Any) -> RunResult:
-        """Start Trio and the runtime, run one turn, stop. For scripts and the REPL."""
+    async def run_stream(
+        self,
+        ask: str,
+        *,
+        conversation_id: str | None = None,
+        confirm: ConfirmHandler | None = None,
+        output_schema: type[pydantic.BaseModel] | None = None,
+        on_event: EventCallback | None = None,
+        context: Deps | None = None,
+        turn_id: str | None = None,
+    ) -> AsyncIterator[StreamEvent]:
+        """Run one turn and yield its events as they happen, then its result.
 
-        async def main() -> RunResult:
+        ``async for event in agent.run_stream(ask):`` sees each trace event, the prose answer's
+        text in :class:`~goliath.streaming.TokenEvent` pieces while the model writes it (from
+        models that stream: llama.cpp, OpenAI-compatible servers, Apple's model), and last a
+        :class:`~goliath.streaming.ResultEvent` holding the :class:`~goliath.RunResult`. The
+        options are :meth:`run`'s. Works under Trio and, after ``async with agent:``, asyncio.
+
+        Raises: what :meth:`run` raises, from the iteration (a failed turn raises its error
+        where the result would have been).
+
+        Cancellation: leaving the loop early (``break``), or cancelling the iterating task,
+        cancels the turn.
+        """
+        options: dict[str, Any] = {
+            "conversation_id": conversation_id,
+            "confirm": confirm,
+            "output_schema": output_schema,
+            "on_event": on_event,
+            "context": context,
+            "turn_id": turn_id,
+        }
+        if running_library() == "asyncio" and self._host is not None:
+            async for item in self._host.stream(lambda: self._stream(ask, options)):
+                yield item
+            return
+        async for item in self._stream(ask, options):
+            yield item
+
+    async def _stream(self, ask: str, options: dict[str, Any]) -> AsyncIterator[StreamEvent]:
+        send, receive = trio.open_memory_channel[StreamEvent](math.inf)
+        user_on_event = options.pop("on_event")
+
+        def on_event(event: Event) -> None:
+            send.send_nowait(event)
+            if user_on_event is not None:
+                user_on_event(event)
+
+        def on_token(text: str) -> None:
+            send.send_nowait(TokenEvent(text=text))
+
+        request = self._request(ask, on_event=on_event, on_token=on_token, **options)
+        runtime = self._started("run_stream")
+        nursery = self._nursery
+        assert nursery is not None
+        ticket = await runtime.submit(request)
+
+        async def close_when_done() -> None:
+            await ticket.done.wait()
+            send.close()
+
+        nursery.start_soon(close_when_done)
+        try:
+            async for item in receive:
+                yield item
+            yield ResultEvent(result=ticket.unwrap())
+        finally:
+            if not ticket.done.is_set():
+                runtime.cancel(ticket.turn_id, "the stream was closed")
+
+    def _request(
+        self,
+        ask: str,
+        *,
+        conversation_id: str | None,
+        confirm: ConfirmHandler | None,
+        output_schema: type[pydantic.BaseModel] | None,
+        on_event: EventCallback | None,
+        context: Any,
+        turn_id: str | None,
+        on_token: TextSink | None = None,
+    ) -> TurnRequest:
+        request = TurnRequest(
+            ask=ask,
+            turn_id=turn_id or uuid.uuid4().hex,
+            conversation_id=conversation_id,
+            context=context,
+            confirm=confirm,
+            output_schema=output_schema,
+            on_event=on_event,
+            on_token=on_token,
+        )
+        if conversation_id is not None and self._memory is not None and not self._memory_is_factory:
+            raise ConfigError(
+                "Named conversations require a memory factory: pass "
+                "memory=lambda conversation_id: ... so each conversation gets its own Memory. "
+                "A single Memory object serves only the default conversation."
+            )
+        return request
+
+    def _started(self, method: str) -> Runtime:
+        runtime = self._runtime
+        if runtime is None:
+            raise GoliathError(
+                f"agent.{method}() was called before the runtime started. Wrap your calls in "
+                "`async with agent:` (under Trio or asyncio), or call agent.run_sync(...) from "
+                "synchronous code."
+            )
+        return runtime
+
+    def run_sync(
+        self,
+        ask: str,
+        *,
+        conversation_id: str | None = None,
+        confirm: ConfirmHandler | None = None,
+        output_schema: type[pydantic.BaseModel] | None = None,
+        on_event: EventCallback | None = None,
+        context: Deps | None = None,
+        turn_id: str | None = None,
+    ) -> RunResult[Out]:
+        """Start Trio and the runtime, run one turn, stop. For scripts and the REPL.
+
+        Takes :meth:`run`'s options. In-process memory survives between calls on the same
+        agent. From inside a running event loop (asyncio, Jupyter) use ``async with agent:``
+        and ``await agent.run(...)`` instead: this call would block that loop.
+        """
+
+        async def main() -> RunResult[Any]:
             async with self:
-                return await self.run(ask, **options)
+                return await self.run(
+                    ask,
+                    conversation_id=conversation_id,
+                    confirm=confirm,
+                    output_schema=output_schema,
+                    on_event=on_event,
+                    context=context,
+                    turn_id=turn_id,
+                )
 
-        return trio.run(main)
+        result: RunResult[Out] = trio.run(main)
+        return result
 
     def is_session_fallback(self, conversation_id: str | None = None) -> bool:
         """Whether this conversation's turns are currently handed straight to the fallback."""
@@ -353,6 +570,21 @@ def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
     for item in group.exceptions:
         out.extend(_leaves(item) if isinstance(item, BaseExceptionGroup) else [item])
     return out
+
+
+def _warn_if_writes_fail_closed(config: AgentConfig) -> None:
+    """One warning for an agent whose writes will all be declined unless each run brings a
+    confirm handler (BEHAVIOR D11)."""
+    if config.confirm is not None or config.auto_approve:
+        return
+    writes = sorted(name for name, tool in config.tools.items() if tool.writes)
+    if writes:
+        logger.warning(
+            "Agent has write tools (%s) but neither confirm= nor auto_approve=True: each write "
+            "is declined ('no confirmation handler') unless its run brings a confirm handler "
+            "(as the daemon's runs do).",
+            ", ".join(writes),
+        )
 
 
 def _is_memory(value: object) -> bool:

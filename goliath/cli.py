@@ -1,5 +1,9 @@
 """The ``goliath`` command: ``run``, ``chat``, ``serve``, ``eval`` and ``doctor``.
 
+``run`` and ``chat`` drive a task-list demo, the tools of ``--tools MODULE:ATTR``, or the
+application's own agent (``--agent MODULE:ATTR``: its memory, instructions, extensions and
+confirm handler included).
+
 ``run`` and ``chat`` ask on the terminal before any write and show a status line on stderr
 while the model works (only when stderr is a terminal; it clears itself, so stdout holds just
 the answer and the step log). ``--model`` takes the specs
@@ -13,6 +17,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import logging
 import os
 import shutil
 import signal
@@ -25,13 +30,15 @@ import trio
 
 from .agent import Agent
 from .errors import GoliathError
-from .events import Event
+from .events import EscalateEvent, Event
 from .records import ConfirmRequest, Decision, RunResult
-from .resolve import resolve_model, resolve_object
+from .resolve import SPEC_FORMS, resolve_model, resolve_object
 from .tools import Tool
 from .turn.prompts import step_log
 
 __all__ = ["main"]
+
+DESCRIPTION = "Goliath: agents that keep small on-device language models on task."
 
 
 def _tools(reference: str | None) -> list[Tool]:
@@ -162,26 +169,60 @@ def format_result(result: RunResult) -> str:
 # ---------------------------------------------------------------- commands
 
 
-def _agent(args: argparse.Namespace, terminal: Terminal) -> Agent:
-    model = resolve_model(args.model)
+async def _agent(args: argparse.Namespace, terminal: Terminal) -> Agent:
+    """The agent a ``run`` or ``chat`` drives: the app's (``--agent``) or one of tools."""
+    if args.agent is not None:
+        if args.tools is not None:
+            raise GoliathError("--agent and --tools cannot be combined: the agent has its tools.")
+        from transports.serve import load_agent
+
+        agent = await load_agent(args.agent)
+        if args.model is not None:
+            agent = agent.with_options(model=resolve_model(args.model))
+        if args.max_steps is not None:
+            agent = agent.with_options(max_steps=args.max_steps)
+        return agent
     from .memory import InMemory
 
     return Agent(
-        model,
+        resolve_model(args.model or "local"),
         tools=_tools(args.tools),
         memory=lambda conversation_id: InMemory(),
         confirm=terminal.confirm,
-        on_event=terminal.event,
-        max_steps=args.max_steps,
+        max_steps=5 if args.max_steps is None else args.max_steps,
     )
+
+
+async def _turn(
+    agent: Agent, terminal: Terminal, ask: str, conversation_id: str | None
+) -> RunResult:
+    """One turn, with the terminal asking before writes unless the agent has its own handler."""
+    confirm = None if agent.config.confirm is not None else terminal.confirm
+    return await agent.run(
+        ask, conversation_id=conversation_id, confirm=confirm, on_event=terminal.event
+    )
+
+
+def no_answer(result: RunResult) -> str | None:
+    """Why a turn has no answer, in plain words (``None`` when it has one)."""
+    if result.text.strip():
+        return None
+    escalations = [event for event in result.trace if isinstance(event, EscalateEvent)]
+    if not escalations:
+        return "the turn ended without an answer"
+    first = escalations[0]
+    why = f"the model could not finish ({first.reason})"
+    if first.error:
+        why += f": {first.error.partition(': ')[2] or first.error}"
+    return why
 
 
 async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     terminal = Terminal(out, err, assume_yes=args.yes, progress=not args.quiet and not args.json)
-    agent = _agent(args, terminal)
     try:
+        agent = await _agent(args, terminal)
         async with agent:
-            result = await agent.run(args.ask, conversation_id=args.conversation)
+            result = await _turn(agent, terminal, args.ask, args.conversation)
     finally:
         await terminal.aclose()
     if args.json:
@@ -190,65 +231,121 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(encode_json(ResultMessage(turn_id=result.turn_id, result=result)).decode() + "\n")
     else:
         out.write(format_result(result) + "\n")
+    problem = no_answer(result)
+    if problem is not None:
+        out.flush()
+        err.write(f"goliath: no answer: {problem}\n")
+        return 1
     return 0
 
 
 async def _chat(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     terminal = Terminal(out, err, assume_yes=args.yes, progress=not args.quiet)
-    agent = _agent(args, terminal)
     try:
+        agent = await _agent(args, terminal)
+        conversation = args.conversation or (None if args.agent else "chat")
         async with agent:
             out.write("Chat with the agent; an empty line or Ctrl-D ends it.\n")
             while True:
                 ask = await terminal.read_line("you> ")
                 if not ask:
                     return 0
-                result = await agent.run(ask, conversation_id=args.conversation or "chat")
+                result = await _turn(agent, terminal, ask, conversation)
                 out.write(format_result(result) + "\n\n")
                 out.flush()
+                problem = no_answer(result)
+                if problem is not None:
+                    err.write(f"goliath: no answer: {problem}\n")
     finally:
         await terminal.aclose()
 
 
+def _version() -> str:
+    from . import __version__
+
+    return f"goliath-harness {__version__}"
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows each option's default, except where there is none to show."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default in (None, False) or action.default is argparse.SUPPRESS:
+            return action.help
+        return super()._get_help_string(action)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="goliath", description=__doc__.splitlines()[0])
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(
+        prog="goliath", description=DESCRIPTION, formatter_class=_HelpFormatter
+    )
+    parser.add_argument("--version", action="version", version=_version())
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def model_options(sub: argparse.ArgumentParser) -> None:
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        return commands.add_parser(
+            name,
+            help=help,
+            description=help[0].upper() + help[1:] + ".",
+            formatter_class=_HelpFormatter,
+        )
+
+    model_help = f"the model: {SPEC_FORMS} (default: local, the packaged llama.cpp model)"
+
+    def turn_options(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument("--model", metavar="SPEC", help=model_help)
         sub.add_argument(
-            "--model",
-            default="local",
-            help="local | local:NAME | small | llamacpp:PATH | apple | openai:URL#MODEL | fake:PATH",
+            "--agent",
+            metavar="MODULE:ATTR",
+            help="your application's Agent (or a function returning one), with its memory, "
+            "instructions, extensions and confirm handler; --model replaces its model",
         )
         sub.add_argument(
-            "--tools", help="MODULE:ATTR holding the tools (default: a task-list demo)"
+            "--tools",
+            metavar="MODULE:ATTR",
+            help="a list of tools (or a function returning one) for a plain agent "
+            "(default: a task-list demo)",
         )
-        sub.add_argument("--conversation", help="conversation id (separate memory)")
-        sub.add_argument("--max-steps", type=int, default=5)
+        sub.add_argument(
+            "--conversation", metavar="ID", help="conversation id (each has its own memory)"
+        )
+        sub.add_argument(
+            "--max-steps", type=int, metavar="N", help="steps a turn may take (default: 5)"
+        )
         sub.add_argument("--yes", action="store_true", help="approve every write without asking")
-        sub.add_argument("--quiet", action="store_true", help="no progress lines")
+        sub.add_argument("--quiet", action="store_true", help="no status line while it works")
 
-    run = commands.add_parser("run", help="run one turn and print the answer and the step log")
-    run.add_argument("ask")
+    run = command("run", "run one turn and print the answer and the step log")
+    run.add_argument("ask", help="what to ask")
     run.add_argument("--json", action="store_true", help="print the RunResult as JSON")
-    model_options(run)
-    chat = commands.add_parser("chat", help="an interactive session")
-    model_options(chat)
-    serve = commands.add_parser("serve", help="the long-running daemon for many users")
-    serve.add_argument("target", help="MODULE:ATTR of an Agent or a factory returning one")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8765)
-    serve.add_argument("--socket", help="serve on this Unix socket instead of TCP")
-    serve.add_argument("--store", help="sqlite:PATH or postgres://...")
+    turn_options(run)
+    chat = command("chat", "an interactive session, one turn per line")
+    turn_options(chat)
+    serve = command("serve", "the long-running daemon for many users")
+    serve.add_argument("target", help="MODULE:ATTR of an Agent or a function returning one")
+    serve.add_argument("--model", metavar="SPEC", help=f"replace the agent's model: {SPEC_FORMS}")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8765, help="TCP port (0: any free one)")
+    serve.add_argument("--socket", metavar="PATH", help="serve on this Unix socket instead")
     serve.add_argument(
-        "--token", help="bearer token (visible in ps: prefer $GOLIATH_TOKEN or --token-file)"
+        "--store",
+        metavar="URL",
+        help="keep memory and turn records in sqlite:PATH or postgres://... (default: memory)",
+    )
+    serve.add_argument(
+        "--token",
+        help="bearer token (visible in ps: prefer $GOLIATH_TOKEN or --token-file; "
+        "default: $GOLIATH_TOKEN, else one generated and kept in $XDG_STATE_HOME/goliath/token)",
     )
     serve.add_argument(
         "--token-file",
+        metavar="PATH",
         help="read the bearer token from this file (0600; made with a new token if missing)",
     )
     serve.add_argument(
-        "--users", help="users and their conversations: a TOML/JSON file, or MODULE:ATTR"
+        "--users",
+        metavar="FILE",
+        help="users and their conversations: a TOML/JSON file, or MODULE:ATTR",
     )
     serve.add_argument(
         "--allowed-host",
@@ -257,27 +354,33 @@ def _parser() -> argparse.ArgumentParser:
         help="a Host name HTTP answers besides IP addresses and localhost (repeatable; '*': any)",
     )
     serve.add_argument(
-        "--stream-socket", help="also serve MessagePack frames on this Unix socket (mode 0600)"
+        "--stream-socket",
+        metavar="PATH",
+        help="also serve MessagePack frames on this Unix socket (mode 0600)",
     )
     serve.add_argument(
         "--grace", type=float, default=10.0, help="seconds running turns may finish on shutdown"
     )
+    serve.add_argument(
+        "--log-level",
+        default="warning",
+        choices=["debug", "info", "warning", "error"],
+        help="what the 'goliath' loggers print on stderr",
+    )
     fleet = serve.add_argument_group("fleet (with --store postgres://...)")
     fleet.add_argument("--node-id", help="this node's unique name (default: host-pid)")
-    fleet.add_argument("--advertise", help="URL other nodes use to reach this one")
+    fleet.add_argument("--advertise", metavar="URL", help="URL other nodes use to reach this one")
     fleet.add_argument("--shards", type=int, default=1024, help="virtual shards (all nodes agree)")
     fleet.add_argument(
         "--interval", type=float, default=1.0, help="seconds between ownership checks"
     )
-    doctor = commands.add_parser(
-        "doctor", help="check that llama.cpp and the local model run on this machine"
-    )
+    doctor = command("doctor", "check that llama.cpp and the local model run on this machine")
     doctor.add_argument(
         "--model", default="local", help="local | local:NAME | small | llamacpp:PATH"
     )
-    evaluate = commands.add_parser("eval", help="score a model on the everyday fixtures")
-    evaluate.add_argument("--model", default="local")
-    evaluate.add_argument("--runs", type=int, default=1)
+    evaluate = command("eval", "score a model on the everyday fixtures")
+    evaluate.add_argument("--model", default="local", metavar="SPEC", help=model_help)
+    evaluate.add_argument("--runs", type=int, default=1, help="attempts per fixture")
     evaluate.add_argument(
         "--fixtures", help="a fixtures module or file (default: evals/everyday.py)"
     )
@@ -289,10 +392,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     evaluate.add_argument(
         "--probe",
-        choices=["decision", "arguments", "answer"],
+        choices=["decision", "next", "arguments", "answer"],
         help="score one stage with one real model call per ask instead of whole turns",
     )
-    evaluate.add_argument("--json", action="store_true")
+    evaluate.add_argument("--json", action="store_true", help="print the report as JSON")
     evaluate.add_argument(
         "--only", action="append", metavar="FIXTURE_ID", help="run only these fixtures (repeatable)"
     )
@@ -300,7 +403,7 @@ def _parser() -> argparse.ArgumentParser:
         "--split",
         choices=["dev", "held-out", "all"],
         default="all",
-        help="the half of the suite to run, by a hash of each ask's id (default: all)",
+        help="the half of the suite to run, by a hash of each ask's id",
     )
     evaluate.add_argument(
         "--category", action="append", help="run only asks of this category (repeatable)"
@@ -356,7 +459,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     out, err = sys.stdout, sys.stderr
     if (
         args.command in ("run", "chat")
-        and _runs_llama_cpp(args.model)
+        and _runs_llama_cpp(args.model or ("" if args.agent else "local"))
         and os.environ.get(_CHILD_ENV) != "1"
     ):
         return _supervised(arguments, err)
@@ -372,6 +475,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "serve":
             from transports.serve import serve_command
 
+            logging.basicConfig(
+                level=args.log_level.upper(), format="goliath: %(name)s: %(message)s"
+            )
             return int(serve_command(args))
         if args.command == "eval":
             from .evals.cli import eval_command

@@ -14,6 +14,7 @@ from .errors import ConfigError
 from .events import Event
 from .extensions import check_extensions
 from .ids import check_conversation_id
+from .models import TextSink
 from .records import ConfirmRequest, Decision, FallbackRequest
 from .snapshot import DEFAULT_RAW_OUTPUT_BYTES
 from .tools import Tool, tools_by_name
@@ -104,6 +105,12 @@ def _checked_raw_output_bytes(value: int | None) -> int | None:
     return value
 
 
+def _checked_auto_approve(value: bool) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"auto_approve must be True or False, got {value!r}.")
+    return value
+
+
 def _checked_extensions(extensions: Sequence[Any]) -> tuple[Any, ...]:
     return check_extensions(list(extensions))
 
@@ -154,6 +161,7 @@ class AgentConfig:
     budgets: Budgets | None = None
     fallback: Fallback | None = None
     confirm: ConfirmHandler | None = None
+    auto_approve: bool = attrs.field(default=False, converter=_checked_auto_approve)
     on_event: EventCallback | None = None
     facts: FactsSource | None = None
     examples: Sequence[Mapping[str, Any]] | None = None
@@ -180,6 +188,8 @@ class TurnRequest:
         default=None, converter=_checked_output_schema
     )
     on_event: EventCallback | None = None
+    on_token: TextSink | None = None
+    """Receives the prose answer's text as the model writes it (a streaming run)."""
     progress: TurnProgress | None = None
     """Where the turn reports checkpoints and writes (the runtime's ticket)."""
     resume: Checkpoint | None = None

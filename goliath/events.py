@@ -73,15 +73,20 @@ class PlanEvent(EventBase, tag="plan", frozen=True):
 
 
 class ConfirmEvent(EventBase, tag="confirm", frozen=True):
-    """A write was approved or declined."""
+    """A write was approved or declined; ``ms`` is how long the answer took (the person's wait)."""
 
     tool: str
     approved: bool
     reason: str | None = None
+    ms: float = 0.0
 
 
 class ToolEvent(EventBase, tag="tool", frozen=True):
-    """A tool step finished (executed, failed, cached or skipped); ``result`` is what the model sees."""
+    """A tool step finished (executed, failed, cached or skipped); ``result`` is what the model sees.
+
+    ``ms`` times the tool's own run (0 when it did not run); filling its arguments and waiting
+    for a confirmation are not in it (the ``confirm`` event reports that wait).
+    """
 
     tool: str
     input: Any

@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import msgspec
 
+from ._retry import DEFAULT_ATTEMPTS, RETRY_STATUSES, RetryLater, attempts, retry_after
 from .errors import GoliathError
 from .records import FallbackRequest
 from .snapshot import json_snapshot
@@ -33,6 +34,7 @@ def http_fallback(
     client: httpx.AsyncClient | None = None,
     *,
     timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+    max_attempts: int = DEFAULT_ATTEMPTS,
 ) -> Callable[[FallbackRequest], Awaitable[str]]:
     """A fallback that POSTs the request to ``url`` and returns the reply's ``text``.
 
@@ -43,6 +45,8 @@ def http_fallback(
         client: an ``httpx.AsyncClient`` to reuse (connection pooling, proxies, test transports).
             Without one, each call opens and closes its own client.
         timeout: seconds (or an ``httpx.Timeout``) for calls made without ``client``.
+        max_attempts: tries of one hand-off: a refused connection and a 429, 502, 503 or 504
+            are tried again after the wait ``Retry-After`` asks for (else a short backoff).
 
     Raises (from the returned function): :class:`HttpFallbackError` on a non-2xx status or a
     reply without a ``text`` string; ``httpx.HTTPError`` subclasses on transport failures.
@@ -55,10 +59,10 @@ def http_fallback(
         merged = {"content-type": "application/json", **dict(extra or {})}
         body = msgspec.json.encode(_payload(request))
         if client is not None:
-            response = await client.post(url, content=body, headers=merged)
+            response = await _post(client, url, body, merged, max_attempts)
         else:
             async with httpx.AsyncClient(timeout=timeout) as own:
-                response = await own.post(url, content=body, headers=merged)
+                response = await _post(own, url, body, merged, max_attempts)
         if not response.is_success:
             raise HttpFallbackError(f"http_fallback: {response.status_code} from {url}")
         try:
@@ -71,6 +75,18 @@ def http_fallback(
         return text
 
     return fallback
+
+
+async def _post(
+    client: httpx.AsyncClient, url: str, body: bytes, headers: dict[str, str], tries: int
+) -> httpx.Response:
+    async for attempt in attempts(tries):
+        with attempt:
+            response = await client.post(url, content=body, headers=headers)
+            if response.status_code in RETRY_STATUSES and attempt.num < tries:
+                raise RetryLater(response, retry_after(response))
+            return response
+    raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
 
 def _payload(request: FallbackRequest) -> dict[str, Any]:

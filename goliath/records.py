@@ -5,11 +5,13 @@ edge, MessagePack inside) and persist in stores. Following msgspec's schema-evol
 new fields always get defaults and existing field types never change.
 """
 
-from typing import Any, Literal
+from typing import Any, Generic, Literal
 
 import msgspec
+from typing_extensions import TypeVar
 
 from .events import Event
+from .snapshot import json_snapshot, to_builtins_hook
 
 __all__ = [
     "ConfirmRequest",
@@ -24,6 +26,8 @@ __all__ = [
 ]
 
 HandledBy = Literal["device", "cloud"]
+Out = TypeVar("Out", default=Any)
+"""The type of a structured answer (the ``output_schema``), ``Any`` when there is none."""
 SkipReason = Literal["policy", "confirmation", "missing"]
 
 
@@ -78,19 +82,22 @@ class MemoryState(msgspec.Struct, kw_only=True):
     recent: list[Exchange] = msgspec.field(default_factory=list)
 
 
-class RunResult(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """The outcome of one turn.
+class RunResult(msgspec.Struct, Generic[Out], kw_only=True, omit_defaults=True):
+    """The outcome of one turn; ``RunResult[Weather]`` when the answer is a ``Weather`` model.
 
     ``text`` is the final reply (device, cloud, best-effort or an extension's stop text, else
     ``""``); ``output`` is the validated structured answer, only ever for device answers.
     ``model_calls``, ``input_tokens`` and ``output_tokens`` count what the device model did;
     ``queue_ms`` is how long its calls waited for the model behind other conversations.
+
+    A msgspec Struct: :meth:`to_dict` and :meth:`to_json` give its plain JSON form (what
+    ``json.dumps``, ``dataclasses.asdict`` or ``model_dump`` would be asked for elsewhere).
     """
 
     text: str
     handled_by: HandledBy
     steps: list[StepRecord] = msgspec.field(default_factory=list)
-    output: Any = None
+    output: Out | None = None
     best_effort: bool = False
     stopped: dict[str, str] | None = None
     diagnostics: list[dict[str, str]] = msgspec.field(default_factory=list)
@@ -101,6 +108,19 @@ class RunResult(msgspec.Struct, kw_only=True, omit_defaults=True):
     input_tokens: int = 0
     output_tokens: int = 0
     queue_ms: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data (dicts, lists, strings, numbers): ``json.dumps`` takes it as it is.
+
+        The structured ``output`` (a pydantic model) becomes its JSON dict; fields at their
+        defaults are left out, as on the wire.
+        """
+        data: dict[str, Any] = json_snapshot(self)
+        return data
+
+    def to_json(self) -> str:
+        """The result as JSON text (what the daemon's ``result`` event carries)."""
+        return msgspec.json.encode(self, enc_hook=to_builtins_hook).decode()
 
 
 class ConfirmRequest(msgspec.Struct, frozen=True, kw_only=True):

@@ -9,13 +9,25 @@ dialect requires and grammar converters handle).
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from typing import Any
 
+import attrs
 import pydantic
 
 from .errors import ConfigError
 
-__all__ = ["compact_schema", "plan_schema", "schema_depth"]
+__all__ = [
+    "DONE",
+    "HAND_OFF",
+    "NO_TOOL",
+    "Options",
+    "compact_schema",
+    "first_plan_schema",
+    "plan_options",
+    "plan_schema",
+    "schema_depth",
+]
 
 _DROP = {"title", "default", "examples"}
 
@@ -83,25 +95,75 @@ def schema_depth(schema: Any) -> int:
     return inner + (1 if is_container else 0)
 
 
-WHY_DESCRIPTION = "One short sentence naming the fact that decides this step."
+NO_TOOL = "general_knowledge_or_chat"
+"""The first plan's option for an ask that needs no function: small talk, general knowledge."""
+DONE = "answer_the_user"
+"""A later plan's option for "the calls so far are enough: reply now"."""
+HAND_OFF = "beyond_these_functions"
+"""The option that hands the ask to the cloud: no function here can do what it wants."""
+PLAN_CALLS = 3
+"""At most this many calls in a first plan: the first runs, the rest are a hint for later."""
+
+
+@attrs.frozen
+class Options:
+    """The names of the plan's options that are not tools, unlike every tool's name."""
+
+    no_tool: str
+    done: str
+    hand_off: str
+
+
+def plan_options(tool_names: Sequence[str]) -> Options:
+    """The non-tool options' names for these tools (a tool of the same name keeps its name)."""
+    taken = set(tool_names)
+
+    def free(name: str) -> str:
+        while name in taken:
+            name = "_" + name
+        return name
+
+    return Options(free(NO_TOOL), free(DONE), free(HAND_OFF))
+
+
+def first_plan_schema(tool_names: list[str], *, require_tool: bool = False) -> dict[str, Any]:
+    """The turn's first planning call: the calls the ask needs, in order (one to three).
+
+    A plan written whole lets a small model see "check, then change" and "look up, then use"
+    as one sequence, which it does not when it is asked for the next step alone; only the
+    first call runs, the rest are a hint to the later steps. Options are tool names plus "no
+    function" and "beyond these functions"; the field is required and first, because a
+    constrained small model writes required fields first and skips optional ones. After a
+    plan that named no usable tool the retry offers only the tools.
+    """
+    options = plan_options(tool_names)
+    names = list(tool_names) if require_tool else [*tool_names, options.no_tool, options.hand_off]
+    return {
+        "type": "object",
+        "properties": {
+            "calls": {
+                "type": "array",
+                "items": {"type": "string", "enum": names},
+                "minItems": 1,
+                "maxItems": PLAN_CALLS,
+            }
+        },
+        "required": ["calls"],
+        "additionalProperties": False,
+    }
 
 
 def plan_schema(tool_names: list[str], *, require_tool: bool = False) -> dict[str, Any]:
-    """The conductor's schema; field order is generation order, so ``why`` comes first.
+    """A later planning call: the next ``call`` (a tool, "answer the user" or "beyond").
 
-    ``tool`` is optional (an answer names none). After a plan that chose ``kind: "tool"`` but
-    named no tool — what grammar-constrained small models do when a field may be skipped — the
-    retry requires it, so the grammar itself closes the gap the hint describes.
+    After a plan that named no usable tool the retry offers only the tools, so the grammar
+    itself closes the gap the hint describes.
     """
-    properties: dict[str, Any] = {
-        "why": {"type": "string", "description": WHY_DESCRIPTION},
-        "kind": {"type": "string", "enum": ["tool", "answer", "escalate"]},
-        "tool": {"type": "string", "enum": list(tool_names)},
-        "brief": {"type": "string"},
-    }
+    options = plan_options(tool_names)
+    names = list(tool_names) if require_tool else [*tool_names, options.done, options.hand_off]
     return {
         "type": "object",
-        "properties": properties,
-        "required": ["kind", "tool", "brief"] if require_tool else ["kind", "brief"],
+        "properties": {"call": {"type": "string", "enum": names}},
+        "required": ["call"],
         "additionalProperties": False,
     }

@@ -2,8 +2,8 @@
 
 A tool's output, an argument dict or an app's object is copied by a JSON round trip the moment
 it is recorded, so later mutation of the caller's objects cannot change the record, and every
-record encodes to JSON and MessagePack. pydantic models, attrs and dataclass instances and sets
-are turned into plain data on the way.
+record encodes to JSON and MessagePack. msgspec itself encodes dataclass and attrs instances and
+sets; pydantic models are dumped to plain data on the way.
 """
 
 from __future__ import annotations
@@ -18,24 +18,16 @@ __all__ = [
     "UNSERIALIZABLE",
     "capped_snapshot",
     "json_snapshot",
+    "to_builtins_hook",
     "to_plain",
     "try_snapshot",
 ]
 
 
-def _to_builtins_hook(value: Any) -> Any:
+def to_builtins_hook(value: Any) -> Any:
+    """msgspec's ``enc_hook`` for values it cannot encode itself (pydantic models)."""
     if isinstance(value, pydantic.BaseModel):
         return value.model_dump(mode="json")
-    if hasattr(value, "__attrs_attrs__"):
-        import attrs
-
-        return attrs.asdict(value)
-    if hasattr(value, "__dataclass_fields__"):
-        import dataclasses
-
-        return dataclasses.asdict(value)
-    if isinstance(value, (set, frozenset)):
-        return sorted(value, key=repr)
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
@@ -49,7 +41,7 @@ def json_snapshot(value: Any) -> Any:
     Snapshots are what step records keep: later mutation of the tool's own objects cannot
     change what was recorded, and records always encode to JSON and MessagePack.
     """
-    return msgspec.json.decode(msgspec.json.encode(value, enc_hook=_to_builtins_hook))
+    return msgspec.json.decode(msgspec.json.encode(value, enc_hook=to_builtins_hook))
 
 
 def try_snapshot(value: Any) -> Any:
@@ -72,7 +64,7 @@ def capped_snapshot(value: Any, max_bytes: int | None) -> tuple[Any, str | None]
     output is encoded once: what is over the cap is never decoded again.
     """
     try:
-        encoded = msgspec.json.encode(value, enc_hook=_to_builtins_hook)
+        encoded = msgspec.json.encode(value, enc_hook=to_builtins_hook)
     except UNSERIALIZABLE as exc:
         return None, f"not JSON-serializable ({type(exc).__name__})"
     if max_bytes is not None and len(encoded) > max_bytes:

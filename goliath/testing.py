@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import json
 import math
+import re
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 import trio
 
 from .errors import ConfigError, ModelError
-from .models import GenerateRequest, Generation
+from .models import GenerateRequest, Generation, TextSink
 
 __all__ = ["FakeModel", "ScriptEntry"]
 
@@ -34,6 +35,8 @@ class FakeModel:
             function of the :class:`GenerateRequest` returning such a reply (sync or async).
             A list entry may itself be such a function.
         delay: seconds each call takes (use with Trio's autojump clock; never a real sleep).
+        token_delay: seconds between the pieces of a streamed reply (``generate_stream``: a
+            text reply is handed over word by word, with a checkpoint between words).
 
     ``calls`` records every request in order; ``remaining()`` counts unconsumed replies; running
     out raises ``ModelError("script exhausted after N call(s)")``, which a run treats like any
@@ -47,6 +50,7 @@ class FakeModel:
         script: Iterable[ScriptEntry | ScriptFunction] | ScriptFunction = (),
         *,
         delay: float = 0.0,
+        token_delay: float = 0.0,
     ) -> None:
         self._function: ScriptFunction | None = None
         self._script: list[ScriptEntry | ScriptFunction] = []
@@ -58,6 +62,7 @@ class FakeModel:
                 _check_entry(entry)
         self._served = 0
         self.delay = delay
+        self.token_delay = token_delay
         self.calls: list[GenerateRequest] = []
 
     @classmethod
@@ -111,6 +116,14 @@ class FakeModel:
             input_tokens=math.ceil(len(json.dumps([request.system, request.prompt])) / 4),
             output_tokens=math.ceil(len(text) / 4),
         )
+
+    async def generate_stream(self, request: GenerateRequest, on_text: TextSink) -> Generation:
+        """Like :meth:`generate`, handing the reply's text to ``on_text`` word by word."""
+        generation = await self.generate(request)
+        for piece in re.findall(r"\S+\s*|\s+", generation.text):
+            on_text(piece)
+            await trio.sleep(self.token_delay)
+        return generation
 
 
 def _check_entry(entry: Any) -> None:

@@ -12,32 +12,51 @@ import inspect
 import keyword
 import re
 import typing
+import warnings
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Any, Literal, overload
+from typing import Any, Generic, Literal, overload
 
 import attrs
 import pydantic
 import trio
+from typing_extensions import ParamSpec, TypeVar
 
 from .budget import ResultBudget
 from .errors import ConfigError
 from .records import Exchange, StepRecord
 from .schema import compact_schema
 
-__all__ = ["OutputMode", "Tool", "ToolContext", "tool", "tools_by_name"]
+__all__ = [
+    "OutputMode",
+    "Tool",
+    "ToolContext",
+    "ToolDefinitionWarning",
+    "is_async_callable",
+    "tool",
+    "tools_by_name",
+]
 
 OutputMode = Literal["summary", "content"]
+Deps = TypeVar("Deps", default=Any)
+"""The application's context type (``Agent.run(context=...)``, ``ToolContext.context``)."""
+P = ParamSpec("P", default=...)
+R = TypeVar("R", default=Any)
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 @attrs.frozen(kw_only=True)
-class ToolContext:
+class ToolContext(Generic[Deps]):
     """What a tool receives besides its arguments.
+
+    Generic in the application's context type: annotate the parameter ``ctx:
+    ToolContext[MyDeps]`` and ``ctx.context`` is a ``MyDeps`` to the type checker (the ``context=``
+    given to ``Agent.run``).
 
     Attributes:
         conversation_id: the conversation the turn belongs to (``None`` for the default one).
         turn_id: the turn's id, stable across retries of the same request.
-        context: the application's own data for this run; never shown to a model.
+        context: the application's own data for this run (``Agent.run(context=...)``); never
+            shown to a model.
         steps: earlier steps of this turn, with raw ``output`` snapshots.
         recent: the recalled recent exchanges, with their step records.
         result_budget: for content-mode tools, how many tokens a result may use.
@@ -48,7 +67,7 @@ class ToolContext:
 
     conversation_id: str | None = None
     turn_id: str = ""
-    context: Any = None
+    context: Deps = None  # type: ignore[assignment]  # None until a run gives one
     steps: list[StepRecord] = attrs.field(factory=list)
     recent: list[Exchange] = attrs.field(factory=list)
     result_budget: ResultBudget = attrs.field(factory=lambda: ResultBudget(max_tokens=512))
@@ -66,8 +85,10 @@ class ToolContext:
             return
 
 
-Execute = Callable[[dict[str, Any], ToolContext], Any]
-ResolveInput = Callable[[dict[str, Any], ToolContext], "dict[str, Any] | Awaitable[dict[str, Any]]"]
+Execute = Callable[[dict[str, Any], ToolContext[Any]], Any]
+ResolveInput = Callable[
+    [dict[str, Any], ToolContext[Any]], "dict[str, Any] | Awaitable[dict[str, Any]]"
+]
 ToModelOutput = Callable[[Any], "str | Awaitable[str]"]
 
 
@@ -91,8 +112,12 @@ def _check_parameters(parameters: object) -> type[pydantic.BaseModel]:
 
 
 @attrs.frozen(init=False, slots=False)
-class Tool:
+class Tool(Generic[P, R]):
     """A tool the conductor may choose and the worker fills.
+
+    A tool built by :func:`tool` can still be called as the function it was made from
+    (``list_tasks()``), with the function's own signature for the type checker; a tool built
+    by hand is called as its ``execute(args, ctx)``.
 
     Args:
         name: what the conductor picks (an enum value in its schema); a valid identifier.
@@ -156,6 +181,15 @@ class Tool:
             output_mode=output_mode,
         )
 
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        """Call the function the tool was made from (or ``execute`` for a hand-built tool)."""
+        function = getattr(self, "__wrapped__", None)
+        if function is None:
+            result: R = self.execute(*args, **kwargs)  # type: ignore[arg-type]
+            return result
+        value: R = function(*args, **kwargs)
+        return value
+
     @functools.cached_property
     def has_arguments(self) -> bool:
         """Whether the worker must fill arguments (a model with no fields needs no call)."""
@@ -166,10 +200,10 @@ class Tool:
         """The compact JSON Schema of the parameters."""
         return compact_schema(self.parameters)
 
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> Any:
+    async def run(self, args: dict[str, Any], ctx: ToolContext[Any]) -> Any:
         """Call ``execute``: async functions in the caller's task, sync ones in a worker thread."""
         execute = self.execute
-        if _is_async(execute):
+        if is_async_callable(execute):
             return await execute(args, ctx)
         result = await trio.to_thread.run_sync(execute, args, ctx)
         if inspect.isawaitable(result):  # a sync wrapper around an async function
@@ -177,7 +211,8 @@ class Tool:
         return result
 
 
-def _is_async(fn: Callable[..., Any]) -> bool:
+def is_async_callable(fn: Callable[..., Any]) -> bool:
+    """Whether calling ``fn`` returns a coroutine (partials and async ``__call__`` included)."""
     while isinstance(fn, functools.partial):
         fn = fn.func
     return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
@@ -185,31 +220,26 @@ def _is_async(fn: Callable[..., Any]) -> bool:
     )
 
 
-_ARG_LINE = re.compile(r"^\s*(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
-
-
 def _docstring_parts(fn: Callable[..., Any]) -> tuple[str, dict[str, str]]:
-    """The first docstring line and Google-style ``Args:`` descriptions."""
+    """The first docstring line and each parameter's description, read by griffe from a
+    Google (``Args:``), NumPy (``Parameters`` / ``----------``) or Sphinx (``:param x:``)
+    docstring — whichever style it is written in."""
     doc = inspect.getdoc(fn) or ""
     lines = doc.splitlines()
     summary = lines[0].strip() if lines else ""
     descriptions: dict[str, str] = {}
-    current: str | None = None
-    in_args = False
-    for line in lines[1:]:
-        stripped = line.strip()
-        if stripped in ("Args:", "Arguments:", "Parameters:"):
-            in_args = True
-            continue
-        if in_args:
-            if stripped.endswith(":") and not line.startswith((" ", "\t")):
-                break  # the next section (Returns:, Raises:) begins
-            match = _ARG_LINE.match(line)
-            if match and line.startswith((" ", "\t")) and len(line) - len(line.lstrip()) <= 4:
-                current = match.group(1)
-                descriptions[current] = match.group(2).strip()
-            elif current and stripped:
-                descriptions[current] = f"{descriptions[current]} {stripped}".strip()
+    if len(lines) > 1:
+        import griffe
+
+        quiet = {"warnings": False, "warn_unknown_params": False, "warn_missing_types": False}
+        options: Any = {"google": quiet, "numpy": quiet, "sphinx": quiet}
+        sections = griffe.parse_auto(griffe.Docstring(doc, lineno=1), per_style_options=options)
+        for section in sections:
+            if section.kind is griffe.DocstringSectionKind.parameters:
+                for parameter in section.value:
+                    descriptions[parameter.name.lstrip("*")] = " ".join(
+                        parameter.description.split()
+                    )
     return summary, descriptions
 
 
@@ -226,11 +256,19 @@ def _parameters_from_signature(
     context_param: str | None = None
     for param in signature.parameters.values():
         annotation = hints.get(param.name, Any)
-        if annotation is ToolContext or (
-            typing.get_origin(annotation) is None and annotation == "ToolContext"
-        ):
+        if _is_context(annotation):
             context_param = param.name
             continue
+        if param.name not in hints and param.kind not in (
+            param.VAR_POSITIONAL,
+            param.VAR_KEYWORD,
+        ):
+            warnings.warn(
+                f"@tool {fn.__qualname__}: parameter {param.name!r} has no type annotation, so "
+                "the model may fill it with anything; annotate it (e.g. `title: str`).",
+                ToolDefinitionWarning,
+                stacklevel=4,
+            )
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             raise ConfigError(
                 f"{fn.__qualname__}: *args/**kwargs cannot become tool parameters; name each one."
@@ -242,12 +280,23 @@ def _parameters_from_signature(
     return model, context_param
 
 
+class ToolDefinitionWarning(UserWarning):
+    """A ``@tool`` function is usable but vague to the model (e.g. an unannotated parameter)."""
+
+
+def _is_context(annotation: Any) -> bool:
+    """``ToolContext``, ``ToolContext[Deps]``, or the string ``"ToolContext"``."""
+    if annotation is ToolContext or typing.get_origin(annotation) is ToolContext:
+        return True
+    return isinstance(annotation, str) and annotation.split("[", 1)[0] == "ToolContext"
+
+
 def _camel(name: str) -> str:
     return "".join(part.capitalize() for part in name.split("_")) or "Tool"
 
 
 @overload
-def tool(fn: Callable[..., Any], /) -> Tool: ...
+def tool(fn: Callable[P, R], /) -> Tool[P, R]: ...
 
 
 @overload
@@ -263,7 +312,7 @@ def tool(
     resolve_input: ResolveInput | None = None,
     to_model_output: ToModelOutput | None = None,
     output_mode: OutputMode = "summary",
-) -> Callable[[Callable[..., Any]], Tool]: ...
+) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
 
 
 def tool(
@@ -278,37 +327,50 @@ def tool(
     resolve_input: ResolveInput | None = None,
     to_model_output: ToModelOutput | None = None,
     output_mode: OutputMode = "summary",
-) -> Tool | Callable[[Callable[..., Any]], Tool]:
-    """Turn a function into a :class:`Tool`.
+) -> Tool[Any, Any] | Callable[[Callable[..., Any]], Tool[Any, Any]]:
+    """Turn a function into a :class:`Tool` (which can still be called as the function).
 
     The name is the function's name, the description the first docstring line, and the
-    parameters come from the signature (types from annotations, descriptions from a Google-style
-    ``Args:`` section). A parameter annotated :class:`ToolContext` receives the context instead
-    of being shown to the model. Accepts every keyword :class:`Tool` does.
+    parameters come from the signature: types from annotations, descriptions from the
+    docstring's parameter section in Google, NumPy or Sphinx style (read by griffe). A parameter
+    annotated :class:`ToolContext` receives the context instead of being shown to the model.
+    Accepts every keyword :class:`Tool` does.
+
+    Raises:
+        ConfigError: the function has no docstring and no ``description=`` is given (the
+            conductor picks tools by their description).
+
+    Warns:
+        ToolDefinitionWarning: a parameter has no type annotation.
     """
 
-    def build(function: Callable[..., Any]) -> Tool:
+    def build(function: Callable[..., Any]) -> Tool[Any, Any]:
         tool_name = name or function.__name__
         summary, _ = _docstring_parts(function)
+        if description is None and not summary:
+            raise ConfigError(
+                f"@tool {function.__qualname__} has no docstring: the model chooses tools by "
+                "their description. Add a one-line docstring, or pass description=..."
+            )
         model, context_param = _parameters_from_signature(function, f"{_camel(tool_name)}Args")
         is_async = inspect.iscoroutinefunction(function)
 
         if is_async:
 
-            async def execute_async(args: dict[str, Any], ctx: ToolContext) -> Any:
+            async def execute_async(args: dict[str, Any], ctx: ToolContext[Any]) -> Any:
                 extra = {context_param: ctx} if context_param else {}
                 return await function(**args, **extra)
 
             execute: Execute = execute_async
         else:
 
-            def execute_sync(args: dict[str, Any], ctx: ToolContext) -> Any:
+            def execute_sync(args: dict[str, Any], ctx: ToolContext[Any]) -> Any:
                 extra = {context_param: ctx} if context_param else {}
                 return function(**args, **extra)
 
             execute = execute_sync
 
-        built = Tool(
+        built: Tool[Any, Any] = Tool(
             tool_name,
             description if description is not None else summary,
             model,
@@ -328,12 +390,14 @@ def tool(
     return build
 
 
-def tools_by_name(tools: Iterable[Tool] | Mapping[str, Tool] | None) -> dict[str, Tool]:
+def tools_by_name(
+    tools: Iterable[Tool[Any, Any]] | Mapping[str, Tool[Any, Any]] | None,
+) -> dict[str, Tool[Any, Any]]:
     """Key tools by their own ``name`` (the keys of a mapping are ignored); names must be unique."""
     if tools is None:
         return {}
     items: Sequence[Any] = list(tools.values()) if isinstance(tools, Mapping) else list(tools)
-    result: dict[str, Tool] = {}
+    result: dict[str, Tool[Any, Any]] = {}
     for item in items:
         if not isinstance(item, Tool):
             raise ConfigError(

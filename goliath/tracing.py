@@ -33,7 +33,7 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         "goliath.tracing needs the OpenTelemetry API. Install it with "
-        "`pip install 'goliath[tracing]'` (and an SDK/exporter such as opentelemetry-sdk)."
+        "`pip install 'goliath-harness[tracing]'` (and an SDK/exporter such as opentelemetry-sdk)."
     ) from exc
 
 __all__ = ["CAPTURE_CONTENT_ENV", "Tracing", "model_name"]

@@ -1,8 +1,8 @@
-"""Server-Sent Events as the daemon writes them, read back the way a client would.
+"""Server-Sent Events as the daemon writes them, read back with httpx-sse as a client would.
 
-The daemon sends one ``event:`` line and one ``data:`` line (JSON) per event; these helpers
-turn a streamed response (or its whole text) into ``(name, data)`` pairs, so a test can act
-on an event while the turn is still running (answer a confirmation, cancel, kill a node).
+These helpers turn a streamed response (or its whole text) into ``(name, data)`` pairs, with
+``data`` decoded from JSON, so a test can act on an event while the turn is still running
+(answer a confirmation, cancel, kill a node).
 """
 
 from __future__ import annotations
@@ -12,16 +12,14 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
+from httpx_sse import EventSource
 
 
 async def iter_sse(response: httpx.Response) -> AsyncIterator[tuple[str, Any]]:
     """Yield each event of a streaming response as it arrives."""
-    name = ""
-    async for line in response.aiter_lines():
-        if line.startswith("event:"):
-            name = line[6:].strip()
-        elif line.startswith("data:"):
-            yield name, json.loads(line[5:])
+    async for event in EventSource(response).aiter_sse():
+        if event.data:  # an event without data is not dispatched (the SSE standard)
+            yield event.event, json.loads(event.data)
 
 
 async def sse_events(response: httpx.Response) -> list[tuple[str, Any]]:
@@ -31,11 +29,11 @@ async def sse_events(response: httpx.Response) -> list[tuple[str, Any]]:
 
 def parse_sse(text: str) -> list[tuple[str, Any]]:
     """The events in an already-read response body."""
-    events: list[tuple[str, Any]] = []
-    name = ""
-    for line in text.splitlines():
-        if line.startswith("event:"):
-            name = line[6:].strip()
-        elif line.startswith("data:"):
-            events.append((name, json.loads(line[5:])))
-    return events
+    response = httpx.Response(
+        200, headers={"content-type": "text/event-stream"}, content=text.encode()
+    )
+    return [
+        (event.event, json.loads(event.data))
+        for event in EventSource(response).iter_sse()
+        if event.data
+    ]

@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 import msgspec
 import trio
+from httpx_sse import EventSource
 
 from actors.messages import (
     Ack,
@@ -33,6 +34,7 @@ from actors.messages import (
     Outbound,
     ResultMessage,
     Run,
+    Token,
     TurnStatus,
 )
 from goliath.durable import PendingCall
@@ -113,10 +115,13 @@ class Client:
         context: Any = None,
         confirm: ConfirmCallback | None = None,
         on_event: EventCallback | None = None,
+        on_token: Callable[[str], Any] | None = None,
     ) -> RunResult:
         """Run one turn and return its result.
 
         ``confirm`` (sync or async) decides each write; without one, writes are declined.
+        ``on_event`` receives each trace event, ``on_token`` each piece of the answer's text
+        as the model writes it (sync or async).
         Raises :class:`RemoteError` when the daemon refuses the run or the turn fails.
         """
         message = Run(
@@ -131,6 +136,9 @@ class Client:
                     case EventMessage(event=event):
                         if on_event is not None:
                             await _settled(on_event(event))
+                    case Token(text=text):
+                        if on_token is not None:
+                            await _settled(on_token(text))
                     case ConfirmAsk():
                         decision = await self._decide(reply, confirm)
                         await self._one(
@@ -337,16 +345,14 @@ class HttpTransport(Transport):
                 await response.aread()
                 yield _failure(message.turn_id, response)
                 return
-            event = ""
-            async for line in response.aiter_lines():
-                if line.startswith("event:"):
-                    event = line[6:].strip()
-                elif line.startswith("data:"):
-                    reply = _from_sse(message.turn_id, event, line[5:].strip())
-                    if reply is not None:
-                        yield reply
-                        if isinstance(reply, (ResultMessage, Failure)):
-                            return
+            async for event in EventSource(response).aiter_sse():
+                if not event.data:  # not dispatched, as the SSE standard says
+                    continue
+                reply = _from_sse(message.turn_id, event.event, event.data)
+                if reply is not None:
+                    yield reply
+                    if isinstance(reply, (ResultMessage, Failure)):
+                        return
 
 
 def _required(conversation_id: str | None) -> str:
@@ -367,6 +373,8 @@ def _failure(turn_id: str, response: httpx.Response) -> Failure:
 def _from_sse(turn_id: str, event: str, data: str) -> Outbound | None:
     if event == "turn":
         return None
+    if event == "token":
+        return Token(turn_id=turn_id, text=msgspec.json.decode(data)["text"])
     if event == "confirm_request":
         payload = msgspec.json.decode(data)
         return ConfirmAsk(

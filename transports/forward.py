@@ -9,12 +9,16 @@ waits a moment for an owner before giving up.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 import httpx
 import trio
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 
-from ._asgi import HTTPError, Scope, Send, header
+from .wire import HTTPError
 
 __all__ = ["Forwarder", "Router", "hops"]
 
@@ -29,13 +33,13 @@ _LOST_OWNER = (
 )
 
 
-def hops(scope: Scope) -> int:
+def hops(headers: Mapping[str, str]) -> int:
     """How many times a request was forwarded already (``x-goliath-hops``; 0 when absent).
 
     Anything but a small non-negative integer is refused with 400: a malformed value must not
     crash the request, and a negative one must not buy extra hops past :data:`MAX_HOPS`.
     """
-    value = header(scope, _HOP_HEADER)
+    value = headers.get(_HOP_HEADER)
     if value is None:
         return 0
     text = value.strip()
@@ -79,7 +83,7 @@ class Forwarder:
         if self._client is not None:
             await self._client.aclose()
 
-    async def owner(self, scope: Scope, conversation_id: str | None) -> str | None:
+    async def owner(self, request: Request, conversation_id: str | None) -> str | None:
         """``None`` when this node should serve it; else the owner's base URL."""
         deadline = trio.current_time() + OWNER_WAIT_SECONDS
         while True:
@@ -87,7 +91,7 @@ class Forwarder:
                 return None
             url = self.router.owner_url(conversation_id)
             if url is not None:
-                if hops(scope) >= MAX_HOPS:
+                if hops(request.headers) >= MAX_HOPS:
                     raise HTTPError(
                         503, "draining", "the fleet is moving this conversation; retry shortly"
                     )
@@ -98,14 +102,18 @@ class Forwarder:
                 )
             await trio.sleep(0.1)
 
-    async def relay(self, scope: Scope, send: Send, url: str, body: bytes) -> None:
-        """Send the same request to ``url`` and stream its answer back to our client."""
+    def relay(self, request: Request, url: str, body: bytes) -> Response:
+        """The same request sent to ``url``, its answer streamed back to our client."""
+        return _Relay(self, url, body)
+
+    async def _relay(self, scope: Scope, send: Send, url: str, body: bytes) -> None:
+        request = Request(scope)
         headers: dict[str, Any] = {
-            _HOP_HEADER: str(hops(scope) + 1),
+            _HOP_HEADER: str(hops(request.headers) + 1),
             "x-goliath-forwarded-by": self.router.node_id,
         }
         for name in ("content-type", "authorization"):
-            value = header(scope, name)
+            value = request.headers.get(name)
             if value is not None:
                 headers[name] = value
         if "authorization" not in headers and self.token is not None:
@@ -138,3 +146,16 @@ class Forwarder:
                 raise HTTPError(503, "draining", f"the owning node did not answer: {exc}") from None
             # the owner died mid-stream: end our client's stream with a reason it can act on
             await send({"type": "http.response.body", "body": _LOST_OWNER if streaming else b""})
+
+
+class _Relay(Response):
+    """A response that is another node's answer, passed through as it streams."""
+
+    def __init__(self, forwarder: Forwarder, url: str, body: bytes) -> None:
+        super().__init__()
+        self._forwarder = forwarder
+        self._url = url
+        self._body = body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self._forwarder._relay(scope, send, self._url, self._body)

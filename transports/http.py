@@ -1,5 +1,7 @@
-"""The daemon's HTTP front door: a JSON API with Server-Sent Events, served by Hypercorn on Trio.
+"""The daemon's HTTP front door: a JSON API with Server-Sent Events, on Starlette.
 
+Starlette routes the requests and sse-starlette writes the event streams (with heartbeats for
+proxies); Hypercorn serves the application on Trio (its Trio worker), the runtime's own loop.
 A run streams its trace events as they happen; a write waiting for approval sends a
 ``confirm_request`` event and waits for ``POST /v1/turns/{turn_id}/confirm`` — the person
 decides, not a callback in the server. Every route but the health checks needs the bearer
@@ -16,19 +18,26 @@ import logging
 import math
 import os
 import uuid
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import unquote
 
 import msgspec
 import trio
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from actors.messages import (
     Cancel,
-    ConfirmAsk,
     ConfirmReply,
     DeleteMemory,
-    EventMessage,
     Failure,
     GetMemory,
     GetTurn,
@@ -39,26 +48,23 @@ from actors.messages import (
     Run,
     TurnStatus,
 )
-from actors.runtime import Access, RequestError, Runtime
+from actors.runtime import Access, RequestError, Runtime, final_message
+from goliath.durable import payload_fingerprint
 from goliath.ids import URL_SAFE_ID, URL_SAFE_RULE
-from goliath.snapshot import json_snapshot
 
-from ._asgi import (
-    ClientGone,
-    HTTPError,
-    Receive,
-    Scope,
-    Send,
-    header,
-    json_response,
-    path_segments,
-    query,
-    read_body,
-    send_error,
-    send_status,
-)
+from .feeds import Feeds, TurnFeed, sse_event, wire_event
 from .forward import Forwarder, Router, hops
 from .openapi import openapi_document
+from .wire import (
+    CancelRequestBody,
+    ConfirmRequestBody,
+    Health,
+    HTTPError,
+    HttpLimits,
+    Me,
+    RunRequest,
+    TurnInfo,
+)
 
 if TYPE_CHECKING:
     from .users import Authenticator
@@ -81,55 +87,39 @@ logger = logging.getLogger("goliath.http")
 """Where the front door logs what it cannot answer (a 500) and Hypercorn's own errors."""
 HEARTBEAT_SECONDS = 15.0
 """Idle SSE streams get a comment line this often, so proxies keep them open."""
-
-
-class HttpLimits(msgspec.Struct, frozen=True, kw_only=True):
-    """Request bounds of the HTTP front door, with units."""
-
-    max_body_bytes: int = 64 * 1024
-    max_ask_chars: int = 8_000
-
-
-class RunBody(msgspec.Struct, forbid_unknown_fields=True):
-    ask: str
-    turn_id: str | None = None
-    context: Any = None
-
-
-class ConfirmBody(msgspec.Struct, forbid_unknown_fields=True):
-    call_id: str
-    approved: bool
-    reason: str | None = None
-    conversation_id: str | None = None
-    fingerprint: str | None = None
-
-
-class CancelBody(msgspec.Struct, forbid_unknown_fields=True):
-    conversation_id: str | None = None
-    reason: str = "client"
-
+PUBLIC_PATHS = frozenset({"/healthz", "/readyz", "/openapi.json", "/", "/index.html"})
+"""The routes that need no token: health checks, the API document and the chat page."""
+REQUEST_TIMEOUT_SECONDS = 30.0
+"""How long a non-run request waits for the runtime's reply."""
+CSP = (
+    "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; "
+    "frame-ancestors 'none'"
+)
+"""The chat page's policy: its own origin only, and never inside another page's frame."""
+LAST_SEND_SECONDS = 10.0
+"""How long the last send of an event stream may take once shielded from cancellation."""
+DRAIN_SECONDS = 2.0
+"""How long a refused request's unread body may take to drain (else its connection closes)."""
+ACCESS = "goliath.access"
+"""The scope key where the token check leaves who is asking (``None``: the operator)."""
 
 _encoder = msgspec.json.Encoder()
 STATIC = Path(__file__).resolve().parent / "static"
+Body = TypeVar("Body", RunRequest, ConfirmRequestBody, CancelRequestBody)
 
 
-def _checked_id(value: str, what: str) -> str:
-    if not URL_SAFE_ID.match(value):
-        raise HTTPError(400, "invalid", f"{what} {value[:40]!r} is not valid: {URL_SAFE_RULE}")
-    return value
+class JSONResponse(Response):
+    """A JSON answer encoded by msgspec (Structs, RunResult and all)."""
+
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return content if isinstance(content, bytes) else _encoder.encode(content)
 
 
-def _decode(body: bytes, kind: type[Any]) -> Any:
-    if not body.strip():
-        body = b"{}"
-    try:
-        return msgspec.json.decode(body, type=kind)
-    except msgspec.ValidationError as exc:
-        raise HTTPError(400, "invalid", f"invalid request body: {exc}") from None
-    except msgspec.DecodeError as exc:
-        raise HTTPError(400, "invalid", f"the body is not valid JSON: {exc}") from None
-    except RecursionError:
-        raise HTTPError(400, "invalid", "the body's JSON is nested too deeply") from None
+def _error_response(error: HTTPError) -> Response:
+    headers = {"www-authenticate": "Bearer"} if error.status == 401 else None
+    return JSONResponse(error.body(), status_code=error.status, headers=headers)
 
 
 def host_allowed(value: str | None, allowed: Collection[str]) -> bool:
@@ -157,84 +147,101 @@ def host_allowed(value: str | None, allowed: Collection[str]) -> bool:
     return True
 
 
-def create_app(
-    runtime: Runtime | Callable[[], Runtime],
-    *,
-    token: str | None,
-    users: Authenticator | None = None,
-    limits: HttpLimits | None = None,
-    router: Router | None = None,
-    allowed_hosts: Collection[str] = ("*",),
-) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
-    """The ASGI application. ``token=None`` disables auth (for a 0600 Unix socket only).
+def _access(request: Request) -> Access | None:
+    """Who is asking, as the token check found: ``None`` for the operator (everything)."""
+    access: Access | None = request.scope.get(ACCESS)
+    return access
 
-    ``users`` knows the users' tokens: a request with one may touch only that user's
-    conversations and turns (another's conversation is 403, another's turn 404). With
-    ``token=None`` a request without a token reaches everything, and one with a user's token
-    only that user's. ``allowed_hosts`` are the ``Host`` names answered besides IP literals and
-    ``localhost`` (:func:`host_allowed`; ``serve_http`` sets it for TCP). With a ``router`` (a
-    fleet membership), requests for conversations another node owns are forwarded to it.
-    """
-    bounds = limits or HttpLimits()
-    forwarder = Forwarder(router, token) if router is not None else None
-    document = _encoder.encode(openapi_document())
-    get_runtime = runtime if callable(runtime) else (lambda: runtime)
 
-    def authorize(scope: Scope) -> Access | None:
-        """Who is asking: ``None`` for the operator (everything), else a user's access."""
-        given = header(scope, "authorization")
-        if given is None and token is None:
-            return None  # the 0600 Unix socket
-        scheme, _, value = (given or "").partition(" ")
-        value = value.strip()
-        if scheme.lower() == "bearer" and value:
-            if token is not None and hmac.compare_digest(value.encode(), token.encode()):
-                return None
-            user = users.authenticate(value) if users is not None else None
-            if user is not None:
-                return user
+def _allowed(access: Access | None, conversation_id: str) -> None:
+    """Refuse a user's request for a conversation that is not theirs before anything else
+    (before forwarding it, too)."""
+    if access is not None and not access.allows(conversation_id):
         raise HTTPError(
-            401, "unauthorized", "a valid `Authorization: Bearer <token>` header is required"
+            403, "forbidden", f"{access.name} may not use conversation {conversation_id!r}"
         )
 
-    def allowed(access: Access | None, conversation_id: str) -> None:
-        """Refuse a user's request for a conversation that is not theirs before anything else
-        (before forwarding it, too)."""
-        if access is not None and not access.allows(conversation_id):
-            raise HTTPError(
-                403, "forbidden", f"{access.name} may not use conversation {conversation_id!r}"
-            )
 
-    async def request(message: Inbound, access: Access | None, timeout: float = 30.0) -> Outbound:
-        """Hand a non-run request to the runtime and return its single reply."""
-        send, receive = trio.open_memory_channel[Outbound](math.inf)
+def _checked_id(value: str, what: str) -> str:
+    if not URL_SAFE_ID.match(value):
+        raise HTTPError(400, "invalid", f"{what} {value[:40]!r} is not valid: {URL_SAFE_RULE}")
+    return value
+
+
+def _decode(body: bytes, kind: type[Body]) -> Body:
+    if not body.strip():
+        body = b"{}"
+    try:
+        return msgspec.json.decode(body, type=kind)
+    except msgspec.ValidationError as exc:
+        raise HTTPError(400, "invalid", f"invalid request body: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise HTTPError(400, "invalid", f"the body is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise HTTPError(400, "invalid", "the body's JSON is nested too deeply") from None
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
+    """The request body, refused with 413 as soon as it is known to exceed ``limit`` bytes."""
+    declared = request.headers.get("content-length")
+    if declared is not None:
         try:
-            await get_runtime().handle(message, send.send_nowait, access)
-        except RequestError as exc:
-            raise HTTPError(STATUS.get(exc.code, 500), exc.code, exc.message) from None
-        with trio.fail_after(timeout):
-            return await receive.receive()
+            size = int(declared)
+        except ValueError:
+            raise HTTPError(400, "invalid", "content-length is not a number") from None
+        if size > limit:
+            raise HTTPError(
+                413, "too_large", f"the body is {size} bytes; this server accepts at most {limit}"
+            )
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise HTTPError(413, "too_large", f"the body exceeds {limit} bytes")
+    return bytes(body)
 
-    async def app(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan":
-            while True:
-                message = await receive()
-                if message["type"] == "lifespan.startup":
-                    await send({"type": "lifespan.startup.complete"})
-                elif message["type"] == "lifespan.shutdown":
-                    await send({"type": "lifespan.shutdown.complete"})
-                    return
+
+class _SegmentedPath:
+    """Route on the raw path's segments: an encoded slash (``%2F``) stays inside its segment.
+
+    Servers hand applications the percent-decoded path, where ``a%2Fb`` and ``a/b`` look the
+    same; an id carrying ``%2F`` must reach the route as one (refused) id, not as two segments.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        raw = scope.get("raw_path")
+        if scope["type"] == "http" and raw and b"%2f" in bytes(raw).lower():
+            path = bytes(raw).decode("latin-1").split("?", 1)[0]
+            segments = [unquote(part).replace("/", "%2F") for part in path.split("/")]
+            scope = {**scope, "path": "/".join(segments)}
+        await self.app(scope, receive, send)
+
+
+class _FrontDoor:
+    """The edge of every request, outside the routes.
+
+    - A failure nobody answered (a bug) is logged with its traceback on ``goliath.http`` and
+      answered with a JSON 500; the daemon goes on.
+    - A request refused before its body was read has a small body drained, so a kept-alive
+      client's next request finds the connection usable; a large or endless one is answered
+      with ``Connection: close`` instead.
+    """
+
+    def __init__(self, app: ASGIApp, limits: HttpLimits) -> None:
+        self.app = app
+        self.limits = limits
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
+            await self.app(scope, receive, send)
             return
         started = False
         received = False  # the request's body was read to its end
 
-        async def tracked(message: Any) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
-        async def reading() -> Any:
+        async def reading() -> Message:
             nonlocal received
             message = await receive()
             received = received or (
@@ -242,188 +249,43 @@ def create_app(
             )
             return message
 
+        async def sending(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                if message["status"] >= 400 and not received:
+                    kept = message["status"] != 413 and await _drained(scope, reading, self.limits)
+                    if not kept:
+                        headers = [*message.get("headers", []), (b"connection", b"close")]
+                        message = {**message, "headers": headers}
+            await send(message)
+
         try:
-            await route(scope, reading, tracked)
-        except HTTPError as error:
-            # Refused before its body was read: drain a small body so the connection can carry
-            # the client's next request; otherwise say that it closes, so no client reuses it.
-            kept = received or (error.status != 413 and await _drained(scope, reading, bounds))
-            await send_error(send, error, close=not kept)
-        except ClientGone:
-            return
+            await self.app(scope, reading, sending)
         except Exception:  # a bug: logged with its traceback, answered 500, the daemon goes on
-            logger.exception("%s %s failed", scope["method"], scope["path"][:200])
+            logger.exception("%s %s failed", scope.get("method"), _path(scope))
             if not started:
-                await send_error(
-                    send,
-                    HTTPError(500, "error", "the daemon failed to answer; its log says why"),
-                )
+                error = HTTPError(500, "error", "the daemon failed to answer; its log says why")
+                await _error_response(error)(scope, reading, sending)
 
-    async def route(scope: Scope, receive: Receive, send: Send) -> None:
-        method = scope["method"]
-        parts = path_segments(scope)
-        if not host_allowed(header(scope, "host"), allowed_hosts):
-            raise HTTPError(
-                421,
-                "misdirected",
-                f"this daemon does not serve the host {(header(scope, 'host') or '')[:60]!r}; "
-                "reach it by IP address or localhost, or start it with --allowed-host NAME",
-            )
-        match method, parts:
-            case "GET", ["healthz"]:
-                return await json_response(send, 200, {"status": "ok"})
-            case "GET", ["readyz"]:
-                live = get_runtime()
-                ready = getattr(router, "ready", None)
-                joined = ready is None or ready.is_set()
-                if not (live.ready and live.supervisor.accepting and joined):
-                    raise HTTPError(503, "draining", "the daemon is starting or shutting down")
-                return await json_response(send, 200, {"status": "ready"})
-            case "GET", ["openapi.json"]:
-                return await json_response(send, 200, document)
-            case "GET", [] | ["index.html"]:
-                return await _static(send, "chat.html")
-        access = authorize(scope)
-        hops(scope)  # a malformed hop count is a 400 on every node, owner or not
-        match method, parts:
-            case "GET", ["v1", "me"]:
-                return await json_response(
-                    send,
-                    200,
-                    {
-                        "user": access.name if access is not None else None,
-                        "conversations": getattr(access, "conversations", ""),
-                    },
-                )
-            case "POST", ["v1", "conversations", conversation_id, "runs"]:
-                cid = _checked_id(conversation_id, "conversation id")
-                allowed(access, cid)
-                raw = await read_body(scope, receive, bounds.max_body_bytes)
-                if forwarder is not None and (url := await forwarder.owner(scope, cid)):
-                    return await forwarder.relay(scope, send, url, raw)
-                await run(scope, receive, send, cid, raw, access)
-            case "POST", ["v1", "turns", turn_id, ("confirm" | "cancel") as action]:
-                turn = _checked_id(turn_id, "turn id")
-                raw = await read_body(scope, receive, bounds.max_body_bytes)
-                body = _decode(raw, ConfirmBody if action == "confirm" else CancelBody)
-                conversation = body.conversation_id or query(scope).get("conversation_id")
-                if forwarder is not None and (url := await turn_owner(scope, turn, conversation)):
-                    return await forwarder.relay(scope, send, url, raw)
-                message: Inbound
-                if isinstance(body, ConfirmBody):
-                    message = ConfirmReply(
-                        turn_id=turn,
-                        call_id=body.call_id,
-                        approved=body.approved,
-                        reason=body.reason,
-                        conversation_id=conversation,
-                        fingerprint=body.fingerprint,
-                    )
-                else:
-                    message = Cancel(turn_id=turn, reason=body.reason, conversation_id=conversation)
-                await request(message, access)
-                await send_status(send, 204 if action == "confirm" else 202)
-            case "GET", ["v1", "turns", turn_id]:
-                reply = await request(GetTurn(turn_id=_checked_id(turn_id, "turn id")), access)
-                assert isinstance(reply, TurnStatus)
-                payload: dict[str, Any] = {
-                    "turn_id": reply.turn_id,
-                    "conversation_id": reply.conversation_id,
-                    "status": reply.status,
-                }
-                if reply.result is not None:
-                    payload["result"] = reply.result
-                if reply.pending is not None:
-                    payload["pending"] = reply.pending
-                if reply.steps:
-                    payload["steps"] = reply.steps
-                await json_response(send, 200, json_snapshot(payload))
-            case "GET", ["v1", "conversations", conversation_id, "memory"]:
-                cid = _checked_id(conversation_id, "conversation id")
-                allowed(access, cid)
-                reply = await request(
-                    GetMemory(turn_id=uuid.uuid4().hex, conversation_id=cid), access
-                )
-                assert isinstance(reply, MemoryReply)
-                await json_response(send, 200, reply.state)
-            case "DELETE", ["v1", "conversations", conversation_id, "memory"]:
-                cid = _checked_id(conversation_id, "conversation id")
-                allowed(access, cid)
-                if forwarder is not None and (url := await forwarder.owner(scope, cid)):
-                    return await forwarder.relay(scope, send, url, b"")
-                await request(DeleteMemory(turn_id=uuid.uuid4().hex, conversation_id=cid), access)
-                await send_status(send, 204)
-            case _:
-                raise HTTPError(404, "not_found", f"no route for {method} {scope['path']}")
 
-    async def turn_owner(scope: Scope, turn_id: str, conversation_id: str | None) -> str | None:
-        """Where a turn's confirmation or cancel must go (``None``: here)."""
-        assert forwarder is not None
-        live = get_runtime()
-        if live.supervisor.ticket(turn_id) is not None:
-            return None
-        if conversation_id is None and live.journal is not None:
-            record = await live.journal.get(turn_id)
-            if record is None:
-                return None
-            conversation_id = record.conversation_id
-        return await forwarder.owner(scope, conversation_id)
-
-    async def run(
-        scope: Scope,
-        receive: Receive,
-        send: Send,
-        conversation_id: str,
-        raw: bytes,
-        access: Access | None,
-    ) -> None:
-        body = _decode(raw, RunBody)
-        if len(body.ask) > bounds.max_ask_chars:
-            raise HTTPError(
-                413,
-                "too_large",
-                f"the ask is {len(body.ask)} characters; the limit is {bounds.max_ask_chars}. "
-                "Small models read short asks well: shorten it, or put long material in files.",
-            )
-        turn_id = uuid.uuid4().hex if body.turn_id is None else _checked_id(body.turn_id, "turn id")
-        outbox, replies = trio.open_memory_channel[Outbound](math.inf)
-        message = Run(
-            turn_id=turn_id, ask=body.ask, conversation_id=conversation_id, context=body.context
-        )
-        live = get_runtime()
-        try:
-            await live.handle(message, outbox.send_nowait, access)
-        except RequestError as exc:
-            raise HTTPError(STATUS.get(exc.code, 500), exc.code, exc.message) from None
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 200,
-                "headers": [
-                    (b"content-type", b"text/event-stream; charset=utf-8"),
-                    (b"cache-control", b"no-cache"),
-                    (b"x-accel-buffering", b"no"),
-                    (b"x-goliath-turn-id", turn_id.encode()),
-                ],
-            }
-        )
-        await _stream(send, receive, replies, turn_id, conversation_id)
-
-    return app
+def _path(scope: Scope) -> str:
+    return str(scope.get("path"))[:200]
 
 
 async def _drained(scope: Scope, receive: Receive, bounds: HttpLimits) -> bool:
     """Read and drop what is left of a request's body (within the body limit, briefly); whether
     it was all read, so that the connection can be kept alive."""
-    declared = header(scope, "content-length")
-    if declared is None and header(scope, "transfer-encoding") is None:
+    headers = Request(scope).headers
+    declared = headers.get("content-length")
+    if declared is None and headers.get("transfer-encoding") is None:
         return True  # no body
     if declared is not None and (
         not declared.strip().isdigit() or int(declared) > bounds.max_body_bytes
     ):
         return False
     size = 0
-    with trio.move_on_after(2):
+    with trio.move_on_after(DRAIN_SECONDS):
         while True:
             message = await receive()
             if message["type"] != "http.request":
@@ -436,105 +298,400 @@ async def _drained(scope: Scope, receive: Receive, bounds: HttpLimits) -> bool:
     return False
 
 
-def _sse(event: str, payload: Any) -> bytes:
-    data = payload if isinstance(payload, bytes) else _encoder.encode(payload)
-    return b"event: " + event.encode() + b"\ndata: " + data + b"\n\n"
+class _AllowedHost:
+    """Only requests whose ``Host`` names this daemon are answered (:func:`host_allowed`): a
+    DNS-rebinding page is refused with 421 before anything else, health checks included."""
 
+    def __init__(self, app: ASGIApp, allowed_hosts: Collection[str]) -> None:
+        self.app = app
+        self.allowed_hosts = tuple(allowed_hosts)
 
-def _to_sse(message: Outbound) -> tuple[bytes, bool]:
-    """The SSE frame for one runtime message, and whether it ends the stream."""
-    match message:
-        case EventMessage(event=event):
-            return _sse(event.type, event), False
-        case ConfirmAsk():
-            payload = {
-                "turn_id": message.turn_id,
-                "call_id": message.call_id,
-                "tool": message.tool,
-                "input": message.input,
-                "brief": message.brief,
-                "after_tool": message.after_tool,
-                "fingerprint": message.fingerprint,
-            }
-            return _sse("confirm_request", payload), False
-        case ResultMessage(result=result):
-            return _sse("result", json_snapshot(result)), True
-        case Failure(code=code, message=text):
-            return _sse("error", {"code": code, "message": text}), True
-    return b"", False
-
-
-async def _stream(
-    send: Send,
-    receive: Receive,
-    replies: trio.MemoryReceiveChannel[Outbound],
-    turn_id: str,
-    conversation_id: str,
-) -> None:
-    """Forward a turn's messages as SSE until its end or the client's departure.
-
-    A client that leaves does not cancel the turn: it keeps running and its result can be read
-    with ``GET /v1/turns/{turn_id}`` (cancel explicitly to stop it).
-    """
-    async with trio.open_nursery() as nursery:
-
-        async def watch_disconnect() -> None:
-            while (await receive())["type"] != "http.disconnect":
-                pass
-            nursery.cancel_scope.cancel()
-
-        nursery.start_soon(watch_disconnect)
-        await send(
-            {
-                "type": "http.response.body",
-                "body": _sse("turn", {"turn_id": turn_id, "conversation_id": conversation_id}),
-                "more_body": True,
-            }
-        )
-        while True:
-            with trio.move_on_after(HEARTBEAT_SECONDS) as idle:
-                message = await replies.receive()
-            if idle.cancelled_caught:
-                await send(
-                    {"type": "http.response.body", "body": b": keep-alive\n\n", "more_body": True}
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            host = Request(scope).headers.get("host")
+            if not host_allowed(host, self.allowed_hosts):
+                refusal = HTTPError(
+                    421,
+                    "misdirected",
+                    f"this daemon does not serve the host {(host or '')[:60]!r}; reach it by IP "
+                    "address or localhost, or start it with --allowed-host NAME",
                 )
-                continue
-            frame, last = _to_sse(message)
-            if last:
-                break
-            if frame:
-                await send({"type": "http.response.body", "body": frame, "more_body": True})
-        # The last frame ends the response, and Hypercorn closes or recycles the connection
-        # inside this very send: it wakes the disconnect watcher, whose cancel must not cut the
-        # send short (the connection would stay open forever, its keep-alive timer unset).
-        with trio.CancelScope(shield=True):
-            await send({"type": "http.response.body", "body": frame, "more_body": False})
-        nursery.cancel_scope.cancel()
+                await _error_response(refusal)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
-async def _static(send: Send, name: str) -> None:
-    path = STATIC / name
-    try:
-        body = await trio.Path(path).read_bytes()
-    except FileNotFoundError:
-        raise HTTPError(404, "not_found", f"{name} is not installed") from None
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 200,
-            "headers": [
-                (b"content-type", b"text/html; charset=utf-8"),
-                (b"content-length", str(len(body)).encode()),
-                (
-                    b"content-security-policy",
-                    b"default-src 'self'; style-src 'self' 'unsafe-inline'; "
-                    b"script-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
-                ),
-                (b"x-frame-options", b"DENY"),  # for browsers that ignore frame-ancestors
-            ],
-        }
+class _BearerToken:
+    """Every route but :data:`PUBLIC_PATHS` needs ``Authorization: Bearer <token>`` — checked
+    before routing, so an unknown route or method without the token is a 401 too.
+
+    The daemon's own token reaches everything; a user's (``users``) only that user's
+    conversations (who is asking is left in the scope, :data:`ACCESS`). With ``token=None`` (the
+    0600 Unix socket) a request without a token reaches everything, one with a user's token
+    only that user's, and one with any other token is refused. A malformed ``x-goliath-hops``
+    is a 400 here, on every node, owner or not.
+    """
+
+    def __init__(self, app: ASGIApp, token: str | None, users: Authenticator | None) -> None:
+        self.app = app
+        self.token = token
+        self.users = users
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] in PUBLIC_PATHS:
+            await self.app(scope, receive, send)
+            return
+        headers = Request(scope).headers
+        try:
+            access = self.authorize(headers.get("authorization"))
+            hops(headers)
+        except HTTPError as refusal:
+            await _error_response(refusal)(scope, receive, send)
+            return
+        await self.app({**scope, ACCESS: access}, receive, send)
+
+    def authorize(self, given: str | None) -> Access | None:
+        """Who is asking: ``None`` for the operator (everything), else a user's access."""
+        if given is None and self.token is None:
+            return None  # the 0600 Unix socket
+        scheme, _, value = (given or "").partition(" ")
+        value = value.strip()
+        if scheme.lower() == "bearer" and value:
+            if self.token is not None and hmac.compare_digest(value.encode(), self.token.encode()):
+                return None
+            user = self.users.authenticate(value) if self.users is not None else None
+            if user is not None:
+                return user
+        raise HTTPError(
+            401, "unauthorized", "a valid `Authorization: Bearer <token>` header is required"
+        )
+
+
+async def _on_http_error(_request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPError)
+    return _error_response(exc)
+
+
+async def _on_starlette_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own refusals (no such route, wrong method) in the API's error shape."""
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 405:
+        error = HTTPError(405, "method_not_allowed", f"{request.method} is not allowed here")
+        response = _error_response(error)
+        response.headers.update(exc.headers or {})
+        return response
+    code = "not_found" if exc.status_code == 404 else "invalid"
+    message = (
+        f"no route for {request.method} {request.url.path}"
+        if exc.status_code == 404
+        else str(exc.detail)
     )
-    await send({"type": "http.response.body", "body": body})
+    return _error_response(HTTPError(exc.status_code, code, message))
+
+
+async def _on_client_gone(_request: Request, _exc: Exception) -> Response:
+    return Response(status_code=400)  # the client left before its request was read
+
+
+def create_app(
+    runtime: Runtime | Callable[[], Runtime],
+    *,
+    token: str | None,
+    users: Authenticator | None = None,
+    limits: HttpLimits | None = None,
+    router: Router | None = None,
+    allowed_hosts: Collection[str] = ("*",),
+) -> Starlette:
+    """The ASGI application. ``token=None`` disables auth (for a 0600 Unix socket only).
+
+    ``users`` knows the users' tokens: a request with one may touch only that user's
+    conversations and turns (another's conversation is 403, another's turn 404). With
+    ``token=None`` a request without a token reaches everything, and one with a user's token
+    only that user's. ``allowed_hosts`` are the ``Host`` names answered besides IP literals and
+    ``localhost`` (:func:`host_allowed`; ``serve_http`` sets it for TCP). With a ``router`` (a
+    fleet membership), requests for conversations another node owns are forwarded to it.
+    """
+    bounds = limits or HttpLimits()
+    forwarder = Forwarder(router, token) if router is not None else None
+    feeds = Feeds()
+    document = _encoder.encode(openapi_document(bounds))
+    get_runtime = runtime if callable(runtime) else (lambda: runtime)
+
+    async def request_reply(message: Inbound, access: Access | None) -> Outbound:
+        """Hand a non-run request to the runtime and return its single reply."""
+        send, receive = trio.open_memory_channel[Outbound](math.inf)
+        try:
+            await get_runtime().handle(message, send.send_nowait, access)
+        except RequestError as exc:
+            raise HTTPError(STATUS.get(exc.code, 500), exc.code, exc.message) from None
+        with trio.fail_after(REQUEST_TIMEOUT_SECONDS):
+            return await receive.receive()
+
+    async def healthz(_request: Request) -> Response:
+        return JSONResponse(Health(status="ok"))
+
+    async def readyz(_request: Request) -> Response:
+        live = get_runtime()
+        ready = getattr(router, "ready", None)
+        joined = ready is None or ready.is_set()
+        if not (live.ready and live.supervisor.accepting and joined):
+            raise HTTPError(503, "draining", "the daemon is starting or shutting down")
+        return JSONResponse(Health(status="ready"))
+
+    async def openapi(_request: Request) -> Response:
+        return JSONResponse(document)
+
+    async def index(_request: Request) -> Response:
+        try:
+            page = await trio.Path(STATIC / "chat.html").read_bytes()
+        except FileNotFoundError:
+            raise HTTPError(404, "not_found", "chat.html is not installed") from None
+        return Response(
+            page,
+            media_type="text/html; charset=utf-8",
+            headers={
+                "content-security-policy": CSP,
+                "x-frame-options": "DENY",  # for browsers that ignore frame-ancestors
+            },
+        )
+
+    async def me(request: Request) -> Response:
+        access = _access(request)
+        return JSONResponse(
+            Me(
+                user=access.name if access is not None else None,
+                conversations=getattr(access, "conversations", ""),
+            )
+        )
+
+    async def start_run(request: Request) -> Response:
+        cid = _checked_id(request.path_params["conversation_id"], "conversation id")
+        access = _access(request)
+        _allowed(access, cid)
+        raw = await _read_body(request, bounds.max_body_bytes)
+        if forwarder is not None and (url := await forwarder.owner(request, cid)):
+            return forwarder.relay(request, url, raw)
+        body = _decode(raw, RunRequest)
+        after = _last_event_id(request)
+        payload = payload_fingerprint(body.ask, body.context)
+        resumed = feeds.get(body.turn_id) if body.turn_id is not None else None
+        if resumed is not None:  # the same turn again: resume its stream
+            if resumed.conversation_id != cid:
+                raise HTTPError(
+                    409, "conflict", f"turn id {body.turn_id!r} belongs to another conversation"
+                )
+            if resumed.payload and resumed.payload != payload:
+                raise HTTPError(
+                    409,
+                    "conflict",
+                    f"turn id {body.turn_id!r} was used for another request (a different ask or "
+                    "context); a turn id names one request — use a new id for a new ask",
+                )
+            return _event_stream(resumed, after)
+        if len(body.ask) > bounds.max_ask_chars:
+            raise HTTPError(
+                413,
+                "too_large",
+                f"the ask is {len(body.ask)} characters; the limit is {bounds.max_ask_chars}. "
+                "Small models read short asks well: shorten it, or put long material in files.",
+            )
+        turn_id = uuid.uuid4().hex if body.turn_id is None else _checked_id(body.turn_id, "turn id")
+        feed = feeds.open(turn_id, cid, payload)
+        message = Run(turn_id=turn_id, ask=body.ask, conversation_id=cid, context=body.context)
+        try:
+            await get_runtime().handle(message, feed.outbox, access)
+        except RequestError as exc:
+            feeds.discard(turn_id)
+            raise HTTPError(STATUS.get(exc.code, 500), exc.code, exc.message) from None
+        return _event_stream(feed, 0)
+
+    async def turn_events(request: Request) -> Response:
+        """A turn's stream from the event after ``Last-Event-ID`` (a reconnecting client)."""
+        turn = _checked_id(request.path_params["turn_id"], "turn id")
+        after = _last_event_id(request)
+        access = _access(request)
+        feed = feeds.get(turn)
+        if feed is not None:
+            if access is not None and not access.allows(feed.conversation_id):
+                raise HTTPError(404, "not_found", f"no turn {turn!r}")  # nothing leaks
+            return _event_stream(feed, after)
+        conversation = request.query_params.get("conversation_id")
+        if forwarder is not None and (url := await turn_owner(request, turn, conversation)):
+            return forwarder.relay(request, url, b"")
+        reply = await request_reply(GetTurn(turn_id=turn), access)  # 404 for an unknown turn
+        assert isinstance(reply, TurnStatus)
+        return _event_stream(_final_feed(get_runtime(), turn, reply), after)
+
+    async def answer_turn(request: Request) -> Response:
+        turn = _checked_id(request.path_params["turn_id"], "turn id")
+        action = request.url.path.rsplit("/", 1)[-1]
+        raw = await _read_body(request, bounds.max_body_bytes)
+        body: ConfirmRequestBody | CancelRequestBody = (
+            _decode(raw, ConfirmRequestBody)
+            if action == "confirm"
+            else _decode(raw, CancelRequestBody)
+        )
+        conversation = body.conversation_id or request.query_params.get("conversation_id")
+        if forwarder is not None and (url := await turn_owner(request, turn, conversation)):
+            return forwarder.relay(request, url, raw)
+        message: Inbound
+        if isinstance(body, ConfirmRequestBody):
+            message = ConfirmReply(
+                turn_id=turn,
+                call_id=body.call_id,
+                approved=body.approved,
+                reason=body.reason,
+                conversation_id=conversation,
+                fingerprint=body.fingerprint,
+            )
+        else:
+            message = Cancel(turn_id=turn, reason=body.reason, conversation_id=conversation)
+        await request_reply(message, _access(request))
+        return Response(status_code=204 if action == "confirm" else 202)
+
+    async def get_turn(request: Request) -> Response:
+        turn = _checked_id(request.path_params["turn_id"], "turn id")
+        reply = await request_reply(GetTurn(turn_id=turn), _access(request))
+        assert isinstance(reply, TurnStatus)
+        info = TurnInfo(
+            turn_id=reply.turn_id,
+            conversation_id=reply.conversation_id,
+            status=reply.status,
+            result=reply.result,
+            pending=reply.pending,
+            steps=list(reply.steps) if reply.result is None else [],
+        )
+        return JSONResponse(info)
+
+    async def memory(request: Request) -> Response:
+        cid = _checked_id(request.path_params["conversation_id"], "conversation id")
+        access = _access(request)
+        _allowed(access, cid)
+        if request.method == "DELETE":
+            if forwarder is not None and (url := await forwarder.owner(request, cid)):
+                return forwarder.relay(request, url, b"")
+            await request_reply(DeleteMemory(turn_id=uuid.uuid4().hex, conversation_id=cid), access)
+            return Response(status_code=204)
+        reply = await request_reply(
+            GetMemory(turn_id=uuid.uuid4().hex, conversation_id=cid), access
+        )
+        assert isinstance(reply, MemoryReply)
+        return JSONResponse(reply.state)
+
+    async def turn_owner(request: Request, turn_id: str, conversation_id: str | None) -> str | None:
+        """Where a turn's confirmation or cancel must go (``None``: here)."""
+        assert forwarder is not None
+        live = get_runtime()
+        if live.supervisor.ticket(turn_id) is not None:
+            return None
+        if conversation_id is None and live.journal is not None:
+            record = await live.journal.get(turn_id)
+            if record is None:
+                return None
+            conversation_id = record.conversation_id
+        return await forwarder.owner(request, conversation_id)
+
+    routes = [
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/readyz", readyz, methods=["GET"]),
+        Route("/openapi.json", openapi, methods=["GET"]),
+        Route("/", index, methods=["GET"]),
+        Route("/index.html", index, methods=["GET"]),
+        Route("/v1/conversations/{conversation_id}/runs", start_run, methods=["POST"]),
+        Route("/v1/conversations/{conversation_id}/memory", memory, methods=["GET", "DELETE"]),
+        Route("/v1/turns/{turn_id}/confirm", answer_turn, methods=["POST"]),
+        Route("/v1/turns/{turn_id}/cancel", answer_turn, methods=["POST"]),
+        Route("/v1/turns/{turn_id}/events", turn_events, methods=["GET"]),
+        Route("/v1/turns/{turn_id}", get_turn, methods=["GET"]),
+        Route("/v1/me", me, methods=["GET"]),
+    ]
+    return Starlette(
+        routes=routes,
+        middleware=[
+            Middleware(_FrontDoor, limits=bounds),
+            Middleware(_SegmentedPath),
+            Middleware(_AllowedHost, allowed_hosts=allowed_hosts),
+            Middleware(_BearerToken, token=token, users=users),
+        ],
+        exception_handlers={
+            HTTPError: _on_http_error,
+            HTTPException: _on_starlette_error,
+            ClientDisconnect: _on_client_gone,
+        },
+    )
+
+
+def _last_event_id(request: Request) -> int:
+    """The ``Last-Event-ID`` a reconnecting client sends (0: from the start)."""
+    raw = request.headers.get("last-event-id", "").strip(" \t")
+    if not raw:
+        return 0
+    if not (raw.isascii() and raw.isdigit()):
+        raise HTTPError(400, "invalid", f"Last-Event-ID {raw[:40]!r} is not an event id")
+    return int(raw)
+
+
+class _ClosingEventSourceResponse(EventSourceResponse):
+    """sse-starlette's response, with its last send shielded so finished connections close.
+
+    The last send (``more_body: False``) ends the response, and Hypercorn closes the
+    connection — or recycles it with its keep-alive timer — inside that very send. Doing so
+    wakes the response's disconnect watcher, whose cancellation of the response's task group
+    would cut the send short: the connection then stayed open forever, its keep-alive timer
+    never set (200 finished runs held 200 descriptors).
+    """
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def send_last_whole(message: Message) -> None:
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                with trio.move_on_after(LAST_SEND_SECONDS, shield=True):
+                    await send(message)
+                return
+            await send(message)
+
+        await super().__call__(scope, receive, send_last_whole)
+
+
+def _event_stream(feed: TurnFeed | _WaitingFeed, after: int) -> Response:
+    return _ClosingEventSourceResponse(
+        feed.follow(after),
+        headers={"cache-control": "no-cache", "x-goliath-turn-id": feed.turn_id},
+        ping=HEARTBEAT_SECONDS,
+        ping_message_factory=lambda: ServerSentEvent(comment="keep-alive", sep="\n"),
+        sep="\n",
+    )
+
+
+def _final_feed(runtime: Runtime, turn_id: str, status: TurnStatus) -> _WaitingFeed:
+    """A turn whose events were not kept here: its end, once it has one."""
+    return _WaitingFeed(runtime, turn_id, status)
+
+
+class _WaitingFeed:
+    """Just a turn's last event (``result`` or ``error``), waiting for it when it still runs."""
+
+    def __init__(self, runtime: Runtime, turn_id: str, status: TurnStatus) -> None:
+        self.runtime = runtime
+        self.turn_id = turn_id
+        self.status = status
+
+    async def follow(self, after: int = 0) -> AsyncIterator[ServerSentEvent]:
+        ticket = self.runtime.supervisor.ticket(self.turn_id)
+        if ticket is not None:
+            await ticket.done.wait()
+            message: Outbound = final_message(ticket)
+        elif self.status.result is not None:
+            message = ResultMessage(turn_id=self.turn_id, result=self.status.result)
+        else:
+            message = Failure(
+                turn_id=self.turn_id,
+                code="interrupted" if self.status.status == "interrupted" else "error",
+                message=f"the turn is {self.status.status}; its events were not kept",
+            )
+        wired = wire_event(message)
+        assert wired is not None
+        name, payload, _ = wired
+        yield sse_event(name, payload)
 
 
 async def serve_http(

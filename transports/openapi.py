@@ -6,80 +6,28 @@ drift from the code; ``docs/openapi.json`` is the checked-in copy, pinned by a t
 
 from __future__ import annotations
 
-from typing import Annotated, Any, get_args
+from typing import Any, get_args
 
 import msgspec
 
-from goliath.durable import PendingCall
 from goliath.events import Event
 from goliath.ids import URL_SAFE_ID
-from goliath.records import MemoryState, RunResult, StepRecord
+from goliath.records import MemoryState, RunResult
+
+from .wire import (
+    CancelRequestBody,
+    ConfirmRequestBody,
+    Error,
+    Health,
+    HttpLimits,
+    Me,
+    RunRequest,
+    TurnInfo,
+)
 
 __all__ = ["openapi_document"]
 
 _REF = "#/components/schemas/{name}"
-
-
-class ErrorDetail(msgspec.Struct):
-    code: str
-    message: str
-
-
-class Error(msgspec.Struct):
-    """Every error response: what went wrong (``code``) and what to do about it (``message``)."""
-
-    error: ErrorDetail
-
-
-WireId = Annotated[str, msgspec.Meta(pattern=URL_SAFE_ID.pattern)]
-
-
-class RunRequest(msgspec.Struct, forbid_unknown_fields=True):
-    """Start a turn. ``turn_id`` makes retries safe: a known id is answered from its record."""
-
-    ask: Annotated[str, msgspec.Meta(max_length=8_000)]  # HttpLimits.max_ask_chars by default
-    turn_id: WireId | None = None
-    context: Any = None
-
-
-class ConfirmRequestBody(msgspec.Struct, forbid_unknown_fields=True):
-    """Answer a pending ``confirm_request`` event of the turn."""
-
-    call_id: str
-    approved: bool
-    reason: str | None = None
-    conversation_id: str | None = None
-    fingerprint: str | None = None
-    """The ``confirm_request``'s fingerprint: an answer meant for another write is refused."""
-
-
-class CancelRequestBody(msgspec.Struct, forbid_unknown_fields=True):
-    conversation_id: str | None = None
-    reason: str = "client"
-
-
-class TurnInfo(msgspec.Struct):
-    """Where a turn stands: ``pending`` is the write it waits on (``awaiting_confirmation``),
-    ``steps`` what a turn without a result did so far (cancelled, interrupted, running)."""
-
-    turn_id: str
-    conversation_id: str | None
-    status: str
-    result: RunResult | None = None
-    pending: PendingCall | None = None
-    steps: list[StepRecord] = []
-
-
-class Health(msgspec.Struct):
-    status: str
-
-
-class Me(msgspec.Struct):
-    """Who the token belongs to: ``user`` (``None`` for the daemon's own token) and the prefix
-    every conversation id of theirs starts with (``""``: any conversation)."""
-
-    user: str | None
-    conversations: str
 
 
 def _error(description: str) -> dict[str, Any]:
@@ -107,6 +55,7 @@ ID_SCHEMA = {"type": "string", "pattern": URL_SAFE_ID.pattern}
 STREAM_EVENTS = [
     "turn",
     *(member.__struct_config__.tag for member in get_args(Event)),
+    "token",
     "confirm_request",
     "result",
     "error",
@@ -115,20 +64,37 @@ SSE_EVENT = {
     "type": "object",
     "description": (
         "One Server-Sent Event of the stream (OpenAPI 3.1 describes each event of a "
-        "text/event-stream): `event` names it, `data` is its JSON."
+        "text/event-stream): `event` names it, `data` is its JSON, `id` numbers it within the "
+        "turn (1, 2, 3, ...) so a client can resume with `Last-Event-ID`."
     ),
     "required": ["event", "data"],
     "properties": {
         "event": {"type": "string", "enum": STREAM_EVENTS},
         "data": {"type": "string", "contentMediaType": "application/json"},
+        "id": {"type": "string", "pattern": "^[0-9]+$"},
     },
+}
+LAST_EVENT_ID = {
+    "name": "Last-Event-ID",
+    "in": "header",
+    "required": False,
+    "description": (
+        "Resume: only the events after this id (the last one the client saw); empty or absent: "
+        "from the start."
+    ),
+    "schema": {"type": "string", "pattern": "^[0-9]*$"},
 }
 UNAUTHORIZED = _error("missing or wrong bearer token")
 FORBIDDEN = _error("the token is a user's, and the conversation is not theirs")
 
 
-def openapi_document() -> dict[str, Any]:
-    """The API as OpenAPI 3.1, with schemas generated from the wire types."""
+def openapi_document(limits: HttpLimits | None = None) -> dict[str, Any]:
+    """The API as OpenAPI 3.1, with schemas generated from the wire types the server decodes.
+
+    ``limits`` (the server's :class:`~transports.wire.HttpLimits`) adds the longest ask it
+    accepts to the ``RunRequest`` schema.
+    """
+    bounds = limits or HttpLimits()
     _, components = msgspec.json.schema_components(
         [
             Error,
@@ -143,6 +109,7 @@ def openapi_document() -> dict[str, Any]:
         ],
         ref_template=_REF,
     )
+    components["RunRequest"]["properties"]["ask"]["maxLength"] = bounds.max_ask_chars
     conversation = {"name": "conversation_id", "in": "path", "required": True, "schema": ID_SCHEMA}
     turn = {"name": "turn_id", "in": "path", "required": True, "schema": ID_SCHEMA}
     security: list[dict[str, list[str]]] = [{"bearer": []}]
@@ -152,12 +119,16 @@ def openapi_document() -> dict[str, Any]:
                 "summary": "Start a turn and stream its events",
                 "description": (
                     "Server-Sent Events: `turn` first ({turn_id, conversation_id}), then one event "
-                    "per trace event (`event:` is its type, `data:` its JSON), `confirm_request` "
-                    "({turn_id, call_id, tool, input, brief}) while a write waits, and a last "
-                    "`result` (the RunResult) or `error` ({code, message})."
+                    "per trace event (`event:` is its type, `data:` its JSON), `token` ({text}) "
+                    "pieces of the answer while the model writes it, `confirm_request` "
+                    "({turn_id, call_id, tool, input, brief, after_tool, fingerprint}) while a "
+                    "write waits, and a last `result` (the RunResult) or `error` ({code, "
+                    "message}). Every event has an `id:`; the same request again (same "
+                    "`turn_id`) with `Last-Event-ID` resumes the stream after that event; a retry "
+                    "while a write waits gets its `confirm_request` again."
                 ),
                 "operationId": "startRun",
-                "parameters": [conversation],
+                "parameters": [conversation, LAST_EVENT_ID],
                 "requestBody": _body("RunRequest"),
                 "security": security,
                 "responses": {
@@ -214,6 +185,28 @@ def openapi_document() -> dict[str, Any]:
                 },
             }
         },
+        "/v1/turns/{turn_id}/events": {
+            "get": {
+                "summary": "Resume a turn's event stream",
+                "description": (
+                    "The turn's Server-Sent Events after `Last-Event-ID` (all of them without "
+                    "it), then the rest as they happen; for a turn whose events are no longer "
+                    "kept, just its last event (`result` or `error`)."
+                ),
+                "operationId": "turnEvents",
+                "parameters": [turn, LAST_EVENT_ID],
+                "security": security,
+                "responses": {
+                    "200": {
+                        "description": "the turn's events",
+                        "content": {"text/event-stream": {"schema": SSE_EVENT}},
+                    },
+                    "400": _error("malformed id or Last-Event-ID"),
+                    "401": UNAUTHORIZED,
+                    "404": _error("unknown turn"),
+                },
+            }
+        },
         "/v1/turns/{turn_id}": {
             "get": {
                 "summary": "Where a turn stands",
@@ -221,7 +214,10 @@ def openapi_document() -> dict[str, Any]:
                 "parameters": [turn],
                 "security": security,
                 "responses": {
-                    "200": _json("TurnInfo", "status, and the result when done"),
+                    "200": _json(
+                        "TurnInfo",
+                        "status, the result when done, the pending call while a write waits",
+                    ),
                     "400": _error("malformed id"),
                     "401": UNAUTHORIZED,
                     "404": _error("unknown turn"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import functools
 import inspect
+import logging
 import os
 import secrets
 import signal
@@ -19,15 +20,14 @@ import sys
 import urllib.parse
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import trio
 
 from goliath.agent import Agent
 from goliath.errors import ConfigError
-from goliath.resolve import resolve_object
+from goliath.resolve import resolve_model, resolve_object
 
-from .http import serve_http
 from .stream import serve_stream
 from .users import MIN_TOKEN_CHARS, Authenticator, check_token, load_users
 
@@ -43,6 +43,11 @@ __all__ = [
     "serve_command",
 ]
 
+logger = logging.getLogger("goliath.serve")
+SERVER_EXTRA_HINT = (
+    "goliath serve needs the daemon's HTTP stack (Starlette, sse-starlette, Hypercorn), which "
+    "the library alone does not install: pip install 'goliath-harness[server]'"
+)
 SHUTDOWN_NOTICE_SECONDS = 2.0
 """After cancelling the last turns on shutdown, how long their clients get to hear about it."""
 
@@ -113,6 +118,7 @@ async def serve_agent(
     ``Host`` names HTTP answers besides IP addresses and ``localhost`` (the fleet's advertised
     name is added).
     """
+    serve_http = _server_stack()
     hosts = list(allowed_hosts)
     if cluster is not None and cluster.url:
         advertised = urllib.parse.urlsplit(cluster.url).hostname
@@ -177,6 +183,17 @@ async def serve_agent(
                 http_closed.set()
 
 
+def _server_stack() -> Any:
+    """``transports.http.serve_http``, or a ConfigError saying which extra to install."""
+    try:
+        from .http import serve_http
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.split(".")[0] in ("starlette", "sse_starlette", "hypercorn"):
+            raise ConfigError(SERVER_EXTRA_HINT) from exc
+        raise
+    return serve_http
+
+
 async def _first(signals: AsyncIterator[int], stop: trio.Event | None) -> None:
     """Wait for a signal or for ``stop``, whichever comes first."""
     async with trio.open_nursery() as nursery:
@@ -208,6 +225,7 @@ async def _drain(runtime: Runtime, grace: float, signals: AsyncIterator[int]) ->
             nursery.cancel_scope.cancel()
 
         nursery.start_soon(hurry)
+        logger.info("draining: running turns may finish within %g s", grace)
         await runtime.drain(grace)
         nursery.cancel_scope.cancel()
     runtime.supervisor.accepting = False
@@ -279,11 +297,15 @@ def resolve_token(args: argparse.Namespace, err: TextIO = sys.stderr) -> str | N
 
 
 def serve_command(args: argparse.Namespace) -> int:
+    _server_stack()  # before anything starts: a missing extra is a one-line error
     token = resolve_token(args)
     users = _users(getattr(args, "users", None))
 
     async def main() -> None:
-        agent, cluster = _with_store(await load_agent(args.target), args)
+        agent = await load_agent(args.target)
+        if getattr(args, "model", None):
+            agent = agent.with_options(model=resolve_model(args.model))
+        agent, cluster = _with_store(agent, args)
         async with trio.open_nursery() as nursery:
             binds = await nursery.start(
                 functools.partial(
@@ -301,6 +323,7 @@ def serve_command(args: argparse.Namespace) -> int:
                 )
             )
             print(f"goliath: serving on {', '.join(binds)}", file=sys.stderr, flush=True)
+            logger.info("serving %s with model %r", args.target, agent.model)
 
     try:
         trio.run(main)

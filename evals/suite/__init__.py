@@ -43,12 +43,7 @@ TOOLSETS: dict[str, ToolsetFactory] = {}
 CASES: list[Case] = []
 
 for _name in DOMAINS:
-    try:
-        _module = importlib.import_module(f"{__name__}.{_name}")
-    except ModuleNotFoundError as exc:  # a domain not written yet
-        if exc.name != f"{__name__}.{_name}":
-            raise
-        continue
+    _module = importlib.import_module(f"{__name__}.{_name}")
     for _key, _factory in _module.TOOLSETS.items():
         if _key in TOOLSETS:
             raise ValueError(f"toolset {_key!r} is defined twice (in {_name})")

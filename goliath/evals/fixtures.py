@@ -137,6 +137,10 @@ def _arg_mentions(value: Any) -> dict[str, tuple[str, ...]]:
     return checked
 
 
+def _arguments(value: Iterable[Mapping[str, Any]]) -> tuple[Mapping[str, Any], ...]:
+    return tuple(value)
+
+
 def _history(value: Any) -> tuple[tuple[str, str], ...]:
     pairs = tuple(tuple(pair) for pair in value)
     if not all(len(pair) == 2 and all(isinstance(part, str) for part in pair) for pair in pairs):
@@ -223,7 +227,7 @@ class Fixture:
     group: str | None = attrs.field(default=None, kw_only=True)
     category: str | None = attrs.field(default=None, kw_only=True)
     arguments: tuple[Mapping[str, Any], ...] = attrs.field(
-        default=(), kw_only=True, converter=tuple
+        default=(), kw_only=True, converter=_arguments
     )
     arg_mentions: Mapping[str, tuple[str, ...]] = attrs.field(
         factory=dict, kw_only=True, converter=_arg_mentions
@@ -391,6 +395,8 @@ def load_fixtures(source: str | os.PathLike[str] | ModuleType) -> FixtureSuite:
 
 def _import(label: str) -> ModuleType:
     path = Path(label)
+    if path.is_dir() and (path / "__init__.py").is_file():  # a suite package: evals/suite
+        path, label = path / "__init__.py", str(path / "__init__.py")
     if label.endswith(".py") or path.is_file():
         if not path.is_file():
             raise ConfigError(
@@ -411,12 +417,12 @@ def _import(label: str) -> ModuleType:
 
 def _dotted_name(path: Path) -> tuple[Path, str] | None:
     """``(root, "pkg.module")`` when ``path`` lives in a package (folders with __init__.py)."""
-    parts = [path.stem]
+    parts = [] if path.stem == "__init__" else [path.stem]
     folder = path.parent
     while (folder / "__init__.py").is_file():
         parts.insert(0, folder.name)
         folder = folder.parent
-    return (folder, ".".join(parts)) if len(parts) > 1 else None
+    return (folder, ".".join(parts)) if len(parts) > 1 or path.stem == "__init__" else None
 
 
 def _import_module(name: str, label: str) -> ModuleType:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..records import RunResult, StepRecord
+from ..turn.grounding import ungrounded_numbers
 from .fixtures import Fixture
 
 __all__ = [
@@ -86,54 +87,6 @@ def argument_problems(fixture: Fixture, steps: Sequence[StepRecord]) -> list[str
                 if shared >= 0.8 * len(ask_words):
                     problems.append(f"{step.tool} {field} copies the ask")
     return problems
-
-
-def _normal(token: str) -> str:
-    """One spelling per number: no thousands separators, no leading zeros, no trailing zeros."""
-    token = token.rstrip(".,:")
-    if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", token):
-        token = token.replace(",", "")
-    if ":" in token:
-        return ":".join(part.lstrip("0") or "0" for part in token.split(":"))
-    token = token.replace(",", ".")
-    if "." in token:
-        whole, _, fraction = token.partition(".")
-        fraction = fraction.rstrip("0")
-        whole = whole.lstrip("0") or "0"
-        return f"{whole}.{fraction}" if fraction else whole
-    return token.lstrip("0") or "0"
-
-
-def ungrounded_numbers(
-    text: str, steps: Sequence[StepRecord], known: Iterable[str] = ()
-) -> list[str]:
-    """Numbers in an answer that appear in no tool result, no input and nothing known.
-
-    An answer about the user's data may state only what a step returned: a time, an amount or a
-    count that no step shows was invented. Numbers compare in one spelling ("04:50" grounds
-    "4:50", "11482" grounds "11,482", "47.40" grounds "47.4"), and clock times also match their
-    12-hour form ("15:00" grounds "3 pm").
-    """
-    corpus = " ".join(
-        [
-            *known,
-            *(
-                f"{_text_of(step.output)} {step.result or ''} {_text_of(step.input)}"
-                for step in steps
-                if step.kind == "tool"
-            ),
-        ]
-    ).lower()
-    seen: set[str] = set()
-    for token in _NUMBER.findall(corpus):
-        normal = _normal(token)
-        seen.add(normal)
-        seen.update(_normal(part) for part in re.split(r"[.,:]", token) if part)
-        hour, _, minute = normal.partition(":")
-        if minute and hour.isdigit() and 12 < int(hour) < 24:
-            seen.add(str(int(hour) - 12))
-            seen.add(f"{int(hour) - 12}:{minute}")
-    return [token for token in _NUMBER.findall(text.lower()) if _normal(token) not in seen]
 
 
 def grade(

@@ -7,6 +7,8 @@ minutes, with the stage seeing exactly what it sees in a real turn (the same pro
 facts and step log), before a full end-to-end run confirms it.
 
 - ``decision``: the turn's first planning call (a tool, and which; an answer; an escalation).
+- ``next``: each later planning call of a good run, after perfect earlier steps (the next tool,
+  or answering once the steps are enough).
 - ``arguments``: each worker call of a good run, after perfect earlier steps.
 - ``answer``: the closing answer after a perfect run's steps.
 
@@ -27,6 +29,7 @@ from ..agent import Agent
 from ..models import GenerateRequest, Generation
 from ..records import ConfirmRequest, Decision, FallbackRequest
 from ..tools import Tool
+from ..turn.conductor import InvalidPlan, parse_plan
 from .fixtures import DEFAULT_TOOLSET, TOOLSETS, Fixture, FixtureSuite, toolset_tools
 from .grade import ungrounded_numbers
 
@@ -40,8 +43,8 @@ __all__ = [
     "run_probe",
 ]
 
-Probe = Literal["decision", "arguments", "answer"]
-PROBES: tuple[Probe, ...] = ("decision", "arguments", "answer")
+Probe = Literal["decision", "next", "arguments", "answer"]
+PROBES: tuple[Probe, ...] = ("decision", "next", "arguments", "answer")
 
 
 def perfect_answer(fixture: Fixture) -> str:
@@ -82,7 +85,12 @@ class _Stop(Exception):
 
 
 class _Splice:
-    """A model that replays a perfect script, except the call at ``probe`` goes to ``real``."""
+    """A model that replays a perfect script, except the call at ``probe`` goes to ``real``.
+
+    With ``probe=-1`` (the decision probe) every call goes to ``real`` until the turn reports
+    its first plan (:meth:`observe`); the next call stops the turn. The first step may take
+    more than one planning call, and the plan is what the probe scores.
+    """
 
     def __init__(self, real: Any, script: Sequence[tuple[str, dict[str, Any]]], probe: int):
         self.real = real
@@ -92,6 +100,13 @@ class _Splice:
         self.request: GenerateRequest | None = None
         self.reply: Generation | None = None
         self.seconds = 0.0
+        self.input_tokens = 0
+        self.planned: list[Any] = []
+
+    def observe(self, event: Any) -> None:
+        """Keep the plan and what follows it (an escalation of the plan's own asking)."""
+        if event.type == "plan" or (self.planned and event.type == "escalate"):
+            self.planned.append(event)
 
     def window(self) -> int:
         window = getattr(self.real, "window", None)
@@ -108,11 +123,21 @@ class _Splice:
     async def generate(self, request: GenerateRequest) -> Generation:
         index = self.calls
         self.calls += 1
+        if self.probe < 0:
+            if self.planned:
+                raise _Stop
+            started = time.perf_counter()
+            reply: Generation = await self.real.generate(request)
+            self.reply, self.request = reply, request
+            self.seconds += time.perf_counter() - started
+            self.input_tokens += reply.input_tokens
+            return reply
         if index == self.probe:
             self.request = request
             started = time.perf_counter()
             self.reply = await self.real.generate(request)
             self.seconds = time.perf_counter() - started
+            self.input_tokens = self.reply.input_tokens
             raise _Stop
         if index >= len(self.script):
             raise _Stop
@@ -171,21 +196,26 @@ def _expected_decisions(fixture: Fixture) -> set[str]:
     return {option[0] if option else "answer" for option in fixture.accepted_tools}
 
 
-def _decision_of(reply: str) -> str:
-    try:
-        data = json.loads(reply, strict=False)
-    except ValueError:
-        return "(invalid)"
-    if not isinstance(data, dict):
-        return "(invalid)"
-    if data.get("kind") == "tool":
-        return str(data.get("tool") or "(no tool)")
-    return str(data.get("kind") or "(invalid)")
+def _decision_of(planned: Sequence[Any]) -> str:
+    """The first plan's tool, ``answer`` or ``escalate`` (an escalate plan reports as answer)."""
+    if not planned:
+        return "(no plan)"
+    first = planned[0]
+    if first.kind == "tool":
+        return str(first.tool)
+    asked = any(
+        event.type == "escalate" and event.reason == "conductor-asked" for event in planned[1:]
+    )
+    return "escalate" if asked else "answer"
 
 
-def _score_decision(fixture: Fixture, reply: str) -> list[str]:
+def _planned_at(entry: Mapping[str, Any]) -> str:
+    data = entry["json"]
+    return str(data.get("tool") or data.get("kind"))
+
+
+def _score_decision(fixture: Fixture, got: str) -> list[str]:
     wanted = _expected_decisions(fixture)
-    got = _decision_of(reply)
     return [] if got in wanted else [f"chose {got}, wanted {' or '.join(sorted(wanted))}"]
 
 
@@ -257,9 +287,11 @@ async def _probe_one(
 
     script = perfect_script(fixture, tools, fixture.arguments)
     if probe == "decision":
-        targets = [0]
+        targets = [-1]
     elif probe == "answer":
         targets = [index for index, (label, _) in enumerate(script) if label == "answer"]
+    elif probe == "next":
+        targets = [i for i, (label, _) in enumerate(script) if label == "conductor"][1:]
     else:
         targets = [index for index, (label, _) in enumerate(script) if label == "worker"]
     worker_steps = [name for name in fixture.tools if tools[name].has_arguments]
@@ -274,6 +306,7 @@ async def _probe_one(
             confirm=_decline if fixture.decline else _approve,
             facts=dict(facts) if facts else None,
             memory=memory,
+            on_event=splice.observe,
         )
         async with agent:
             try:  # the stop is a model failure to the turn: it hands over, or raises
@@ -288,7 +321,13 @@ async def _probe_one(
             continue
         reply = splice.reply.text
         if probe == "decision":
+            reply = _decision_of(splice.planned)
             reasons = _score_decision(fixture, reply)
+        elif probe == "next":
+            wanted = _planned_at(script[target][1])
+            plan = parse_plan(reply, list(tools))
+            got = "(invalid)" if isinstance(plan, InvalidPlan) else (plan.tool or plan.kind)
+            reasons = [] if got == wanted else [f"chose {got}, wanted {wanted}"]
         elif probe == "arguments":
             tool = tools[worker_steps[number]]
             reasons = _score_arguments(fixture, tool, fixture.arguments[number], reply)
@@ -307,7 +346,7 @@ async def _probe_one(
                 not reasons,
                 reply,
                 reasons,
-                splice.reply.input_tokens,
+                splice.input_tokens,
                 round(splice.seconds, 3),
             )
         )

@@ -14,7 +14,7 @@ try:
     import mcp as _mcp  # noqa: F401  (checked here so the error names the extra)
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        "goliath.mcp needs the official MCP SDK. Install it with `pip install 'goliath[mcp]'`."
+        "goliath.mcp needs the official MCP SDK. Install it with `pip install 'goliath-harness[mcp]'`."
     ) from exc
 
 from .connection import MAX_TOOLS as MAX_TOOLS

@@ -13,11 +13,21 @@ model. Bridges live in submodules and import their SDKs lazily:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import msgspec
 
-__all__ = ["GenerateRequest", "Generation", "Label", "Model", "TokenCounting", "Windowed"]
+__all__ = [
+    "GenerateRequest",
+    "Generation",
+    "Label",
+    "Model",
+    "Streaming",
+    "TextSink",
+    "TokenCounting",
+    "Windowed",
+]
 
 Label = Literal["conductor", "worker", "answer", "scribe"]
 
@@ -58,6 +68,24 @@ class Model(Protocol):
     """
 
     async def generate(self, request: GenerateRequest) -> Generation: ...
+
+
+TextSink = Callable[[str], None]
+"""Receives a reply's text as it is generated, one delta at a time (called in the Trio thread)."""
+
+
+@runtime_checkable
+class Streaming(Protocol):
+    """A model that can hand over its reply's text while it generates it.
+
+    ``generate_stream`` returns the same :class:`Generation` as ``generate`` and, along the way,
+    calls ``on_text`` with each new piece of text (in the Trio thread, never from a worker
+    thread); the pieces add up to the reply's text. The harness streams prose answers this way
+    (``Agent.run_stream``, the daemon's ``token`` events); a model without it still works, its
+    answer arriving in one piece.
+    """
+
+    async def generate_stream(self, request: GenerateRequest, on_text: TextSink) -> Generation: ...
 
 
 @runtime_checkable

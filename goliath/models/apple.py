@@ -30,7 +30,7 @@ from ..errors import (
     ModelError,
     ModelUnavailableError,
 )
-from . import GenerateRequest, Generation
+from . import GenerateRequest, Generation, TextSink
 from ._json import parse_reply
 
 __all__ = ["AppleModel", "apple_schema"]
@@ -41,7 +41,7 @@ DEFAULT_WINDOW = 4096
 """Apple's on-device window; used until the SDK reports ``context_size``."""
 CANCEL_GRACE = 2.0
 """Seconds a cancelled call waits for the SDK to finish cancelling its native request."""
-_INSTALL_HINT = "pip install 'goliath[apple]'"
+_INSTALL_HINT = "pip install 'goliath-harness[apple]'"
 _REASONS = {
     "APPLE_INTELLIGENCE_NOT_ENABLED": "turn on Apple Intelligence in System Settings",
     "DEVICE_NOT_ELIGIBLE": "this device cannot run Apple Intelligence (Apple silicon needed)",
@@ -61,7 +61,7 @@ class AppleModel:
             (two extra on-device calls); otherwise estimate them.
 
     Raises (from :meth:`load` or the first call):
-        ModelUnavailableError: the SDK is not installed (``pip install 'goliath[apple]'``,
+        ModelUnavailableError: the SDK is not installed (``pip install 'goliath-harness[apple]'``,
             macOS 26+), or the model is not available; the message gives the system's reason.
 
     Resource handling: the first call starts the SDK's thread; :meth:`close` stops it.
@@ -120,6 +120,23 @@ class AppleModel:
         """
         await self.load()
         return await self._run(lambda: self._respond(request))
+
+    async def generate_stream(self, request: GenerateRequest, on_text: TextSink) -> Generation:
+        """Like :meth:`generate`, with the SDK's ``stream_response`` for prose: each snapshot of
+        the reply so far is turned into the text it adds, handed to ``on_text`` in the Trio
+        thread. Structured replies (a schema) are answered whole, as by :meth:`generate`."""
+        if request.schema is not None:
+            return await self.generate(request)
+        await self.load()
+        token = trio.lowlevel.current_trio_token()
+
+        def emit(piece: str) -> None:  # on the SDK's thread: hop to Trio, in order
+            try:
+                token.run_sync_soon(on_text, piece)
+            except trio.RunFinishedError:  # pragma: no cover - the caller is gone
+                pass
+
+        return await self._run(lambda: self._respond_streaming(request, emit))
 
     def close(self) -> None:
         """Stop the SDK's thread and drop the model; the next call starts them again."""
@@ -194,6 +211,33 @@ class AppleModel:
             raise _translate(sdk, exc) from exc
         if request.schema is not None:
             parse_reply(text, finished=True, max_output_tokens=request.max_output_tokens)
+        input_tokens, output_tokens = await self._usage(request, text)
+        return Generation(text=text, input_tokens=input_tokens, output_tokens=output_tokens)
+
+    async def _respond_streaming(
+        self, request: GenerateRequest, emit: Callable[[str], None]
+    ) -> Generation:
+        sdk = self._sdk
+        options = sdk.GenerationOptions(
+            sampling=sdk.SamplingMode.greedy(),
+            maximum_response_tokens=request.max_output_tokens,
+        )
+        session = sdk.LanguageModelSession(instructions=request.system, model=self._model)
+        if not callable(getattr(session, "stream_response", None)):  # an SDK without streaming
+            generation = await self._respond(request)
+            if generation.text:
+                emit(generation.text)
+            return generation
+        text = ""
+        try:
+            async for snapshot in session.stream_response(request.prompt, options=options):
+                current = str(snapshot)
+                added = current[len(text) :] if current.startswith(text) else current
+                text = current if current.startswith(text) else text + current
+                if added:
+                    emit(added)
+        except sdk.FoundationModelsError as exc:
+            raise _translate(sdk, exc) from exc
         input_tokens, output_tokens = await self._usage(request, text)
         return Generation(text=text, input_tokens=input_tokens, output_tokens=output_tokens)
 

@@ -6,14 +6,16 @@ that stops within a token when the calling Trio task is cancelled (a llama.cpp a
 also interrupts a long prompt evaluation). One generation runs at a time per model.
 
 Speed: the KV cache reuses the longest common token prefix of consecutive prompts. The
-harness alternates stages (conductor, worker, answer) whose system prompts differ, so each
-stage would evict the other's prefix; with ``prefix_cache=True`` the bridge keeps one snapshot
-of the KV cache per stage and restores the one that shares the longest prefix with the next
-prompt (see ``docs/models.md`` for the measurements).
+harness alternates stages (triage, conductor, worker, answer) whose system prompts differ, so
+each stage would evict the other's prefix; with ``prefix_cache=True`` the bridge keeps a
+snapshot of the KV cache per stage and system prompt (the last ``SNAPSHOTS`` of them) and
+restores the one that shares the longest prefix with the next prompt (see ``docs/models.md``
+for the measurements).
 """
 
 from __future__ import annotations
 
+import codecs
 import importlib.util
 import os
 import re
@@ -27,7 +29,7 @@ import attrs
 import trio
 
 from ..errors import ConfigError, ContextWindowError, ModelError, ModelUnavailableError
-from . import GenerateRequest, Generation
+from . import GenerateRequest, Generation, TextSink
 from ._json import compact_json, limit_strings, parse_reply, resolve_max_length, with_schema_note
 from ._llama_internals import (
     Snapshot,
@@ -46,6 +48,9 @@ __all__ = ["LlamaCppModel", "LlamaCppStatistics"]
 
 DEFAULT_THREADS = 2
 GRAMMAR_CACHE_SIZE = 64
+SNAPSHOTS = 8
+"""KV-cache snapshots kept, one per stage and system prompt, least recently used dropped first
+(a turn alternates triage, conductor, worker and answer prompts; an eval, several toolsets)."""
 """Distinct schemas whose grammars are kept (one per tool, plus plans and answers)."""
 _INSTALL_HINT = "./install.sh local (from a checkout of Goliath)"
 
@@ -79,7 +84,8 @@ class LlamaCppModel:
             worker 300, answer 1000, scribe 600 characters).
         schema_in_prompt: append the reply's JSON Schema to the system prompt (the harness's
             prompts refer to "the schema"; a grammar alone does not say what fields mean).
-        prefix_cache: keep a KV-cache snapshot per stage so stages do not evict each other.
+        prefix_cache: keep KV-cache snapshots per stage and system prompt, so stages do not
+            evict each other.
         chat_template: a Jinja chat template to use instead of the one inside the GGUF.
         verbose: let llama.cpp log to stderr.
         on_token: called from the worker thread with the number of tokens generated so far,
@@ -154,7 +160,7 @@ class LlamaCppModel:
         self._vocab_lock = threading.Lock()
         self._generate_lock = trio.Lock()
         self._grammars: OrderedDict[str, Any] = OrderedDict()
-        self._snapshots: dict[str, Snapshot] = {}
+        self._snapshots: OrderedDict[str, Snapshot] = OrderedDict()
         self._stats = {"calls": 0, "prompt": 0, "reused": 0, "output": 0, "restores": 0}
 
     def __repr__(self) -> str:
@@ -231,6 +237,17 @@ class LlamaCppModel:
         async with self._generate_lock:
             await self.load()
             return await trio.to_thread.run_sync(self._generate, request)
+
+    async def generate_stream(self, request: GenerateRequest, on_text: TextSink) -> Generation:
+        """Like :meth:`generate`, handing each new piece of the reply's text to ``on_text``
+        (called in the Trio thread) as llama.cpp produces the tokens."""
+
+        def emit(piece: str) -> None:
+            trio.from_thread.run_sync(on_text, piece)
+
+        async with self._generate_lock:
+            await self.load()
+            return await trio.to_thread.run_sync(self._generate, request, emit)
 
     # ------------------------------------------------------------------ loading (threads)
 
@@ -325,7 +342,9 @@ class LlamaCppModel:
 
     # ------------------------------------------------------------------ generation (thread)
 
-    def _generate(self, request: GenerateRequest) -> Generation:
+    def _generate(
+        self, request: GenerateRequest, emit: Callable[[str], None] | None = None
+    ) -> Generation:
         if request.max_output_tokens < 1:
             raise ConfigError(
                 f"max_output_tokens must be at least 1, got {request.max_output_tokens}."
@@ -347,17 +366,24 @@ class LlamaCppModel:
         reused = min(common_prefix(llm.input_ids[: llm.n_tokens], tokens), len(tokens) - 1)
         generated: list[int] = []
         finished = False
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         try:
             for token in llm.generate(tokens, temp=0.0, repeat_penalty=1.0, grammar=grammar):
                 trio.from_thread.check_cancelled()
                 if llama_cpp.llama_vocab_is_eog(self.vocab, token):
                     finished = True
                     break
+                if emit is not None:
+                    piece = llm.detokenize([token], prev_tokens=tokens + generated)
+                    if text := decoder.decode(piece):
+                        emit(text)
                 generated.append(token)
                 if self.on_token is not None:
                     self.on_token(len(generated))
                 if len(generated) >= cap:
                     break
+            if emit is not None and (rest := decoder.decode(b"", final=True)):
+                emit(rest)
         except RuntimeError as exc:  # llama_decode failed, or the abort callback stopped it
             trio.from_thread.check_cancelled()
             raise ModelError(f"llama.cpp failed while generating: {exc}") from exc
@@ -366,7 +392,12 @@ class LlamaCppModel:
             self._stats[key] += value
         self._stats["output"] += len(generated)
         if self._prefix_cache:
-            save_snapshot(llama_cpp, llm, self._snapshots, request.label)
+            key = f"{request.label}:{hash(request.system)}"
+            save_snapshot(llama_cpp, llm, self._snapshots, key)
+            if key in self._snapshots:
+                self._snapshots.move_to_end(key)
+            while len(self._snapshots) > SNAPSHOTS:
+                self._snapshots.popitem(last=False)
         text = llm.detokenize(generated, prev_tokens=tokens).decode("utf-8", errors="replace")
         if not finished and cap < request.max_output_tokens:
             raise ContextWindowError(

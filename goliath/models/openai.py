@@ -16,7 +16,9 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import httpx
+from httpx_sse import EventSource, SSEError
 
+from .._retry import DEFAULT_ATTEMPTS, RETRY_STATUSES, RetryLater, attempts, retry_after
 from ..errors import (
     ConfigError,
     ContextWindowError,
@@ -24,7 +26,7 @@ from ..errors import (
     ModelError,
     ModelUnavailableError,
 )
-from . import GenerateRequest, Generation
+from . import GenerateRequest, Generation, TextSink
 from ._json import limit_strings, parse_reply, resolve_max_length, with_schema_note
 
 __all__ = ["OpenAICompatibleModel", "ResponseFormatStyle"]
@@ -62,6 +64,12 @@ class OpenAICompatibleModel:
         timeout: seconds to wait for a reply.
         headers: extra HTTP headers.
         transport: an httpx transport to use instead of the network (e.g. a Unix socket).
+        max_attempts: tries of one request: a refused connection and a 429, 502, 503 or 504
+            are tried again after the wait ``Retry-After`` asks for (else a short backoff);
+            ``1`` never retries.
+
+    Prose answers stream (``generate_stream``: ``"stream": true``, the deltas read as
+    Server-Sent Events), so ``Agent.run_stream`` shows the text as the server sends it.
 
     Cancellation: cancelling the caller closes the HTTP request at once.
     """
@@ -80,6 +88,7 @@ class OpenAICompatibleModel:
         timeout: float = DEFAULT_TIMEOUT,
         headers: Mapping[str, str] | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        max_attempts: int = DEFAULT_ATTEMPTS,
     ) -> None:
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -98,6 +107,8 @@ class OpenAICompatibleModel:
             raise ConfigError(f"window must be a positive int, got {window!r}.")
         if not isinstance(timeout, (int, float)) or timeout <= 0:
             raise ConfigError(f"timeout must be a positive number of seconds, got {timeout!r}.")
+        if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
+            raise ConfigError(f"max_attempts must be an int ≥ 1, got {max_attempts!r}.")
         root = base_url.rstrip("/")
         self.base_url = root if parts.path.strip("/") else root + "/v1"
         self.model = model
@@ -110,6 +121,7 @@ class OpenAICompatibleModel:
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._headers.update(headers or {})
         self._transport = transport
+        self._attempts = max_attempts
 
     def __repr__(self) -> str:
         return f"OpenAICompatibleModel({self.base_url!r}, {self.model!r})"
@@ -152,27 +164,119 @@ class OpenAICompatibleModel:
 
     async def generate(self, request: GenerateRequest) -> Generation:
         """Send one request; failures raise the harness's ModelError family (``from`` httpx)."""
-        url = f"{self.base_url}/chat/completions"
-        try:
-            async with httpx.AsyncClient(
-                timeout=self._timeout, headers=self._headers, transport=self._transport
-            ) as client:
-                response = await client.post(url, json=self.body(request))
-        except httpx.TimeoutException as exc:
-            raise ModelError(
-                f"{url} did not answer within {self._timeout.read} s ({type(exc).__name__}); "
-                "raise timeout= or check the server's load.",
-                code="TIMEOUT",
-            ) from exc
-        except httpx.HTTPError as exc:
-            raise ModelError(
-                f"Cannot reach the model server at {url}: {exc or type(exc).__name__}. Is it "
-                "running?",
-                code="CONNECTION_ERROR",
-            ) from exc
+        async with self._client() as client:
+            response = await self._send(client, self.body(request), stream=False)
         if response.status_code >= 400:
             raise _http_error(response)
         return _generation(response, request)
+
+    async def generate_stream(self, request: GenerateRequest, on_text: TextSink) -> Generation:
+        """Like :meth:`generate`, with ``"stream": true``: each content delta goes to
+        ``on_text`` as it arrives. A server that answers without streaming still works."""
+        body = {**self.body(request), "stream": True}
+        parts: list[str] = []
+        finish: str | None = None
+        usage: dict[str, Any] = {}
+        async with self._client() as client:
+            response = await self._send(client, body, stream=True)
+            try:
+                if response.status_code >= 400:
+                    await response.aread()
+                    raise _http_error(response)
+                if not response.headers.get("content-type", "").startswith("text/event-stream"):
+                    await response.aread()
+                    generation = _generation(response, request)
+                    if generation.text:
+                        on_text(generation.text)
+                    return generation
+                async for event in EventSource(response).aiter_sse():
+                    if event.data.strip() == "[DONE]":
+                        break
+                    chunk = _chunk(event.data)
+                    usage = chunk.get("usage") or usage
+                    for choice in chunk.get("choices") or ():
+                        delta = choice.get("delta") or {}
+                        if delta.get("refusal"):
+                            raise GuardrailError(f"The model refused: {delta['refusal']}")
+                        piece = delta.get("content")
+                        if isinstance(piece, str) and piece:
+                            parts.append(piece)
+                            on_text(piece)
+                        finish = choice.get("finish_reason") or finish
+            except (httpx.HTTPError, SSEError) as exc:
+                raise self._transport_error(exc) from exc
+            finally:
+                await response.aclose()
+        if finish == "content_filter":
+            raise GuardrailError(
+                "The model refused: content filter (finish_reason 'content_filter')."
+            )
+        text = "".join(parts)
+        if request.schema is not None:
+            parse_reply(
+                text, finished=finish != "length", max_output_tokens=request.max_output_tokens
+            )
+            text = text.strip()
+        return Generation(
+            text=text,
+            input_tokens=_int(usage.get("prompt_tokens")),
+            output_tokens=_int(usage.get("completion_tokens")),
+        )
+
+    def _client(self) -> httpx.AsyncClient:
+        return httpx.AsyncClient(
+            timeout=self._timeout, headers=self._headers, transport=self._transport
+        )
+
+    async def _send(
+        self, client: httpx.AsyncClient, body: dict[str, Any], *, stream: bool
+    ) -> httpx.Response:
+        """POST ``body``, trying again on a refused connection or a "later" status; the last
+        answer is returned whatever its status (streamed: the caller closes it)."""
+        url = f"{self.base_url}/chat/completions"
+        try:
+            async for attempt in attempts(self._attempts):
+                with attempt:
+                    response = await client.send(
+                        client.build_request("POST", url, json=body), stream=stream
+                    )
+                    if response.status_code in RETRY_STATUSES and attempt.num < self._attempts:
+                        await response.aclose()
+                        raise RetryLater(response, retry_after(response))
+                    return response
+        except httpx.HTTPError as exc:
+            raise self._transport_error(exc) from exc
+        raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
+
+    def _transport_error(self, exc: Exception) -> ModelError:
+        url = f"{self.base_url}/chat/completions"
+        if isinstance(exc, httpx.TimeoutException):
+            return ModelError(
+                f"{url} did not answer within {self._timeout.read} s ({type(exc).__name__}); "
+                "raise timeout= or check the server's load.",
+                code="TIMEOUT",
+            )
+        if isinstance(exc, SSEError):
+            return ModelError(f"{url} sent a malformed event stream: {exc}")
+        return ModelError(
+            f"Cannot reach the model server at {url}: {exc or type(exc).__name__}. Is it running?",
+            code="CONNECTION_ERROR",
+        )
+
+
+def _chunk(data: str) -> dict[str, Any]:
+    """One streamed Chat Completions chunk; an error chunk raises."""
+    try:
+        chunk = json.loads(data)
+    except json.JSONDecodeError as exc:
+        raise ModelError(f"The server streamed something that is not JSON: {data[:200]!r}") from exc
+    if not isinstance(chunk, dict):
+        raise ModelError(f"The server streamed a chunk that is not an object: {data[:200]!r}")
+    error = chunk.get("error")
+    if error:
+        message = error.get("message") if isinstance(error, dict) else str(error)
+        raise ModelError(f"The server reported an error mid-stream: {message}")
+    return chunk
 
 
 def _error_fields(response: httpx.Response) -> tuple[str, str]:

@@ -1,24 +1,35 @@
-"""The conductor: picks the next step, one at a time, from a flat enum-constrained plan.
+"""The conductor: plans the turn's calls, then picks each next one, under an enum constraint.
 
-The plan has four fields in generation order — ``why`` (the deciding fact, first so the model
-reasons before it commits), ``kind``, ``tool`` (an enum of the available names) and ``brief``
-(the one-line instruction the worker will follow).
+The first call of a turn returns ``{"calls": [...]}`` (one to three names, in order: the plan),
+later ones ``{"call": name}`` (the next step, with the plan's remainder shown as a hint). The
+names are the available functions plus three that are not functions: no function needed,
+answer now, and hand off to a larger assistant (``goliath.schema.plan_options``). Names, not
+free text, because a 1.5B model picks among names far more reliably than it writes a brief
+(docs/design.md, "The plan").
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 import attrs
 
 from .._origin import origin_of
 from ..classify import is_invalid_output
-from ..schema import plan_schema
+from ..schema import first_plan_schema, plan_options, plan_schema
 from .generation import ModelCaller
+from .prompts import compact_steps, conductor_system, conductor_user, plan_system, plan_user
 
-__all__ = ["InvalidPlan", "Plan", "parse_plan", "plan_from_patch", "request_plan"]
+__all__ = [
+    "InvalidPlan",
+    "Plan",
+    "parse_plan",
+    "plan_from_patch",
+    "planning_prompts",
+    "request_plan",
+]
 
 PlanKind = Literal["tool", "answer", "escalate"]
 
@@ -29,6 +40,8 @@ class Plan:
     brief: str
     tool: str | None = None
     why: str | None = None
+    rest: tuple[str, ...] = ()
+    """The calls a first plan put after this one: a hint to the later steps, never run as is."""
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind, "brief": self.brief}
@@ -53,21 +66,47 @@ def _names(tool_names: Sequence[str]) -> str:
 
 def _malformed_hint(tool_names: Sequence[str]) -> str:
     return (
-        'Your last reply was not a valid plan. Reply with JSON fields "kind", "tool" and "brief"; '
-        f'"tool" must be one of: {_names(tool_names)}. Or leave "tool" out and answer.'
+        f'Your last reply was not a valid plan. Reply with JSON: "call" must be one of: '
+        f"{_names(tool_names)}."
     )
 
 
 def _unknown_tool_hint(name: object, tool_names: Sequence[str]) -> str:
     shown = name if isinstance(name, str) and name else "(none)"
-    return f"There is no tool {shown}. Pick one of: {_names(tool_names)}. Or answer."
+    return f"There is no function {shown}. Pick one of: {_names(tool_names)}."
+
+
+def _from_option(
+    name: object, rest: Sequence[object], tool_names: Sequence[str]
+) -> Plan | InvalidPlan:
+    options = plan_options(tool_names)
+    if name in (options.no_tool, options.done):
+        return Plan(kind="answer", brief="reply")
+    if name == options.hand_off:
+        return Plan(kind="escalate", brief="beyond this device's functions")
+    if not isinstance(name, str) or name not in tool_names:
+        return InvalidPlan(_unknown_tool_hint(name, tool_names), needs_tool=True)
+    later = tuple(str(item) for item in rest if isinstance(item, str) and item in tool_names)
+    return Plan(kind="tool", brief="", tool=name, rest=later)
 
 
 def parse_plan(text: str, tool_names: Sequence[str]) -> Plan | InvalidPlan:
+    """A plan from a reply: a first plan ``{"calls": [...]}``, a later one ``{"call": NAME}``,
+    or the original form ``{"kind", "tool", "brief"}`` that scripts and hooks may use.
+
+    Option names stand for answering (``general_knowledge_or_chat``, ``answer_the_user``) and
+    for the hand-off (``beyond_these_functions``); a tool plan's brief is filled in by the turn.
+    """
     try:
         data = json.loads(text, strict=False)
     except ValueError:
         return InvalidPlan(_malformed_hint(tool_names))
+    if isinstance(data, dict) and "kind" not in data:
+        calls = data.get("calls")
+        if isinstance(calls, list) and calls:
+            return _from_option(calls[0], calls[1:], tool_names)
+        if "call" in data:
+            return _from_option(data["call"], (), tool_names)
     if (
         not isinstance(data, dict)
         or data.get("kind") not in ("tool", "answer", "escalate")
@@ -105,9 +144,16 @@ async def request_plan(
     prompt: Callable[[bool], str],
     tool_names: Sequence[str],
     require_tool: bool = False,
+    first: bool = False,
 ) -> Plan | InvalidPlan:
-    """One conductor call. Provider failures other than malformed output propagate."""
-    schema = plan_schema(list(tool_names), require_tool=require_tool)
+    """One conductor call: the first plan of a turn, or a later step's next call.
+
+    Provider failures other than malformed output propagate.
+    """
+    if first:
+        schema = first_plan_schema(list(tool_names), require_tool=require_tool)
+    else:
+        schema = plan_schema(list(tool_names), require_tool=require_tool)
     try:
         generation = await caller.call("conductor", system, prompt, schema, compactable=True)
     except Exception as exc:
@@ -115,3 +161,61 @@ async def request_plan(
             return InvalidPlan(_malformed_hint(tool_names))
         raise
     return parse_plan(generation.text, tool_names)
+
+
+def planning_prompts(
+    *,
+    first: bool,
+    instructions: str,
+    context_text: str | None,
+    max_steps: int,
+    tools: Sequence[Any],
+    facts: Mapping[str, str] | None,
+    examples: Sequence[Mapping[str, Any]] | None,
+    ask: str,
+    view: Any,
+    window: int,
+    steps: Sequence[Any],
+    planned: Sequence[str],
+    hint: str | None,
+) -> tuple[str, Callable[[bool], str]]:
+    """The system prompt and the (compactable) user prompt of a first plan or a later step."""
+    if first:
+        system = plan_system(
+            instructions=instructions,
+            context_text=context_text,
+            max_steps=max_steps,
+            tools=tools,
+            facts=facts,
+            examples=examples,
+        )
+
+        def first_prompt(compact: bool) -> str:
+            del compact  # a first plan has no step log to compact
+            return plan_user(
+                ask=ask, summary=view.summary, recent=view.recent, window=window, hint=hint
+            )
+
+        return system, first_prompt
+    system = conductor_system(
+        instructions=instructions,
+        context_text=context_text,
+        max_steps=max_steps,
+        tools=tools,
+        facts=facts,
+        examples=examples,
+    )
+
+    def next_prompt(compact: bool) -> str:
+        return conductor_user(
+            ask=ask,
+            summary=view.summary,
+            recent=view.recent,
+            steps=compact_steps(steps) if compact else steps,
+            max_steps=max_steps,
+            window=window,
+            hint=hint,
+            planned=planned,
+        )
+
+    return system, next_prompt

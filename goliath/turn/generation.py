@@ -28,7 +28,7 @@ from ..budget import (
 )
 from ..errors import BudgetError, ModelError
 from ..events import BudgetEvent, Event
-from ..models import GenerateRequest, Generation
+from ..models import GenerateRequest, Generation, TextSink
 
 __all__ = ["ModelCall", "ModelCallObserver", "ModelCaller", "ModelPort", "Usage"]
 
@@ -71,6 +71,9 @@ class ModelCaller:
     usage: Usage = attrs.field(factory=Usage)
     observe: ModelCallObserver | None = None
     timeout: float | None = None
+    on_text: TextSink | None = None
+    """Where a prose answer's text goes as the model writes it (``Agent.run_stream``, the
+    daemon's ``token`` events); other stages never stream."""
 
     def _emit(self, event: BudgetEvent) -> None:
         with origin("event"):
@@ -86,11 +89,12 @@ class ModelCaller:
         """Report the budget once the model is free for this call (with the queue wait), then
         wait for the reply. A plain port (a function) has no queue: report, then call."""
         start = getattr(self.generate, "start", None)
+        sink = self.on_text if request.label == "answer" and request.schema is None else None
         if start is None:
             self._emit(BudgetEvent(label=request.label, tokens=tokens, limit=limit, source=source))
             with self._deadline(request.label):
                 return await self.generate(request)
-        running = await start(request)
+        running = await (start(request) if sink is None else start(request, on_text=sink))
         try:
             self._emit(
                 BudgetEvent(

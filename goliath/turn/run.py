@@ -11,6 +11,7 @@ import copy
 import time
 from typing import Any
 
+import attrs
 import trio
 
 from .._origin import Origin, origin, origin_of
@@ -33,16 +34,24 @@ from ..records import Exchange, FallbackRequest, RunResult, StepRecord
 from ..session import Session
 from ..tools import Tool
 from .answer import AnswerInvalid, compose_answer
-from .conductor import InvalidPlan, Plan, request_plan
+from .conductor import InvalidPlan, Plan, planning_prompts, request_plan
 from .generation import ModelPort
+from .grounding import echoes, grounding_note, step_summary, ungrounded_numbers
 from .hooks import OBSERVER_SECONDS, StopRun
 from .judge import cap_reached
-from .prompts import answer_system, answer_user, compact_steps, conductor_system, conductor_user
+from .prompts import (
+    answer_system,
+    answer_user,
+    compact_steps,
+)
 from .scribe import RECENT_KEEP, fold_memory
 from .state import TurnState, resolve_window
 from .tool_step import resume_tool_step, run_tool_step
 
 __all__ = ["DEVICE_FAILED", "Turn", "run_turn"]
+
+NO_ANSWER = "Sorry, I could not answer that on this device."
+"""Shown instead of a reply that echoed its own instructions when the turn looked nothing up."""
 
 DEVICE_FAILED = frozenset({"model-error", "model-unavailable", "context-budget"})
 """Reasons after which the device model is not called again in this turn (not even the scribe)."""
@@ -173,35 +182,37 @@ class Turn(TurnState):
     ) -> Plan | InvalidPlan:
         if not available:
             return Plan(kind="answer", brief="reply")
-        system = conductor_system(
+        first = not self.steps
+        names = {tool.name for tool in available}
+        system, prompt = planning_prompts(
+            first=first,
             instructions=self.instructions,
             context_text=context_text,
             max_steps=self.config.max_steps,
             tools=available,
             facts=self.facts,
             examples=self.config.examples,
+            ask=self.ask,
+            view=self.view,
+            window=self.window,
+            steps=[] if first else await self.model_steps(),
+            planned=[name for name in self.planned if name in names],
+            hint=failed.hint if failed is not None else None,
         )
-
-        projected = await self.model_steps()
-
-        def prompt(compact: bool) -> str:
-            return conductor_user(
-                ask=self.ask,
-                summary=self.view.summary,
-                recent=self.view.recent,
-                steps=compact_steps(projected) if compact else projected,
-                max_steps=self.config.max_steps,
-                window=self.window,
-                hint=failed.hint if failed is not None else None,
-            )
-
-        return await request_plan(
+        plan = await request_plan(
             self.caller,
             system=system,
             prompt=prompt,
             tool_names=[t.name for t in available],
             require_tool=failed is not None and failed.needs_tool,
+            first=first,
         )
+        if isinstance(plan, Plan) and plan.kind == "tool":
+            self.planned = list(plan.rest) if first else self.planned[1:]
+            if not plan.brief:
+                tool = next(t for t in available if t.name == plan.tool)
+                plan = attrs.evolve(plan, brief=tool.description)
+        return plan
 
     # ------------------------------------------------------------------ answers
 
@@ -212,25 +223,51 @@ class Turn(TurnState):
             return await self._escalate("answer-invalid")
         if not text.strip():
             return await self._escalate("empty-answer")
+        if self.output_schema is None:
+            text = await self._grounded(text)
         return await self._finish_answer(text, brief=plan.brief, output=output)
 
-    async def _compose(self, *, best_effort: bool) -> tuple[str, Any]:
+    async def _grounded(self, text: str) -> str:
+        """The answer, if it states only what the steps found; else one retry naming the
+        invented numbers, then a plain summary of the steps (an echo of the prompt too)."""
+        rules = answer_system(instructions="", structured=False, best_effort=False)
+        looked = any(step.kind == "tool" for step in self.steps)
+        known = [
+            self.ask,
+            *self.facts.values(),
+            *(e.answer + " " + e.ask for e in self.view.recent),
+        ]
+        for attempt in range(2):
+            if echoes(text, rules):
+                break
+            invented = ungrounded_numbers(text, self.steps, known) if looked else []
+            if not invented:
+                return text
+            if attempt == 0:
+                retried, _ = await self._compose(
+                    best_effort=False, notes=(grounding_note(invented),)
+                )
+                text = retried.strip() or text
+        return step_summary(self.steps) if looked else NO_ANSWER
+
+    async def _compose(self, *, best_effort: bool, notes: tuple[str, ...] = ()) -> tuple[str, Any]:
         system = answer_system(
             instructions=self.instructions,
             structured=self.output_schema is not None,
             best_effort=best_effort,
+            facts=self.facts,
         )
 
         projected = await self.model_steps()
 
-        def prompt(notes: tuple[str, ...], compact: bool) -> str:
+        def prompt(more: tuple[str, ...], compact: bool) -> str:
             return answer_user(
                 ask=self.ask,
                 summary=self.view.summary,
                 recent=self.view.recent,
                 steps=compact_steps(projected) if compact else projected,
                 window=self.window,
-                notes=notes,
+                notes=notes + more,
             )
 
         return await compose_answer(

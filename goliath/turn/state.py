@@ -47,6 +47,8 @@ class TurnState:
         self.facts: dict[str, str] = {}
         self.output_schema = request.output_schema or config.output_schema
         self.steps: list[StepRecord] = []
+        self.planned: list[str] = []
+        """The calls the first plan put after the one running: a hint to the next steps."""
         self.trace: list[Event] = []
         self.handled_by: HandledBy = "device"
         self.escalating = False
@@ -74,6 +76,7 @@ class TurnState:
             emit=self.emit,
             observe=self._observe_model_call if self.extensions.observes("on_model_call") else None,
             timeout=config.model_timeout,
+            on_text=request.on_token,
         )
 
     def emit(self, event: Event) -> None:

@@ -37,7 +37,7 @@ from ..errors import GoliathError
 from ..events import ConfirmEvent, ToolEvent
 from ..records import ConfirmRequest, Decision, SkipReason, StepRecord
 from ..snapshot import capped_snapshot, try_snapshot
-from ..tools import Tool, ToolContext
+from ..tools import Tool, ToolContext, is_async_callable
 from .conductor import Plan
 from .hooks import Denied
 from .judge import duplicate_verdict, last_two_failed, prerequisites_met
@@ -58,6 +58,8 @@ PENDING_RESULT = "(tool execution did not complete)"
 PROCESSING_RESULT = "(tool executed; output processing did not complete)"
 UNSUMMARIZABLE = "completed (result could not be summarized)"
 CONTENT_CANDIDATE_CHARS = 16384
+NO_HANDLER = "no confirmation handler"
+"""Why a write is declined when nobody can be asked (BEHAVIOR D11)."""
 
 
 @attrs.frozen
@@ -88,7 +90,6 @@ async def run_tool_step(
     if not prerequisites_met(tool, turn.steps):
         return Escalation("tool-prerequisite-missing")
     ctx = _tool_context(turn)
-    started = trio.current_time()
 
     filled = await _arguments(turn, tool, plan.brief)
     if filled is None:
@@ -124,7 +125,7 @@ async def run_tool_step(
         if verdict == "execute":
             earlier = None
     return await _decide_and_run(
-        turn, tool, plan.brief, tool_input, ctx, started, skipped=skipped, earlier=earlier
+        turn, tool, plan.brief, tool_input, ctx, skipped=skipped, earlier=earlier
     )
 
 
@@ -156,7 +157,6 @@ async def resume_tool_step(
         pending.brief,
         tool_input,
         _tool_context(turn),
-        trio.current_time(),
         resumed=pending,
     )
 
@@ -167,7 +167,6 @@ async def _decide_and_run(
     brief: str,
     tool_input: dict[str, Any],
     ctx: ToolContext,
-    started: float,
     *,
     skipped: Skipped | None = None,
     earlier: StepRecord | None = None,
@@ -207,6 +206,7 @@ async def _decide_and_run(
     turn.steps.append(step)
     progress = turn.request.progress
     outcome: dict[str, Any]
+    ran_ms = 0.0
     if skipped is not None:
         step.skipped, step.skip_reason, step.extension = True, skipped.reason, skipped.extension
         text = skipped.text
@@ -223,7 +223,7 @@ async def _decide_and_run(
         if tool.writes and progress is not None:
             await progress.executing(turn.steps, call_id)  # write-ahead: refused means no write
         try:
-            text, outcome = await _execute(turn, tool, tool_input, ctx, step)
+            text, outcome, ran_ms = await _execute(turn, tool, tool_input, ctx, step)
         except BaseException:
             if tool.writes and step.result == PENDING_RESULT:
                 mark_outcome_unknown(step)  # cut off while it ran: it may have happened
@@ -231,8 +231,7 @@ async def _decide_and_run(
     text = await turn.phases.after_tool(tool, input_snapshot, text, outcome, turn.steps[:-1])
     text = await _fit_result(turn, tool, text)
     step.result = text
-    elapsed = 0.0 if step.cached else round((trio.current_time() - started) * 1000, 3)
-    turn.emit(ToolEvent(tool=tool.name, input=input_snapshot, result=text, ms=elapsed))
+    turn.emit(ToolEvent(tool=tool.name, input=input_snapshot, result=text, ms=ran_ms))
     if progress is not None:
         await progress.executed(turn.steps)
     if last_two_failed(turn.steps):
@@ -247,7 +246,7 @@ async def _arguments(turn: TurnState, tool: Tool, brief: str) -> Arguments | Mis
             return Arguments(validate_arguments(tool, {}))
         except pydantic.ValidationError:
             return None
-    system = worker_system(instructions=turn.instructions, brief=brief)
+    system = worker_system(instructions=turn.instructions, brief=brief, tool=tool, facts=turn.facts)
     shown = context_steps(tool, await turn.model_steps())
     notes: tuple[str, ...] = ()
     for _attempt in range(2):
@@ -303,6 +302,11 @@ async def _confirm(
 ) -> Decision:
     """Ask before a write; no answer within ``confirm_timeout`` is a decline (design.md, D8).
 
+    Without a handler the write fails closed (D11): declined with the reason ``no confirmation
+    handler``, unless the agent says ``auto_approve=True`` (``requires_confirmation`` tools
+    decline even then). A sync handler runs in a worker thread, so a person typing at
+    ``input()`` blocks no other conversation and the deadline still ends the wait.
+
     With a progress port the turn first leaves a checkpoint, so it can resume at this step
     after a restart; the deadline is wall-clock time, kept across restarts.
     """
@@ -328,32 +332,52 @@ async def _confirm(
     if resumed is None and timeout is not None:
         remaining = timeout  # a first ask waits exactly confirm_timeout on the turn's clock
     decision = Decision(approved=False, reason="no answer")
+    started = trio.current_time()
     with trio.move_on_after(remaining):
         with origin("confirm"):
             if handler is None:
-                raw: Any = not tool.requires_confirmation
+                approve = turn.config.auto_approve and not tool.requires_confirmation
+                raw: Any = approve or Decision(approved=False, reason=NO_HANDLER)
             else:
-                raw = await maybe_await(handler(request))
+                raw = await _ask(handler, request)
             decision = _decision(raw)
-    turn.emit(ConfirmEvent(tool=tool.name, approved=decision.approved, reason=decision.reason))
+    waited = _ms_since(started)
+    turn.emit(
+        ConfirmEvent(tool=tool.name, approved=decision.approved, reason=decision.reason, ms=waited)
+    )
     return decision
+
+
+async def _ask(handler: Any, request: ConfirmRequest) -> Any:
+    """The handler's answer: an async one awaited here, a sync one in a worker thread."""
+    if is_async_callable(handler):
+        return await handler(request)
+    raw = await trio.to_thread.run_sync(handler, request, abandon_on_cancel=True)
+    return await maybe_await(raw)
 
 
 async def _execute(
     turn: TurnState, tool: Tool, tool_input: dict[str, Any], ctx: ToolContext, step: StepRecord
-) -> tuple[str, dict[str, Any]]:
-    """Run the tool; the text the model sees and the outcome ``after_tool`` hooks see."""
+) -> tuple[str, dict[str, Any], float]:
+    """Run the tool; the text the model sees, the outcome ``after_tool`` hooks see, and how
+    many milliseconds the tool itself took."""
+    started = trio.current_time()
     try:
         output = await _run_tool(turn, tool, tool_input, ctx)
     except Exception as exc:
         step.failed = True
         message = message_of(exc)
         text = f"error: {clip(message, 160)}. Try different arguments or another tool."
-        return text, {"status": "failed", "error": message}
+        return text, {"status": "failed", "error": message}, _ms_since(started)
+    ran_ms = _ms_since(started)
     step.output, step.output_omitted = capped_snapshot(output, turn.config.raw_output_bytes)
     step.result = PROCESSING_RESULT
     await trio.lowlevel.checkpoint_if_cancelled()
-    return await _format(tool, output), {"status": "executed", "output": step.output}
+    return await _format(tool, output), {"status": "executed", "output": step.output}, ran_ms
+
+
+def _ms_since(started: float) -> float:
+    return round((trio.current_time() - started) * 1000, 3)
 
 
 async def _run_tool(

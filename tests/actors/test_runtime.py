@@ -262,6 +262,23 @@ class TestSupervision:
         assert attempts == 3
         assert stats.failed_conversations == 1
 
+    async def test_crashes_and_the_stop_are_logged_on_the_goliath_runtime_logger(
+        self, autojump_clock: Any, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        """Each restart is a warning with the error; the stop after the limit is an error."""
+
+        def memory_for(conversation_id: str | None) -> InMemory:
+            raise OSError("disk on fire")
+
+        with caplog.at_level("WARNING", logger="goliath.runtime"):
+            async with Agent(answering_model(), memory=memory_for) as agent:
+                with pytest.raises(ConversationFailedError):
+                    await agent.run("hi", conversation_id="bad")
+        records = [record for record in caplog.records if record.name == "goliath.runtime"]
+        assert [record.levelname for record in records] == ["WARNING", "WARNING", "ERROR"]
+        assert "'bad'" in records[-1].getMessage() and "crashed 3 times" in records[-1].getMessage()
+        assert all("disk on fire" in str(record.exc_info[1]) for record in records)  # type: ignore[index]
+
     async def test_activation_is_single_flight(self) -> None:
         """Two simultaneous first runs of a conversation activate exactly one actor."""
         made: list[str | None] = []
@@ -314,7 +331,7 @@ class TestSupervision:
             plan("answer"),
             answer("Added."),
         ]
-        agent = Agent(FakeModel(script), tools=tools)
+        agent = Agent(FakeModel(script), tools=tools, auto_approve=True)
         async with agent:
             first = await agent.run("add eggs", turn_id="turn-42")
             second = await agent.run("add eggs", turn_id="turn-42")

@@ -251,3 +251,30 @@ async def test_each_browser_gets_its_own_conversation_inside_its_users_prefix() 
     assert alice.startswith("alice:chat-")
     assert "answer to hello there" in log
     assert [exchange["ask"] for exchange in remembered["recent"]] == ["hello there"]
+
+
+async def test_the_answer_appears_token_by_token_before_the_turn_ends() -> None:
+    """A draft answer grows as `token` events arrive, while the turn still runs; the final
+    answer replaces it."""
+    require_chromium()
+    agent = make_agent([]).with_options(model=FakeModel(scripted_reply, token_delay=0.4))
+    async with running_daemon(agent) as url:
+
+        def script() -> tuple[str, int, str, int]:
+            with browser_page() as page:
+                open_chat(page, url)
+                turn = send(page, "tell a long story")
+                draft = turn.get_by_test_id("draft-answer")
+                draft.filter(has_text="answer to").wait_for()
+                partial = draft.inner_text()
+                finals_while_drafting = turn.get_by_test_id("answer").count()
+                answer = turn.get_by_test_id("answer")
+                answer.wait_for()
+                screenshot(page, "chat-tokens.png")
+                return partial, finals_while_drafting, answer.inner_text(), draft.count()
+
+        partial, finals_while_drafting, answer, drafts_after = await in_browser(script)
+    assert partial.startswith("answer to") and partial != "answer to tell a long story"
+    assert finals_while_drafting == 0
+    assert "answer to tell a long story" in answer
+    assert drafts_after == 0

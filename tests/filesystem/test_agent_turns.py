@@ -169,7 +169,7 @@ async def test_read_file_fits_the_agents_content_budget_and_pages_on(
 async def test_writes_are_declined_without_a_confirm_handler(
     make_backend: Any, writable_kind: str
 ) -> None:
-    """Write tools require confirmation: with no handler the step is skipped, nothing written."""
+    """Writes fail closed (D11): with no handler the step is skipped, nothing written."""
     backend = await make_backend(writable_kind, NOTES)
     fs = create_filesystem(backend, read_only=False, write_tools=True)
     model = FakeModel(
@@ -183,7 +183,9 @@ async def test_writes_are_declined_without_a_confirm_handler(
     result = await run(model, fs.tools, "Save milk to my shopping list")
     step = result.steps[0]
     assert step.skipped and step.skip_reason == "confirmation" and step.writes
-    assert step.result == "declined by the user. Do not retry unless asked."
+    assert (
+        step.result == "declined by the user: no confirmation handler. Do not retry unless asked."
+    )
     assert [f.path for f in (await backend.list("/notes")).files] == sorted(
         p for p in NOTES if p.startswith("/notes/")
     )

@@ -45,8 +45,13 @@ def test_the_options_are_agent_configs_fields_and_the_runtimes() -> None:
 
 
 def test_run_options_are_turn_request_fields() -> None:
-    """Agent.run takes the ask and exactly the per-run fields of TurnRequest (but the two the
-    runtime sets: where progress is reported, and a checkpoint to resume from)."""
-    run = parameters(Agent.run)
-    assert set(run) == {field.name for field in attrs.fields(TurnRequest)} - RUNTIME_FIELDS
-    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for name, p in run.items() if name != "ask")
+    """Agent.run and Agent.run_stream take the ask and the per-run fields of TurnRequest (but
+    on_token: a streaming run's tokens are what run_stream yields; and the two the runtime
+    sets: where progress is reported, and a checkpoint to resume from)."""
+    fields = {field.name for field in attrs.fields(TurnRequest)} - RUNTIME_FIELDS - {"on_token"}
+    for method in (Agent.run, Agent.run_stream):
+        run = parameters(method)
+        assert set(run) == fields, method
+        assert all(
+            p.kind is inspect.Parameter.KEYWORD_ONLY for name, p in run.items() if name != "ask"
+        )

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import trio
 
 pytestmark = pytest.mark.slow
 
@@ -113,3 +115,117 @@ def test_chat_answers_each_line_in_one_conversation(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "Hello, Ada." in done.stdout and "You are Ada." in done.stdout
     assert done.stderr.count("you> ") == 3
+
+
+def test_version_names_the_distribution() -> None:
+    """`goliath --version` prints goliath-harness and its version."""
+    from importlib.metadata import version
+
+    done = goliath("--version")
+    assert done.returncode == 0
+    assert done.stdout.strip() == f"goliath-harness {version('goliath-harness')}"
+
+
+@pytest.mark.parametrize("command", [[], ["run"], ["chat"], ["serve"], ["eval"], ["doctor"]])
+def test_help_is_plain_text_with_defaults(command: list[str]) -> None:
+    """Every --help is plain words (no RST backticks), and options with defaults show them."""
+    done = goliath(*command, "--help")
+    assert done.returncode == 0, done.stderr
+    text = " ".join(done.stdout.split())
+    assert "``" not in text
+    if command == ["serve"]:
+        assert "(default: 8765)" in text and "(default: warning)" in text
+    if command in (["run"], ["chat"]):
+        assert "--agent MODULE:ATTR" in text and "(default: 5)" in text
+
+
+def test_an_unreachable_model_server_is_a_plain_error_and_a_failed_exit() -> None:
+    """With nothing listening at the model server's address, `goliath run` says so on stderr
+    in plain words and exits 1 instead of printing `(no answer)` and exiting 0."""
+    import socket
+
+    with socket.socket() as probe:  # a port that was free a moment ago: nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    done = goliath("run", "hi", "--model", f"openai:http://127.0.0.1:{port}/v1#any")
+    assert done.returncode == 1, done.stderr
+    assert "goliath: no answer: the model could not finish (model-" in done.stderr
+    assert f"Cannot reach the model server at http://127.0.0.1:{port}" in done.stderr
+    assert "Is it running?" in done.stderr
+
+
+def test_run_drives_the_applications_own_agent(tmp_path: Path) -> None:
+    """`--agent MODULE:ATTR` runs the app's agent: its instructions and extension, its confirm
+    handler (not the terminal's, which would decline here) and its SQLite memory."""
+    script = write_script(
+        tmp_path,
+        [
+            {"json": {"kind": "tool", "tool": "add_note", "brief": "save the note"}},
+            {"json": {"text": "buy figs"}},
+            {"json": {"kind": "answer", "brief": "reply"}},
+            {"text": "Saved your note."},
+        ],
+    )
+    memory = tmp_path / "memory.db"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "goliath.cli",
+            "run",
+            "note: buy figs",
+            "--agent",
+            "tests.goliath.cli_app:make_agent",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "CLI_APP_SCRIPT": script, "CLI_APP_MEMORY": str(memory)},
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == "Saved your note."
+    assert "extension saw instructions: You are the notes app's assistant." in done.stderr
+    assert "the app approved add_note" in done.stderr
+    assert "add_note" in done.stdout and "[completed]" in done.stdout
+
+    from goliath.memory import SQLiteMemory
+
+    state = trio.run(SQLiteMemory(memory, "default").load)
+    assert [(exchange.ask, exchange.answer) for exchange in state.recent] == [
+        ("note: buy figs", "Saved your note.")
+    ]
+
+
+def test_agent_and_tools_together_are_refused(tmp_path: Path) -> None:
+    """--agent brings its own tools, so --tools beside it is a clear error."""
+    done = goliath("run", "hi", "--agent", "tests.goliath.cli_app:make_agent", "--tools", "x:y")
+    assert done.returncode == 2
+    assert "--agent and --tools cannot be combined" in done.stderr
+
+
+async def test_serve_model_replaces_the_agents_model(tmp_path: Path) -> None:
+    """`goliath serve APP --model fake:SCRIPT` serves the app's agent with that model."""
+    from tests.processes import start_goliath
+    from transports.client import Client
+
+    script = write_script(
+        tmp_path, [{"json": {"kind": "answer", "brief": "reply"}}, {"text": "From the script."}]
+    )
+    process, url, _ = await start_goliath(
+        "tests.transports.daemon_app:make_agent",
+        "--port",
+        "0",
+        "--token",
+        "t",
+        "--model",
+        f"fake:{script}",
+    )
+    try:
+        async with Client.http(url, token="t") as client:
+            result = await client.run("hello", conversation_id="c")
+    finally:
+        process.terminate()
+        await process.wait()
+    assert result.text == "From the script."

@@ -8,7 +8,8 @@ from tests.helpers import answer, plan, task_tools
 
 
 async def test_a_tool_plan_without_a_tool_is_retried_with_the_tool_required() -> None:
-    """After kind=tool with no tool name, the retry's schema requires `tool` (the first did not)."""
+    """After a plan naming no tool, the retry offers only the tools (the first also offered
+    answering and the hand-off)."""
     _, tools = task_tools()
     model = FakeModel(
         [
@@ -22,10 +23,16 @@ async def test_a_tool_plan_without_a_tool_is_retried_with_the_tool_required() ->
         result = await agent.run("what's on my list?")
     first, retry = model.calls[0].schema, model.calls[1].schema
     assert first is not None and retry is not None
-    assert first["required"] == ["kind", "brief"]
-    assert retry["required"] == ["kind", "tool", "brief"]
+    offered = first["properties"]["calls"]["items"]["enum"]
+    assert offered == [
+        "list_tasks",
+        "create_task",
+        "general_knowledge_or_chat",
+        "beyond_these_functions",
+    ]
+    assert retry["properties"]["calls"]["items"]["enum"] == offered[:2]
     assert model.calls[1].prompt.endswith(
-        "There is no tool (none). Pick one of: list_tasks, create_task. Or answer."
+        "There is no function (none). Pick one of: list_tasks, create_task."
     )
     assert result.text == "Milk and mom." and result.steps[0].tool == "list_tasks"
 
@@ -37,4 +44,4 @@ async def test_a_malformed_reply_is_retried_with_the_usual_schema() -> None:
     async with Agent(model, tools=tools) as agent:
         await agent.run("hi")
     assert model.calls[1].schema is not None
-    assert model.calls[1].schema["required"] == ["kind", "brief"]
+    assert model.calls[1].schema == model.calls[0].schema

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+import stamina
 
 from goliath import Agent
 from goliath.fallback import HttpFallbackError, http_fallback
@@ -21,7 +23,8 @@ class CloudServer:
 
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
-        self.replies: list[tuple[int, bytes]] = []
+        self.replies: list[tuple[int, bytes] | tuple[int, bytes, dict[str, str]]] = []
+        self.arrivals: list[float] = []
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -31,10 +34,13 @@ class CloudServer:
                 server.requests.append(
                     {"headers": dict(self.headers), "body": json.loads(body), "path": self.path}
                 )
-                status, reply = (
+                server.arrivals.append(time.monotonic())
+                status, reply, *extra = (
                     server.replies.pop(0) if server.replies else (200, b'{"text": "cloud says hi"}')
                 )
                 self.send_response(status)
+                for name, value in (extra[0] if extra else {}).items():
+                    self.send_header(name, value)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(reply)))
                 self.end_headers()
@@ -104,16 +110,48 @@ async def test_rotating_headers_come_from_an_async_function(cloud: CloudServer) 
     assert [r["headers"]["authorization"] for r in cloud.requests] == ["Bearer t1", "Bearer t2"]
 
 
-async def test_a_non_2xx_reply_rejects_the_run_and_is_not_retried(cloud: CloudServer) -> None:
-    """A 503 from the cloud makes the run raise; the fallback was called exactly once."""
-    cloud.replies.append((503, b'{"error": "down"}'))
+async def test_a_busy_cloud_is_asked_again_after_the_wait_it_names(cloud: CloudServer) -> None:
+    """A 503 with Retry-After: 1 is tried again a second later; the second answer counts."""
+    cloud.replies.append((503, b'{"error": "busy"}', {"retry-after": "1"}))
     agent = Agent(
         FakeModel([{"json": {"kind": "escalate", "brief": "no"}}]),
         tools=task_tools()[1],
         fallback=http_fallback(cloud.url),
     )
     async with agent:
-        with pytest.raises(HttpFallbackError, match="503 from"):
+        result = await agent.run("plan my week")
+    assert (result.text, result.handled_by) == ("cloud says hi", "cloud")
+    assert len(cloud.requests) == 2
+    assert cloud.arrivals[1] - cloud.arrivals[0] >= 1.0
+
+
+async def test_a_cloud_that_stays_down_rejects_the_run_after_its_attempts(
+    cloud: CloudServer,
+) -> None:
+    """Three 503s in a row make the run raise; exactly three requests were sent."""
+    cloud.replies.extend([(503, b'{"error": "down"}')] * 3)
+    agent = Agent(
+        FakeModel([{"json": {"kind": "escalate", "brief": "no"}}]),
+        tools=task_tools()[1],
+        fallback=http_fallback(cloud.url),
+    )
+    with stamina.set_testing(True, attempts=3):  # no waits between the tries
+        async with agent:
+            with pytest.raises(HttpFallbackError, match="503 from"):
+                await agent.run("plan my week")
+    assert len(cloud.requests) == 3
+
+
+async def test_a_client_error_is_not_retried(cloud: CloudServer) -> None:
+    """A 400 means the request itself is wrong: one request, and the run raises."""
+    cloud.replies.append((400, b'{"error": "bad"}'))
+    agent = Agent(
+        FakeModel([{"json": {"kind": "escalate", "brief": "no"}}]),
+        tools=task_tools()[1],
+        fallback=http_fallback(cloud.url),
+    )
+    async with agent:
+        with pytest.raises(HttpFallbackError, match="400 from"):
             await agent.run("plan my week")
     assert len(cloud.requests) == 1
 

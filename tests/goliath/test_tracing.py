@@ -120,7 +120,7 @@ class TestTurnShape:
         model = FakeModel(
             [use("create_task"), {"json": {"title": "Buy bread"}}, plan(), answer("Done.")]
         )
-        await run(Agent(model, tools=tools, extensions=[Tracing(provider)]))
+        await run(Agent(model, tools=tools, auto_approve=True, extensions=[Tracing(provider)]))
         (span,) = only(exporter, "execute_tool")
         assert span.attributes == {
             "gen_ai.operation.name": "execute_tool",
@@ -156,7 +156,14 @@ class TestContent:
         model = FakeModel(
             [use("create_task"), {"json": {"title": "Secret plan"}}, plan(), answer("Added it.")]
         )
-        await run(Agent(model, tools=tools, extensions=[Tracing(provider, capture_content=True)]))
+        await run(
+            Agent(
+                model,
+                tools=tools,
+                auto_approve=True,
+                extensions=[Tracing(provider, capture_content=True)],
+            )
+        )
         (turn,) = only(exporter, "invoke_agent")
         (step,) = only(exporter, "execute_tool")
         assert turn.attributes is not None and step.attributes is not None

@@ -45,3 +45,18 @@ class RecordingModel:
         generation: Generation = await self.model.generate(request)
         self.calls.append((request, generation))
         return generation
+
+
+PLAN: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "why": {"type": "string"},
+        "kind": {"type": "string", "enum": ["tool", "answer", "escalate"]},
+        "tool": {"type": "string", "enum": ["list_tasks", "add_task"]},
+        "brief": {"type": "string"},
+    },
+    "required": ["kind", "brief"],
+    "additionalProperties": False,
+}
+"""A schema with optional and required strings and enums, as bridges meet them (the shape of
+the original plan): what the bridge tests constrain replies to."""

@@ -13,15 +13,14 @@ from typing import Any
 
 import pytest
 import trio
+from bridge_helpers import PLAN
 
 from goliath.classify import classify_model_error, is_invalid_output
 from goliath.errors import ModelError, ModelUnavailableError
 from goliath.models import GenerateRequest
 from goliath.models.apple import AppleModel, apple_schema
-from goliath.schema import plan_schema
 
 FAKE_ROOT = Path(__file__).parent / "fake_apple_fm_sdk"
-PLAN = plan_schema(["list_tasks", "add_task"])
 
 
 @pytest.fixture
@@ -106,6 +105,40 @@ class TestGeneration:
         assert (generation.input_tokens, generation.output_tokens) == (3 + 4, 4)
 
 
+class TestStreaming:
+    async def test_prose_streams_through_stream_response_in_trio(self, sdk: Any, model: AppleModel):
+        """stream_response's snapshots become the pieces each adds, delivered in Trio's thread."""
+        sdk.FAKE.replies = ["Buy milk and call mom."]
+        pieces: list[tuple[int, str]] = []
+        generation = await model.generate_stream(
+            request(label="answer", schema=None),
+            lambda text: pieces.append((threading.get_ident(), text)),
+        )
+        assert [text for _, text in pieces] == ["Buy", " milk", " and", " call", " mom."]
+        assert {thread for thread, _ in pieces} == {threading.get_ident()}
+        assert generation.text == "Buy milk and call mom."
+        assert len(sdk.FAKE.streamed) == 1
+
+    async def test_structured_replies_are_not_streamed(self, sdk: Any, model: AppleModel):
+        """A schema request goes through respond() with guided generation, as before."""
+        sdk.FAKE.replies = [{"kind": "answer", "brief": "b"}]
+        seen: list[str] = []
+        generation = await model.generate_stream(request(), seen.append)
+        assert json.loads(generation.text) == {"kind": "answer", "brief": "b"}
+        assert (seen, sdk.FAKE.streamed) == ([], [])
+
+    async def test_an_agent_streams_apples_answer(self, sdk: Any, model: AppleModel):
+        """Agent.run_stream over the Apple bridge yields the answer as token events."""
+        from goliath import Agent
+        from goliath.streaming import TokenEvent
+
+        sdk.FAKE.replies = ["Hello there, friend."]
+        async with Agent(model) as agent:
+            events = [event async for event in agent.run_stream("hi")]
+        tokens = [event.text for event in events if isinstance(event, TokenEvent)]
+        assert tokens == ["Hello", " there,", " friend."]
+
+
 class TestWindowAndCounting:
     async def test_window_is_context_size_and_counting_is_token_count(
         self, sdk: Any, model: AppleModel
@@ -183,7 +216,7 @@ class TestErrors:
         monkeypatch.setitem(sys.modules, "apple_fm_sdk", None)  # makes the import fail
         model = AppleModel()
         try:
-            with pytest.raises(ModelUnavailableError, match=r"goliath\[apple\]") as caught:
+            with pytest.raises(ModelUnavailableError, match=r"goliath-harness\[apple\]") as caught:
                 await model.generate(request())
             if sys.platform != "darwin":
                 assert "macOS 26" in str(caught.value)

@@ -10,7 +10,7 @@ from typing import Any
 import pydantic
 import pytest
 import trio
-from bridge_helpers import RecordingModel, assert_valid
+from bridge_helpers import PLAN, RecordingModel, assert_valid
 from llama_cpp import LlamaGrammar
 
 from goliath import Agent, tool
@@ -22,11 +22,9 @@ from goliath.models._json import compact_json, limit_strings, with_schema_note
 from goliath.models.llamacpp import LlamaCppModel
 from goliath.models.packaged import QWEN_CODER_1_5B, SMOLLM2_135M
 from goliath.records import FallbackRequest
-from goliath.schema import compact_schema, plan_schema
+from goliath.schema import compact_schema
 
 pytestmark = pytest.mark.slow
-
-PLAN = plan_schema(["list_tasks", "add_task"])
 
 
 class Task(pydantic.BaseModel):
@@ -109,6 +107,34 @@ class TestConstrainedGeneration:
         )
         assert generation.output_tokens == 7
         assert generation.text
+
+
+class TestStreaming:
+    async def test_a_free_text_reply_streams_piece_by_piece(self, smollm: LlamaCppModel):
+        """generate_stream hands over the reply as tokens are produced; the pieces add up to
+        the text, and the first arrives while the model is still generating."""
+        pieces: list[tuple[float, str]] = []
+        generation = await smollm.generate_stream(
+            request(
+                "answer", schema=None, prompt="Write a short poem about rain.", max_output_tokens=30
+            ),
+            lambda text: pieces.append((trio.current_time(), text)),
+        )
+        done = trio.current_time()
+        assert len(pieces) >= 10
+        assert "".join(text for _, text in pieces) == generation.text
+        assert pieces[0][0] < pieces[-1][0] <= done
+
+    async def test_a_streamed_agent_answer_shows_its_tokens(self, smollm: LlamaCppModel):
+        """Agent.run_stream on the real model yields token events that spell the answer."""
+        from goliath.streaming import ResultEvent, TokenEvent
+
+        async with Agent(smollm) as agent:
+            events = [event async for event in agent.run_stream("Say hello in one sentence.")]
+        tokens = "".join(event.text for event in events if isinstance(event, TokenEvent))
+        result = events[-1]
+        assert isinstance(result, ResultEvent)
+        assert tokens.strip() and tokens.strip() == result.result.text
 
 
 class TestGrammars:

@@ -7,13 +7,15 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
+import stamina
 import trio
-from bridge_helpers import assert_valid, smollm_file
+from bridge_helpers import PLAN, assert_valid, smollm_file
 
 from goliath.classify import classify_model_error, is_invalid_output
 from goliath.errors import (
@@ -26,9 +28,7 @@ from goliath.errors import (
 )
 from goliath.models import GenerateRequest
 from goliath.models.openai import OpenAICompatibleModel
-from goliath.schema import plan_schema
 
-PLAN = plan_schema(["list_tasks", "add_task"])
 READY_TIMEOUT = 120.0
 """Seconds the server may take to load the model and bind its port."""
 
@@ -168,7 +168,7 @@ def mock(status: int, body: Any) -> OpenAICompatibleModel:
         return httpx.Response(status, json=body)
 
     return OpenAICompatibleModel(
-        "http://127.0.0.1:9/v1", "m", transport=httpx.MockTransport(handler)
+        "http://127.0.0.1:9/v1", "m", transport=httpx.MockTransport(handler), max_attempts=1
     )
 
 
@@ -294,3 +294,137 @@ class TestRequestBody:
         """A URL without a scheme, or no model name, is rejected at construction."""
         with pytest.raises(ConfigError, match=message):
             OpenAICompatibleModel(*args)
+
+
+class TestStreaming:
+    @pytest.mark.slow
+    async def test_a_prose_reply_streams_in_pieces_from_llama_cpp_server(self, server_url: str):
+        """generate_stream reads llama.cpp's server's SSE deltas; they add up to the text."""
+        model = OpenAICompatibleModel(server_url, "smollm2")
+        prose = GenerateRequest(
+            label="answer",
+            system="You are a helpful assistant.",
+            prompt="Name three colours of the rainbow.",
+            max_output_tokens=40,
+        )
+        pieces: list[tuple[float, str]] = []
+        generation = await model.generate_stream(
+            prose, lambda text: pieces.append((trio.current_time(), text))
+        )
+        finished = trio.current_time()
+        assert len(pieces) > 3
+        assert "".join(text for _, text in pieces) == generation.text
+        assert pieces[0][0] < finished  # the first piece came before the reply was complete
+
+    async def test_an_error_chunk_mid_stream_is_a_model_error(self):
+        """A server that reports an error inside the stream fails the call with its message."""
+        body = (
+            'data: {"choices": [{"delta": {"content": "Hel"}}]}\n\n'
+            'data: {"error": {"message": "the GPU fell over"}}\n\n'
+        )
+
+        def handler(_: httpx.Request) -> httpx.Response:
+            return httpx.Response(200, headers={"content-type": "text/event-stream"}, text=body)
+
+        model = OpenAICompatibleModel(
+            "http://127.0.0.1:9/v1", "m", transport=httpx.MockTransport(handler)
+        )
+        seen: list[str] = []
+        with pytest.raises(ModelError, match="the GPU fell over"):
+            await model.generate_stream(request(schema=None, label="answer"), seen.append)
+        assert seen == ["Hel"]
+
+    async def test_a_server_that_does_not_stream_still_answers(self):
+        """A plain JSON reply to a streaming request is read whole and handed over once."""
+        model = mock(200, reply("All done."))
+        seen: list[str] = []
+        generation = await model.generate_stream(request(schema=None, label="answer"), seen.append)
+        assert (generation.text, seen) == ("All done.", ["All done."])
+
+
+class RateLimitedServer:
+    """A real Chat Completions endpoint on 127.0.0.1 that answers from a queue of statuses."""
+
+    def __init__(self, statuses: list[tuple[int, dict[str, str]]]) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.statuses = statuses
+        self.arrivals: list[float] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("content-length", "0")))
+                server.arrivals.append(time.monotonic())
+                status, headers = server.statuses.pop(0) if server.statuses else (200, {})
+                payload = json.dumps(
+                    reply("Fine now.") if status == 200 else {"error": {"message": "later"}}
+                ).encode()
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self) -> RateLimitedServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join()
+
+
+class TestRetries:
+    async def test_a_429_waits_what_retry_after_asks_then_succeeds(self):
+        """One 429 with Retry-After: 1 no longer fails the call: it is tried again 1 s later."""
+        with RateLimitedServer([(429, {"retry-after": "1"})]) as server:
+            generation = await OpenAICompatibleModel(server.url, "m").generate(
+                request(schema=None, label="answer")
+            )
+        assert generation.text == "Fine now."
+        assert len(server.arrivals) == 2
+        assert server.arrivals[1] - server.arrivals[0] >= 1.0
+
+    async def test_a_streaming_call_is_retried_the_same_way(self):
+        """generate_stream retries a 503 before any text was streamed."""
+        with (
+            stamina.set_testing(True, attempts=3),
+            RateLimitedServer([(503, {}), (503, {})]) as server,
+        ):
+            seen: list[str] = []
+            generation = await OpenAICompatibleModel(server.url, "m").generate_stream(
+                request(schema=None, label="answer"), seen.append
+            )
+        assert (generation.text, seen, len(server.arrivals)) == ("Fine now.", ["Fine now."], 3)
+
+    async def test_retries_end_after_max_attempts_with_the_last_error(self):
+        """A server that stays rate limited fails after max_attempts tries (RATE_LIMITED)."""
+        with (
+            stamina.set_testing(True, attempts=2),
+            RateLimitedServer([(429, {})] * 5) as server,
+        ):
+            model = OpenAICompatibleModel(server.url, "m", max_attempts=2)
+            with pytest.raises(ModelError, match="HTTP 429") as caught:
+                await model.generate(request(schema=None, label="answer"))
+        assert caught.value.code == "RATE_LIMITED"
+        assert len(server.arrivals) == 2
+
+    async def test_a_client_error_is_never_retried(self):
+        """400 is the request's fault: exactly one request."""
+        with RateLimitedServer([(400, {})]) as server:
+            with pytest.raises(ModelError):
+                await OpenAICompatibleModel(server.url, "m").generate(
+                    request(schema=None, label="answer")
+                )
+        assert len(server.arrivals) == 1

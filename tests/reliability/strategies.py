@@ -8,7 +8,7 @@ values. Floats are finite: JSON has no NaN or infinity, by design.
 from __future__ import annotations
 
 import types
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 
 import msgspec
 from hypothesis import strategies as st
@@ -30,7 +30,7 @@ json_values: st.SearchStrategy[Any] = st.recursive(
 def strategy_for(annotation: Any) -> st.SearchStrategy[Any]:
     """Values of ``annotation`` (a msgspec Struct, a union, a container or a scalar)."""
     origin = get_origin(annotation)
-    if annotation is Any:
+    if annotation is Any or isinstance(annotation, TypeVar):  # an unbound type parameter is Any
         return json_values
     if annotation is str:
         return _TEXT

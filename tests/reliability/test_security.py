@@ -433,6 +433,8 @@ class TestUsers:
                 assert reply.json()["error"]["code"] == "forbidden"
             hidden = await bob.get("/v1/turns/a-1")
             assert hidden.status_code == 404 and "alice" not in hidden.text
+            replayed = await bob.get("/v1/turns/a-1/events")  # its kept event stream, too
+            assert replayed.status_code == 404 and "alice" not in replayed.text
             async with trio.open_nursery() as nursery:
                 asked = trio.Event()
                 call: dict[str, Any] = {}

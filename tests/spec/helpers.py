@@ -64,7 +64,13 @@ async def run_turn(
     run: dict[str, Any] | None = None,
     **config: Any,
 ) -> RunResult:
-    """Build an agent, start it with ``async with``, run one turn, stop it."""
+    """Build an agent, start it with ``async with``, run one turn, stop it.
+
+    Writes run without a handler here (``auto_approve=True``, the original's default) unless a
+    test says otherwise: these rules are about other things; test_confirmation.py checks that
+    writes fail closed by default (D11).
+    """
+    config.setdefault("auto_approve", True)
     agent = Agent(model, **config)
     async with agent:
         return await agent.run(ask, **(run or {}))
@@ -85,6 +91,23 @@ def reasons(result: RunResult) -> list[str]:
 
 def labels(model: FakeModel) -> list[str]:
     return [call.label for call in model.calls]
+
+
+def offered_tools(call: Any) -> list[str]:
+    """The tool names a planning call offers (its schema's enum, without the plan's options).
+
+    A turn's first planning call asks for a list of ``calls``; a later one for one ``call``
+    (docs/design.md, "The plan").
+    """
+    from goliath.schema import DONE, HAND_OFF, NO_TOOL
+
+    properties = call.schema["properties"]
+    enum = (
+        properties["calls"]["items"]["enum"]
+        if "calls" in properties
+        else properties["call"]["enum"]
+    )
+    return [name for name in enum if name not in (NO_TOOL, DONE, HAND_OFF)]
 
 
 def calls(model: FakeModel, label: str) -> list[Any]:

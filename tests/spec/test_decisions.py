@@ -150,7 +150,7 @@ async def test_retry_hint_is_not_carried_to_the_next_step(box: TaskBox) -> None:
     model = FakeModel([text("bad"), use("list_tasks"), answer_plan(), text("Ok.")])
     await run_turn(model, tools=box.tools)
     prompts = [call.prompt for call in calls(model, "conductor")]
-    assert prompts[2].endswith("Choose the next step.")
+    assert prompts[2].endswith("Next call?")
 
 
 # ---------------------------------------------------------------- D3: best-effort memory

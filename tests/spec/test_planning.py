@@ -99,16 +99,32 @@ async def test_failed_and_missing_steps_count_toward_the_cap(box: TaskBox) -> No
 
 
 async def test_conductor_schema_fields_in_generation_order(box: TaskBox) -> None:
-    """The plan schema's fields are why, kind, tool, brief; tool enumerates the tools."""
-    model = FakeModel([answer_plan(), text("Hi.")])
+    """The first plan is a required list of one to three calls, each a tool's name or one of
+    the two options (no function, beyond these functions); a later plan is one required call
+    (a tool, answer the user, beyond these functions). Deviation: docs/design.md, "The plan"."""
+    model = FakeModel([use("list_tasks"), answer_plan(), text("Hi.")])
     await run_turn(model, tools=box.tools)
-    [call] = calls(model, "conductor")
-    schema = call.schema
-    assert list(schema["properties"]) == ["why", "kind", "tool", "brief"]
-    assert schema["properties"]["tool"]["enum"] == ["list_tasks", "create_task", "search"]
-    assert schema["properties"]["kind"]["enum"] == ["tool", "answer", "escalate"]
-    assert set(schema.get("required", [])) <= {"kind", "brief"}
-    assert call.max_output_tokens == 256
+    first, later = calls(model, "conductor")
+    schema = first.schema
+    assert list(schema["properties"]) == ["calls"] and schema["required"] == ["calls"]
+    items = schema["properties"]["calls"]
+    assert (items["minItems"], items["maxItems"]) == (1, 3)
+    assert items["items"]["enum"] == [
+        "list_tasks",
+        "create_task",
+        "search",
+        "general_knowledge_or_chat",
+        "beyond_these_functions",
+    ]
+    assert later.schema["properties"]["call"]["enum"] == [
+        "list_tasks",
+        "create_task",
+        "search",
+        "answer_the_user",
+        "beyond_these_functions",
+    ]
+    assert later.schema["required"] == ["call"]
+    assert first.max_output_tokens == later.max_output_tokens == 256
 
 
 @pytest.mark.parametrize(
@@ -198,7 +214,8 @@ async def test_finish_now_hint_appears_on_the_fifth_step_only() -> None:
     assert len(prompts) == 5
     assert [("finish now" in prompt) for prompt in prompts] == [False] * 4 + [True]
     assert "Step 5 of 5: finish now." in prompts[4]
-    for used, prompt in enumerate(prompts[:4]):
+    assert "Step" not in prompts[0]  # the first plan has no step log and no counter
+    for used, prompt in enumerate(prompts[1:4], start=1):
         assert f"Step {used + 1} of 5." in prompt
     assert result.text == "Done."
 
@@ -225,7 +242,8 @@ async def test_finish_now_never_appears_with_three_steps() -> None:
 
 
 async def test_conductor_system_lists_tools_writes_and_prerequisites(box: TaskBox) -> None:
-    """Tools as '- name: description', '(changes things)' for writes, 'Use A before B.'."""
+    """Tools as '- name(args): description' marked as reading or changing the user's data,
+    then the two options that are not tools, and 'Use A before B.'."""
     guarded = make_tool(
         "archive_task",
         lambda a, c: "ok",
@@ -237,24 +255,28 @@ async def test_conductor_system_lists_tools_writes_and_prerequisites(box: TaskBo
     await run_turn(model, tools=[box.list_tasks, box.create_task, guarded])
     system = calls(model, "conductor")[0].system
     lines = system.split("\n")
-    assert "- list_tasks: List the tasks." in lines
-    assert "- create_task: Add a task. (changes things)" in lines
-    assert "- archive_task: Archive a task. (changes things)" in lines
+    assert "- list_tasks(): List the tasks.  # reads the user's data" in lines
+    assert "- create_task(title): Add a task.  # changes the user's data" in lines
+    assert "- archive_task(): Archive a task.  # changes the user's data" in lines
     assert "Use list_tasks before archive_task." in lines
     assert lines[0] == "You are a careful assistant that lives on this device."
-    assert "Tools:" in lines
+    assert "Functions:" in lines
+    assert any(line.startswith("- general_knowledge_or_chat(): ") for line in lines)
+    assert any(line.startswith("- beyond_these_functions(): ") for line in lines)
 
 
-async def test_facts_appear_under_known_in_the_conductor_only(box: TaskBox) -> None:
-    """Facts are 'key: value' lines under 'Known:' in the conductor system prompt only."""
+async def test_facts_appear_under_known_in_the_system_prompts(box: TaskBox) -> None:
+    """Facts are 'key: value' lines under 'Known:' in the system prompts (the conductor's, and
+    the worker's and answer's, which need today's date for "tomorrow" or "due today"), never in
+    a user prompt. Deviation: docs/design.md, "Facts"."""
     model = FakeModel([use("search"), args(query="milk"), answer_plan(), text("Milk.")])
     await run_turn(model, tools=box.tools, facts={"today": "Tuesday", "city": "Oslo"})
     conductor = calls(model, "conductor")[0].system.split("\n")
     known = conductor.index("Known:")
     assert conductor[known + 1 : known + 3] == ["today: Tuesday", "city: Oslo"]
     for call in calls(model, "worker") + calls(model, "answer"):
-        assert "Tuesday" not in call.system + call.prompt
-    for call in calls(model, "conductor"):
+        assert "Known:\ntoday: Tuesday\ncity: Oslo" in call.system
+    for call in model.calls:
         assert "Tuesday" not in call.prompt
 
 
@@ -284,15 +306,17 @@ async def test_no_known_section_without_facts(box: TaskBox) -> None:
 
 
 async def test_conductor_prompt_ends_with_ask_and_choose(box: TaskBox) -> None:
-    """The conductor user prompt ends with 'Ask: <ask>' then 'Choose the next step.'."""
+    """The first plan's prompt ends with 'Ask: <ask>' then 'Plan?', a later one's with
+    'Next call?'."""
     model = FakeModel([use("list_tasks"), answer_plan(), text("Two.")])
     await run_turn(model, "what's on my list today?", tools=box.tools)
-    for call in calls(model, "conductor"):
-        assert call.prompt.endswith("Ask: what's on my list today?\nChoose the next step.")
+    first, later = calls(model, "conductor")
+    assert first.prompt.endswith("Ask: what's on my list today?\nPlan?")
+    assert later.prompt.endswith("Ask: what's on my list today?\nNext call?")
 
 
 async def test_examples_are_rendered_for_the_conductor(box: TaskBox) -> None:
-    """Examples render as the quoted ask then ' → '-separated 'tool (brief)'/'answer: text'."""
+    """Examples render as '- "ask" -> ' then the calls, comma-separated ('answer: text' too)."""
     examples = [
         {
             "ask": "add eggs",
@@ -306,18 +330,20 @@ async def test_examples_are_rendered_for_the_conductor(box: TaskBox) -> None:
     await run_turn(model, tools=box.tools, examples=examples)
     lines = calls(model, "conductor")[0].system.split("\n")
     position = lines.index("Examples:")
-    assert lines[position + 1] == '"add eggs" → create_task (add eggs) → answer: Added eggs.'
+    assert lines[position + 1] == '- "add eggs" -> create_task, answer: Added eggs.'
 
 
 async def test_conductor_sees_the_step_log_of_earlier_steps(box: TaskBox) -> None:
-    """Steps render as 'n. tool(json) [status] → result' after the 'So far' heading."""
+    """Steps render as 'n. tool(json) [status] → result' after the 'Calls so far' heading."""
     model = FakeModel([use("list_tasks"), answer_plan(), text("Two.")])
     await run_turn(model, tools=box.tools)
     second = calls(model, "conductor")[1].prompt
-    assert "So far" in second
+    assert "Calls so far" in second
     assert "1. list_tasks({}) [completed] → 1. title: Buy milk" in second
     assert "   2. title: Call mom" in second
-    assert second.index("So far") < second.index("1. list_tasks") < second.index("Step 2 of 5.")
+    assert (
+        second.index("Calls so far") < second.index("1. list_tasks") < second.index("Step 2 of 5.")
+    )
 
 
 async def test_step_log_continuation_lines_are_indented() -> None:
@@ -439,13 +465,13 @@ async def test_conductor_prompt_section_order(box: TaskBox) -> None:
     marks = [
         prompt.index("act on the ask below): Goal: groceries"),
         prompt.index("Recent conversation (reference only; follow the current ask):"),
-        prompt.index("So far"),
+        prompt.index("Calls so far"),
         prompt.index("Step 2 of 5."),
         prompt.index("Ask: anything else?"),
     ]
     assert marks == sorted(marks)
     assert prompt.startswith("Earlier (")
-    assert "\n\nStep 2 of 5.\n\nAsk: anything else?\nChoose the next step." in prompt
+    assert "\n\nStep 2 of 5.\n\nAsk: anything else?\nNext call?" in prompt
 
 
 async def test_answer_prompt_layout(box: TaskBox) -> None:

@@ -65,10 +65,15 @@ async def test_structured_answer_uses_the_existing_answer_call() -> None:
 
 
 async def test_schema_counts_toward_the_input_budget() -> None:
-    """The serialized schema counts toward the answer's input budget."""
-    plain = await run_turn(FakeModel([text("yes")]), "ok?")
-    structured = await run_turn(FakeModel([{"json": {"ok": True}}]), "ok?", output_schema=Verdict)
-    assert events(structured, "budget")[0].tokens > events(plain, "budget")[0].tokens
+    """The serialized schema counts toward the answer's input budget: a larger schema costs
+    more tokens for the same prompts."""
+    small = await run_turn(FakeModel([{"json": {"ok": True}}]), "ok?", output_schema=Verdict)
+    large = await run_turn(
+        FakeModel([{"json": {"count": 2, "first": "Buy milk"}}]), "ok?", output_schema=Summary
+    )
+    [small_call] = events(small, "budget")
+    [large_call] = events(large, "budget")
+    assert large_call.tokens > small_call.tokens
 
 
 async def test_invalid_first_answer_is_retried_with_a_correction_note() -> None:

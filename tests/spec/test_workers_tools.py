@@ -55,7 +55,8 @@ async def test_worker_schema_has_a_trailing_optional_missing_field(box: TaskBox)
 
 
 async def test_worker_system_prompt_carries_the_brief(box: TaskBox) -> None:
-    """The worker system prompt starts with instructions and says 'Do exactly this: <brief>'."""
+    """The worker system prompt starts with instructions and names the call to fill: the
+    tool's signature and the plan's brief."""
     model = FakeModel(
         [use("search", "find milk"), args(query="milk"), answer_plan(), text("Milk.")]
     )
@@ -63,7 +64,7 @@ async def test_worker_system_prompt_carries_the_brief(box: TaskBox) -> None:
     [worker] = calls(model, "worker")
     lines = worker.system.split("\n")
     assert lines[0] == "Be terse."
-    assert "Do exactly this: find milk" in lines
+    assert "You fill the arguments of one function call: search(query, limit?): find milk" in lines
     assert worker.prompt.endswith("Ask: is milk on it?")
 
 

@@ -83,6 +83,7 @@ class TestTurns:
             == "declined by the user: not today. Do not retry unless asked."
         )
         confirm_event = next(data for name, data in events if name == "confirm")
+        assert confirm_event.pop("ms") >= 0  # how long the person took to answer
         assert confirm_event == {
             "type": "confirm",
             "tool": "create_task",
@@ -251,6 +252,20 @@ class TestRefusals:
                         },
                     )
                     assert owner.status_code == 204
+
+    async def test_a_wrong_method_is_a_405_in_the_api_error_shape(self) -> None:
+        """With the token, PUT on a run route is 405 naming the allowed method, as JSON."""
+        async with (
+            running_daemon(make_agent()) as url,
+            httpx.AsyncClient(base_url=url, headers=AUTH) as http,
+        ):
+            reply = await http.put("/v1/conversations/a/runs", json={"ask": "hi"})
+        assert reply.status_code == 405
+        assert reply.headers["allow"] == "POST"
+        assert reply.json()["error"] == {
+            "code": "method_not_allowed",
+            "message": "PUT is not allowed here",
+        }
 
     async def test_the_openapi_document_is_served_and_checked_in(self) -> None:
         """/openapi.json is the document in docs/openapi.json."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
 from typing import Any
@@ -147,6 +147,7 @@ class FakeState:
     calls: list[Call] = field(default_factory=list)
     threads: set[int] = field(default_factory=set)
     cancelled: list[Call] = field(default_factory=list)
+    streamed: list[Call] = field(default_factory=list)
     started: threading.Event = field(default_factory=threading.Event)
     count_calls: int = 0
 
@@ -247,6 +248,34 @@ class LanguageModelSession:
             if json_schema is not None:
                 return GeneratedContent(reply)
             return str(reply)
+
+    async def stream_response(
+        self, prompt: str, *, options: GenerationOptions | None = None
+    ) -> AsyncIterator[str]:
+        """Like the real SDK: snapshots of the whole reply so far, one more word each time."""
+        FAKE.note_thread()
+        async with self._request_lock:
+            call = Call(
+                instructions=self.instructions,
+                prompt=prompt,
+                json_schema=None,
+                options=options,
+                thread=threading.get_ident(),
+                loop=asyncio.get_running_loop(),
+            )
+            FAKE.calls.append(call)
+            FAKE.streamed.append(call)
+            if not FAKE.replies:
+                raise AssertionError("the fake SDK has no scripted reply left")
+            reply = FAKE.replies.pop(0)
+            if callable(reply) and not isinstance(reply, type):
+                reply = reply(call)
+            if isinstance(reply, BaseException):
+                raise reply
+            words = str(reply).split(" ")
+            for end in range(1, len(words) + 1):
+                await asyncio.sleep(0)
+                yield " ".join(words[:end])
 
 
 def never() -> Callable[[Call], Any]:

@@ -1,0 +1,119 @@
+"""Is an answer grounded in what the turn found? Numbers, echoes, and a plain fallback.
+
+A small model's closing answer can state a time, an amount or a count that no step returned,
+repeat the instruction it was given, or loop on one line. The answer stage checks the reply
+here: an invented number gets one retry with a note naming it, and a reply that is still
+ungrounded, or that echoes its own prompt, is replaced by a plain summary of the steps, which
+can be short but is never wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ..compress import clip
+from ..records import StepRecord
+
+__all__ = ["echoes", "grounding_note", "step_summary", "ungrounded_numbers"]
+
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+_WORDS = re.compile(r"[a-z']+")
+_ECHO_WORDS = 7
+"""A run of this many words of the stage's instructions in an answer is an echo."""
+_SUMMARY_CHARS = 400
+
+
+def _text_of(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, default=str)
+
+
+def _normal(token: str) -> str:
+    """One spelling per number: no thousands separators, no leading zeros, no trailing zeros."""
+    token = token.rstrip(".,:")
+    if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", token):
+        token = token.replace(",", "")
+    if ":" in token:
+        return ":".join(part.lstrip("0") or "0" for part in token.split(":"))
+    token = token.replace(",", ".")
+    if "." in token:
+        whole, _, fraction = token.partition(".")
+        fraction = fraction.rstrip("0")
+        whole = whole.lstrip("0") or "0"
+        return f"{whole}.{fraction}" if fraction else whole
+    return token.lstrip("0") or "0"
+
+
+def ungrounded_numbers(
+    text: str, steps: Sequence[StepRecord], known: Iterable[str] = ()
+) -> list[str]:
+    """Numbers in ``text`` that no tool step's output, result or input holds, nor ``known``.
+
+    Numbers compare in one spelling ("04:50" grounds "4:50", "11482" grounds "11,482", "47.40"
+    grounds "47.4"), and a clock time also grounds its 12-hour form ("15:00" grounds "3 pm").
+    """
+    corpus = " ".join(
+        [
+            *known,
+            *(
+                f"{_text_of(step.output)} {step.result or ''} {_text_of(step.input)}"
+                for step in steps
+                if step.kind == "tool"
+            ),
+        ]
+    ).lower()
+    seen: set[str] = set()
+    for token in _NUMBER.findall(corpus):
+        normal = _normal(token)
+        seen.add(normal)
+        seen.update(_normal(part) for part in re.split(r"[.,:]", token) if part)
+        hour, _, minute = normal.partition(":")
+        if minute and hour.isdigit() and 12 < int(hour) < 24:
+            seen.add(str(int(hour) - 12))
+            seen.add(f"{int(hour) - 12}:{minute}")
+    return [token for token in _NUMBER.findall(text.lower()) if _normal(token) not in seen]
+
+
+def grounding_note(numbers: Sequence[str]) -> str:
+    """The retry's note: the numbers the answer stated that nothing below shows."""
+    shown = ", ".join(numbers[:5])
+    return (
+        f"Your previous reply stated {shown}, which the results above do not show. Answer again "
+        "using only what the results show. Do not mention this notice."
+    )
+
+
+def echoes(text: str, instructions: str) -> bool:
+    """Whether ``text`` repeats the stage's own instructions or says one line twice."""
+    words = _WORDS.findall(instructions.lower())
+    runs = {" ".join(words[i : i + _ECHO_WORDS]) for i in range(len(words) - _ECHO_WORDS + 1)}
+    said = " ".join(_WORDS.findall(text.lower()))
+    if any(run in said for run in runs):
+        return True
+    lines = [line.strip().lower() for line in text.splitlines() if len(line.strip()) > 20]
+    return len(lines) != len(set(lines))
+
+
+def step_summary(steps: Sequence[StepRecord]) -> str:
+    """A plain account of what the turn did and found, for when the model's answer cannot be
+    used: each change made or not made, then the last result looked up."""
+    done: list[str] = []
+    found = ""
+    for step in steps:
+        if step.kind != "tool":
+            continue
+        if step.writes:
+            if step.skipped or step.failed:
+                done.append(f"Not done: {step.tool} ({clip(step.result or 'skipped', 120)}).")
+            else:
+                done.append(f"Done: {step.tool} {_text_of(step.input or {})}.")
+        elif not step.skipped and not step.failed and step.result:
+            found = step.result
+    parts = [*done]
+    if found:
+        parts.append("Here is what I found:\n" + clip(found, _SUMMARY_CHARS))
+    if not parts:
+        return "I could not find an answer to that."
+    return "\n".join(parts)

@@ -1,0 +1,162 @@
+"""A turn's Server-Sent Events, kept so a client that lost its connection can resume.
+
+Every event of a turn's stream gets an ``id:`` — 1, 2, 3, … in the order sent — and the
+front door keeps the turn's events in a :class:`TurnFeed`. A client that reconnects with
+``Last-Event-ID: N`` (``GET /v1/turns/{turn_id}/events``, or the same ``POST .../runs`` with
+the same ``turn_id``) gets the events after ``N`` and then the rest as they happen, never one
+twice. Feeds are bounded: :data:`MAX_FEEDS` turns, :data:`MAX_EVENTS` events each.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import AsyncIterator
+from typing import Any
+
+import msgspec
+import trio
+from sse_starlette import ServerSentEvent
+
+from actors.messages import (
+    ConfirmAsk,
+    EventMessage,
+    Failure,
+    Outbound,
+    ResultMessage,
+    Token,
+)
+from goliath.snapshot import json_snapshot
+
+__all__ = ["MAX_EVENTS", "MAX_FEEDS", "Feeds", "TurnFeed", "sse_event"]
+
+MAX_FEEDS = 1024
+"""Turns whose events are kept for resuming (the oldest finished ones are dropped first)."""
+MAX_EVENTS = 20_000
+"""Events kept per turn; a longer turn keeps its newest (a resume from before them starts at
+the oldest kept)."""
+SEPARATOR = "\n"
+
+_encoder = msgspec.json.Encoder()
+
+
+def sse_event(event: str, payload: Any, event_id: int | None = None) -> ServerSentEvent:
+    """One Server-Sent Event: ``event:`` its name, ``data:`` its JSON, ``id:`` when given."""
+    data = payload if isinstance(payload, bytes) else _encoder.encode(payload)
+    return ServerSentEvent(
+        data.decode(),
+        event=event,
+        id=None if event_id is None else str(event_id),
+        sep=SEPARATOR,
+    )
+
+
+def wire_event(message: Outbound) -> tuple[str, Any, bool] | None:
+    """The SSE name and payload of one runtime message, and whether it ends the stream."""
+    match message:
+        case EventMessage(event=event):
+            return event.type, event, False
+        case Token(text=text):
+            return "token", {"text": text}, False
+        case ConfirmAsk():
+            payload = {
+                "turn_id": message.turn_id,
+                "call_id": message.call_id,
+                "tool": message.tool,
+                "input": message.input,
+                "brief": message.brief,
+                "after_tool": message.after_tool,
+                "fingerprint": message.fingerprint,
+            }
+            return "confirm_request", payload, False
+        case ResultMessage(result=result):
+            return "result", json_snapshot(result), True
+        case Failure(code=code, message=text):
+            return "error", {"code": code, "message": text}, True
+    return None
+
+
+class TurnFeed:
+    """The numbered events of one turn's stream, for its first reader and any that resume.
+
+    A ``confirm_request`` that has been answered (its ``confirm`` event came) is not sent to a
+    reader that reaches it later: the question is over, and answering it again is a 409.
+    """
+
+    def __init__(self, turn_id: str, conversation_id: str, payload: str = "") -> None:
+        self.turn_id = turn_id
+        self.conversation_id = conversation_id
+        self.payload = payload
+        """The run's ask and context (:func:`goliath.durable.payload_fingerprint`): the same
+        turn id with another request is refused, never answered from this feed."""
+        self.finished = False
+        self._events: collections.deque[ServerSentEvent] = collections.deque(maxlen=MAX_EVENTS)
+        self._next_id = 1
+        self._asking: list[int] = []
+        """Ids of ``confirm_request`` events not yet answered, oldest first."""
+        self._answered: set[int] = set()
+        """Ids of ``confirm_request`` events whose ``confirm`` came: a resuming reader skips them."""
+        self._changed = trio.Event()
+        self.push("turn", {"turn_id": turn_id, "conversation_id": conversation_id})
+
+    @property
+    def last_id(self) -> int:
+        return self._next_id - 1
+
+    def push(self, name: str, payload: Any, *, last: bool = False) -> None:
+        if self.finished:
+            return
+        self._events.append(sse_event(name, payload, self._next_id))
+        if name == "confirm_request":
+            self._asking.append(self._next_id)
+        elif name == "confirm" and self._asking:
+            self._answered.add(self._asking.pop(0))
+        self._next_id += 1
+        self.finished = last
+        changed, self._changed = self._changed, trio.Event()
+        changed.set()
+
+    def outbox(self, message: Outbound) -> None:
+        """Where the runtime sends the turn's messages (never blocks the turn)."""
+        wired = wire_event(message)
+        if wired is not None:
+            name, payload, last = wired
+            self.push(name, payload, last=last)
+
+    async def follow(self, after: int = 0) -> AsyncIterator[ServerSentEvent]:
+        """The events with an id above ``after``, then each new one, until the last."""
+        position = max(after, 0)
+        while True:
+            oldest = self._next_id - len(self._events)
+            position = max(position, oldest - 1)
+            if position < self._next_id - 1:
+                event = self._events[position + 1 - oldest]
+                position += 1
+                if position not in self._answered:  # an answered ask is history, not a question
+                    yield event
+                continue
+            if self.finished:
+                return
+            await self._changed.wait()
+
+
+class Feeds:
+    """The feeds of recent turns, by turn id; bounded by :data:`MAX_FEEDS`."""
+
+    def __init__(self, limit: int = MAX_FEEDS) -> None:
+        self._limit = limit
+        self._feeds: collections.OrderedDict[str, TurnFeed] = collections.OrderedDict()
+
+    def get(self, turn_id: str) -> TurnFeed | None:
+        return self._feeds.get(turn_id)
+
+    def open(self, turn_id: str, conversation_id: str, payload: str = "") -> TurnFeed:
+        feed = TurnFeed(turn_id, conversation_id, payload)
+        self._feeds[turn_id] = feed
+        self._feeds.move_to_end(turn_id)
+        while len(self._feeds) > self._limit:
+            finished = next((key for key, old in self._feeds.items() if old.finished), None)
+            self._feeds.pop(finished if finished is not None else next(iter(self._feeds)))
+        return feed
+
+    def discard(self, turn_id: str) -> None:
+        self._feeds.pop(turn_id, None)
