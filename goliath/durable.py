@@ -62,6 +62,8 @@ class Checkpoint(msgspec.Struct, kw_only=True):
 
     steps: list[StepRecord]
     pending: PendingCall
+    planned: list[str] = msgspec.field(default_factory=list)
+    """The calls the first plan named after this one, still to come (the turn's ``planned``)."""
 
 
 class TurnProgress(Protocol):

@@ -139,6 +139,7 @@ async def resume_tool_step(
     """
     pending = checkpoint.pending
     turn.steps[:] = copy.deepcopy(checkpoint.steps)
+    turn.planned = list(checkpoint.planned)
     tool = available.get(pending.tool)
     if tool is None or not tool.writes:
         return Escalation("plan-invalid", f"the paused write {pending.tool!r} is not available")
@@ -302,13 +303,14 @@ async def _confirm(
 ) -> Decision:
     """Ask before a write; no answer within ``confirm_timeout`` is a decline (design.md, D8).
 
-    Without a handler the write fails closed (D11): declined with the reason ``no confirmation
-    handler``, unless the agent says ``auto_approve=True`` (``requires_confirmation`` tools
-    decline even then). A sync handler runs in a worker thread, so a person typing at
+    Without a handler the write fails closed (BEHAVIOR D11): declined with the reason ``no
+    confirmation handler``, unless the agent says ``auto_approve=True``
+    (``requires_confirmation`` tools decline even then). A sync handler runs in a worker thread, so a person typing at
     ``input()`` blocks no other conversation and the deadline still ends the wait.
 
-    With a progress port the turn first leaves a checkpoint, so it can resume at this step
-    after a restart; the deadline is wall-clock time, kept across restarts.
+    With a progress port the turn first leaves a checkpoint (design.md, D11: its steps, the
+    call and the first plan's calls still to come), so it can resume at this step after a
+    restart; the deadline is wall-clock time, kept across restarts.
     """
     handler = turn.request.confirm or turn.config.confirm
     timeout = turn.config.confirm_timeout
@@ -327,7 +329,9 @@ async def _confirm(
             after_tool=request.after_tool,
             deadline=deadline,
         )
-        await progress.paused(Checkpoint(steps=copy.deepcopy(turn.steps), pending=pending))
+        await progress.paused(
+            Checkpoint(steps=copy.deepcopy(turn.steps), pending=pending, planned=list(turn.planned))
+        )
     remaining = math.inf if deadline is None else max(0.0, deadline - time.time())
     if resumed is None and timeout is not None:
         remaining = timeout  # a first ask waits exactly confirm_timeout on the turn's clock

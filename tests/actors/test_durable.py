@@ -31,9 +31,10 @@ from actors.runtime import RequestError
 from actors.store import TurnRecord
 from actors.store_sqlite import SQLiteStore
 from actors.ticket import Approval
-from goliath import Agent, StepRecord
+from goliath import Agent, StepRecord, tool
 from goliath.durable import Checkpoint, PendingCall, call_fingerprint, payload_fingerprint
 from goliath.memory import InMemory
+from goliath.models import GenerateRequest
 from goliath.testing import FakeModel
 from tests.transports.daemon_app import make_agent as daemon_agent
 
@@ -340,3 +341,87 @@ class TestCancelAfterAWrite:
         assert "create_task" in conductor.prompt  # the cancelled turn's step log (the tools
         # themselves are listed in the system prompt, not here)
         assert created == ["jam"]
+
+
+def planning_reply(request: GenerateRequest) -> dict[str, Any]:
+    """Turn structure V3: the first plan names two calls (a write, then a read); each later
+    plan takes the next one the prompt says is planned, else answers."""
+    if request.label == "conductor":
+        if "Next call?" not in request.prompt:  # the first plan
+            return {"json": {"topic": "tasks", "calls": ["create_task", "count_tasks"]}}
+        if "Planned next: count_tasks" in request.prompt:
+            return {"json": {"call": "count_tasks"}}
+        return {"json": {"kind": "answer", "brief": "reply"}}
+    if request.label == "worker":
+        return {"json": {"title": "plums"}}
+    if request.label == "scribe":
+        return {"text": "Goal: tasks"}
+    return {"text": "done"}
+
+
+def planning_agent(created: list[str]) -> Agent:
+    @tool(writes=True)
+    def create_task(title: str) -> dict[str, Any]:
+        """Add a task."""
+        created.append(title)
+        return {"ok": True}
+
+    @tool
+    def count_tasks() -> int:
+        """How many tasks there are."""
+        return len(created)
+
+    return Agent(FakeModel(planning_reply), tools=[create_task, count_tasks])
+
+
+class TestResumedPlans:
+    async def test_a_paused_turn_keeps_its_first_plans_remaining_calls_across_a_restart(
+        self, tmp_path: Path
+    ) -> None:
+        """The checkpoint of a write planned first of two calls keeps the second; after a
+        restart the resumed turn's next plan is shown it (``Planned next``), as the turn would
+        have been had it never stopped."""
+        store_path = tmp_path / "p.db"
+        created: list[str] = []
+        first = planning_agent(created).with_options(store=SQLiteStore(store_path))
+        async with first:
+            inbox = Inbox()
+            await first.runtime.handle(
+                Run(turn_id="plan", ask="add plums and count", conversation_id="c"), inbox
+            )
+            ask = await inbox.next(ConfirmAsk)
+            first.runtime.stop_turns("restart")  # parked at its checkpoint, as at shutdown
+        reopened = SQLiteStore(store_path)
+        await reopened.open()
+        record = await reopened.get_turn("plan")
+        assert record is not None and record.checkpoint is not None
+        assert record.checkpoint.planned == ["count_tasks"]
+        assert created == []
+
+        second = planning_agent(created).with_options(store=SQLiteStore(store_path))
+        model = second.model
+        assert isinstance(model, FakeModel)
+        async with second:
+            runtime = second.runtime
+            with trio.fail_after(10):
+                while (ticket := runtime.supervisor.ticket("plan")) is None or not ticket.asking():
+                    await trio.sleep(0.01)
+            await runtime.handle(
+                ConfirmReply(
+                    turn_id="plan",
+                    call_id=ask.call_id,
+                    approved=True,
+                    fingerprint=ask.fingerprint,
+                ),
+                Inbox(),
+            )
+            with trio.fail_after(10):
+                await ticket.done.wait()
+            result = ticket.unwrap()
+        assert created == ["plums"]
+        assert [step.tool for step in result.steps if step.kind == "tool"] == [
+            "create_task",
+            "count_tasks",
+        ]
+        later = [c for c in model.calls if c.label == "conductor"]
+        assert later and "Planned next: count_tasks" in later[0].prompt
