@@ -262,11 +262,20 @@ class _FrontDoor:
 
         try:
             await self.app(scope, reading, sending)
-        except Exception:  # a bug: logged with its traceback, answered 500, the daemon goes on
+        except Exception as exc:
+            if started and isinstance(exc, _CLIENT_LEFT):
+                # The client left while its answer was sent (Hypercorn closes the socket as it
+                # sees the client's end, racing the answer's last send): nobody to answer.
+                logger.info("%s %s: the client left mid-answer", scope.get("method"), _path(scope))
+                return
+            # a bug: logged with its traceback, answered 500, the daemon goes on
             logger.exception("%s %s failed", scope.get("method"), _path(scope))
             if not started:
                 error = HTTPError(500, "error", "the daemon failed to answer; its log says why")
                 await _error_response(error)(scope, reading, sending)
+
+
+_CLIENT_LEFT = (trio.BrokenResourceError, trio.ClosedResourceError, trio.BusyResourceError)
 
 
 def _path(scope: Scope) -> str:

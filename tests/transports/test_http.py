@@ -448,6 +448,34 @@ class TestServerErrors:
         assert logged and logged[0].exc_info is not None
         assert "the runtime is unreachable" in caplog.text
 
+    async def test_a_client_gone_mid_answer_is_no_error_and_gets_no_second_answer(
+        self, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        """The socket breaking under an answer already started (Hypercorn saw the client leave
+        and closed it during the last send) is logged as one line, not as a failure with a
+        traceback, and no 500 is sent after the answer began."""
+        from transports.http import HttpLimits, _FrontDoor
+
+        async def answer_then_break(scope: Any, receive: Any, send: Any) -> None:
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            raise trio.BrokenResourceError("the client went away")
+
+        sent: list[dict[str, Any]] = []
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        door = _FrontDoor(answer_then_break, limits=HttpLimits())
+        scope = {"type": "http", "method": "GET", "path": "/v1/turns/t", "headers": []}
+        with caplog.at_level(logging.INFO, logger="goliath.http"):
+            await door(scope, receive, send)
+        assert [message["type"] for message in sent] == ["http.response.start"]
+        logged = [r for r in caplog.records if r.name == "goliath.http"]
+        assert [r.levelno for r in logged] == [logging.INFO] and logged[0].exc_info is None
+
 
 class TestRefusedBodies:
     @pytest.mark.slow
