@@ -79,7 +79,9 @@ class ConversationActor:
     async def _run(self, ticket: Ticket, session: Session) -> None:
         self.current = ticket
         self.control = control = Mailbox[Control](CONTROL_MAILBOX)
-        ticket.status = "running"
+        resumed = ticket.request.resume is not None
+        if not resumed:  # a resumed turn is still waiting on its paused write
+            ticket.status = "running"
         key = self.key
 
         port = _ModelPort(self._start, key, ticket.turn_id)
@@ -92,7 +94,7 @@ class ConversationActor:
                     if ticket.cancel_reason is not None:
                         scope.cancel()
                     try:
-                        if ticket.journal is not None:
+                        if ticket.journal is not None and not resumed:
                             await ticket.journal.update(ticket, "running")
                         result = await run_turn(self.config, session, ticket.request, port)
                     except Exception as exc:
@@ -117,7 +119,21 @@ class ConversationActor:
             self.current = None
             self.control = None
             ticket.scope = None
-            if not ticket.done.is_set():
+            if ticket.parked and not ticket.done.is_set():
+                ticket.fail(
+                    TurnCancelled(f"turn {ticket.turn_id} was parked for a restart"),
+                    status="awaiting_confirmation",
+                    code="shutdown",
+                )
+                ticket.send(
+                    Failure(
+                        turn_id=ticket.turn_id,
+                        code="shutdown",
+                        message="the daemon is restarting; this turn keeps waiting for its "
+                        "confirmation: run it again with the same turn id to rejoin it",
+                    )
+                )
+            elif not ticket.done.is_set():
                 reason = ticket.cancel_reason or "shutdown"
                 ticket.fail(
                     TurnCancelled(f"turn {ticket.turn_id} was cancelled ({reason})"),
@@ -129,7 +145,7 @@ class ConversationActor:
                     Failure(
                         turn_id=ticket.turn_id,
                         code="cancelled",
-                        message=f"the turn was cancelled ({reason})",
+                        message=f"the turn was cancelled ({reason}){_what_ran(ticket)}",
                     )
                 )
 
@@ -172,6 +188,24 @@ class _ModelPort:
     async def __call__(self, request: GenerateRequest) -> Generation:
         call = await self.start(request)
         return await call.result()
+
+
+def _what_ran(ticket: Ticket) -> str:
+    """For a cancelled turn's last message: the writes it made before it stopped."""
+    ran = [
+        step
+        for step in ticket.steps
+        if step.kind == "tool" and step.writes and not (step.skipped or step.cached)
+    ]
+    if not ran:
+        return ""
+    names = ", ".join(
+        f"{step.tool} (outcome unknown)" if step.outcome_unknown else str(step.tool) for step in ran
+    )
+    return (
+        f" after it wrote: {names}. Its steps are in its record (GET the turn) and in the "
+        "conversation's memory; do not repeat the write without checking"
+    )
 
 
 async def _finish_record(ticket: Ticket) -> None:

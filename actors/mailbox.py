@@ -32,11 +32,15 @@ class Mailbox(Generic[T]):
     def __len__(self) -> int:
         return len(self._items)
 
-    def put_nowait(self, item: T) -> None:
-        """Deliver ``item``; ``trio.WouldBlock`` when full, ``ClosedResourceError`` when closed."""
+    def put_nowait(self, item: T, *, over_capacity: bool = False) -> None:
+        """Deliver ``item``; ``trio.WouldBlock`` when full, ``ClosedResourceError`` when closed.
+
+        ``over_capacity`` delivers even when full: for work that was accepted before (a turn
+        resumed after a restart), never for new requests.
+        """
         if self._closed:
             raise trio.ClosedResourceError("the mailbox is closed")
-        if len(self._items) >= self._capacity:
+        if len(self._items) >= self._capacity and not over_capacity:
             raise trio.WouldBlock
         self._items.append(item)
         self._wake()

@@ -12,9 +12,10 @@ from typing import Any, Literal
 
 import msgspec
 
+from goliath.durable import PendingCall
 from goliath.events import Event
 from goliath.models import GenerateRequest
-from goliath.records import MemoryState, RunResult
+from goliath.records import MemoryState, RunResult, StepRecord
 from goliath.snapshot import json_snapshot
 
 __all__ = [
@@ -79,22 +80,32 @@ class Cancel(Message, tag="cancel", frozen=True):
 
 
 class ConfirmReply(Message, tag="confirm_reply", frozen=True):
-    """A person's answer to a pending :class:`ConfirmAsk`."""
+    """A person's answer to a pending :class:`ConfirmAsk`.
+
+    With ``fingerprint`` (the ask's), an answer meant for another write is refused.
+    """
 
     call_id: str
     approved: bool
     reason: str | None = None
     conversation_id: str | None = None
+    fingerprint: str | None = None
 
 
 class ConfirmAsk(Message, tag="confirm_request", frozen=True):
-    """A write is waiting for approval; answer with a :class:`ConfirmReply` for ``call_id``."""
+    """A write is waiting for approval; answer with a :class:`ConfirmReply` for ``call_id``.
+
+    ``after_tool``: the tool whose result the model read just before planning this write.
+    ``fingerprint`` binds the answer to this write: echo it in the reply.
+    """
 
     call_id: str
     tool: str
     input: dict[str, Any]
     brief: str
     conversation_id: str | None = None
+    after_tool: str | None = None
+    fingerprint: str = ""
 
 
 class EventMessage(Message, tag="event", frozen=True):
@@ -152,11 +163,17 @@ TurnState = Literal[
 
 
 class TurnStatus(Message, tag="turn_status", frozen=True):
-    """Where a turn stands (``GET /v1/turns/{turn_id}``)."""
+    """Where a turn stands (``GET /v1/turns/{turn_id}``).
+
+    ``pending``: the write it waits on (``awaiting_confirmation``); ``steps``: what a turn
+    without a result did (cancelled, interrupted, still running).
+    """
 
     conversation_id: str | None
     status: TurnState
     result: RunResult | None = None
+    pending: PendingCall | None = None
+    steps: list[StepRecord] = msgspec.field(default_factory=list)
 
 
 class GetTurn(Message, tag="get_turn", frozen=True):

@@ -7,7 +7,7 @@ so the caller knows it is ready and nothing it starts runs unowned.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, NoReturn
+from typing import Any, NoReturn, Protocol
 
 import attrs
 import msgspec
@@ -15,6 +15,7 @@ import outcome
 import trio
 
 from goliath.config import AgentConfig, TurnRequest
+from goliath.durable import payload_fingerprint
 from goliath.errors import (
     BusyError,
     ConfigError,
@@ -45,11 +46,19 @@ from .messages import (
     TurnStatus,
 )
 from .model_worker import ModelSource, ModelWorker, RunningCall
-from .store import Store
+from .store import Store, TurnRecord
 from .supervisor import Supervisor, conversation_key
 from .ticket import Ticket
 
-__all__ = ["Outbox", "RequestError", "Runtime", "RuntimeLimits", "failure_code", "final_message"]
+__all__ = [
+    "Access",
+    "Outbox",
+    "RequestError",
+    "Runtime",
+    "RuntimeLimits",
+    "failure_code",
+    "final_message",
+]
 
 Outbox = Callable[[Outbound], None]
 """Where a remote caller's replies go; called without blocking the turn."""
@@ -126,14 +135,17 @@ class Runtime:
     async def serve(
         self, *, task_status: trio.TaskStatus[Runtime] = trio.TASK_STATUS_IGNORED
     ) -> NoReturn:
+        resumable: list[TurnRecord] = []
         if self.store is not None:
             await self.store.open()
             if self._recover_on_start:
                 assert self.journal is not None
-                await self.journal.recover()
+                resumable = await self.journal.recover()
         async with trio.open_nursery() as nursery:
             await nursery.start(self.model_worker.serve)
             await nursery.start(self.supervisor.serve)
+            for record in resumable:
+                self._resume(record)
             self.ready = True
             task_status.started(self)
             await trio.sleep_forever()
@@ -149,33 +161,50 @@ class Runtime:
         store the run is recorded before it is queued, so it survives a crash as ``interrupted``.
 
         ``outbox`` is for remote callers: the turn's events, its answer's text as it is written
-        (:class:`~actors.messages.Token`), confirmation asks and its last message go there, and a write waits for a :class:`~actors.messages.ConfirmReply`
-        (delivered with :meth:`confirm`) instead of calling a handler in this process. Without
-        one the caller waits on ``ticket.done``.
+        (:class:`~actors.messages.Token`), confirmation asks and its last message go there, and
+        a write waits for a :class:`~actors.messages.ConfirmReply` (delivered with
+        :meth:`confirm`) instead of calling a handler in this process. Without one the caller
+        waits on ``ticket.done``.
 
         Raises:
             RequestError: the turn id belongs to another conversation (``conflict``).
             BusyError, DrainingError, ConversationFailedError: the run is refused.
         """
+        payload = payload_fingerprint(request.ask, request.context)
         ticket = await self._seen(request)
         if ticket is None:
             ticket = Ticket(request=request, key=conversation_key(request.conversation_id))
+            ticket.payload = payload
             if outbox is not None:
-                ticket.outbox = outbox
+                ticket.subscribers.append(outbox)
+                ticket.remote = True
+            if outbox is not None:
                 ticket.request = attrs.evolve(
                     request,
+                    progress=ticket,
                     confirm=ticket.confirm_remotely,
                     on_event=ticket.publish,
                     on_token=ticket.publish_token,
                 )
+            else:
+                ticket.request = attrs.evolve(request, progress=ticket)
             ticket = await self._enqueue(ticket)
         if ticket.conversation_id != request.conversation_id:
             raise RequestError(
                 "conflict", f"turn id {request.turn_id!r} belongs to another conversation"
             )
-        if outbox is not None and ticket.outbox is not outbox:  # answered from an earlier run
-            await ticket.done.wait()
-            outbox(final_message(ticket))
+        if ticket.payload and ticket.payload != payload:
+            raise RequestError(
+                "conflict",
+                f"turn id {request.turn_id!r} was used for another request (a different ask or "
+                "context); a turn id names one request — use a new id for a new ask",
+            )
+        if outbox is not None and outbox not in ticket.subscribers:  # a retry of an earlier run
+            if ticket.remote and not ticket.done.is_set():
+                ticket.subscribe(outbox)  # rejoin: the pending ask now, the rest as it comes
+            else:
+                await ticket.done.wait()
+                outbox(final_message(ticket))
         return ticket
 
     async def _seen(self, request: TurnRequest) -> Ticket | None:
@@ -207,10 +236,49 @@ class Runtime:
 
     # ---------------------------------------------------------------- fleet hooks
 
+    def _resume(self, record: TurnRecord) -> None:
+        """Carry on a turn that was paused at a write when its node stopped (or died).
+
+        It runs again from its checkpoint, as a remote turn with no client yet: a client that
+        retries the run (same turn id) rejoins it, ``GET /v1/turns/{id}`` shows the pending
+        call, and an approval — already recorded, or sent now — runs the write once.
+        """
+        checkpoint = record.checkpoint
+        assert checkpoint is not None
+        request = TurnRequest(
+            ask=record.ask,
+            turn_id=record.turn_id,
+            conversation_id=record.conversation_id,
+            context=record.context,
+        )
+        ticket = Ticket(
+            request=request,
+            key=conversation_key(record.conversation_id),
+            remote=True,
+            status="awaiting_confirmation",
+        )
+        ticket.created_at = record.created_at
+        ticket.payload = record.payload
+        ticket.steps = list(checkpoint.steps)
+        ticket.checkpoint = checkpoint
+        ticket.approval = record.approval
+        ticket.journal = self.journal
+        ticket.request = attrs.evolve(
+            request,
+            progress=ticket,
+            resume=checkpoint,
+            confirm=ticket.confirm_remotely,
+            on_event=ticket.publish,
+            on_token=ticket.publish_token,
+        )
+        self.supervisor.enqueue(ticket, resumed=True)
+
     async def claimed(self, shard: int, epoch: int) -> None:
-        """A shard became ours: its turns left unfinished by the last owner are interrupted."""
+        """A shard became ours: turns the last owner left paused at a write resume here; the
+        others it left unfinished are interrupted."""
         if self.journal is not None:
-            await self.journal.recover(shard, (shard, epoch))
+            for record in await self.journal.recover(shard, (shard, epoch)):
+                self._resume(record)
 
     async def release(self, shard: int, shard_of: Callable[[str | None], int]) -> None:
         """A shard is being handed over: wait for its turns to finish (the caller bounds it)."""
@@ -227,16 +295,30 @@ class Runtime:
     async def drain(self, grace: float | None = None) -> None:
         await self.supervisor.drain(self.limits.drain_grace if grace is None else grace)
 
+    def stop_turns(self, reason: str) -> None:
+        """At shutdown, after the grace: park the turns paused at a durable write (the next
+        start, or another node, resumes them), cancel the others."""
+        for ticket in self.supervisor.running():
+            if ticket.parkable:
+                ticket.park(reason)
+            else:
+                self.cancel(ticket.turn_id, reason)
+
     # ---------------------------------------------------------------- requests from transports
 
-    async def handle(self, message: Inbound, outbox: Outbox) -> Ticket | None:
+    async def handle(
+        self, message: Inbound, outbox: Outbox, access: Access | None = None
+    ) -> Ticket | None:
         """Carry out one request from a transport; replies go to ``outbox``.
 
         A ``Run`` returns its ticket (its events, confirmation asks and end follow through
-        ``outbox``); other requests answer once. Refusals raise :class:`RequestError`.
+        ``outbox``); other requests answer once. Refusals raise :class:`RequestError`. With
+        ``access`` (a user's), only conversations it allows can be touched: a conversation it
+        does not allow is ``forbidden``, a turn of one is ``not_found`` (nothing leaks).
         """
         match message:
             case Run(turn_id=turn_id, ask=ask, conversation_id=conversation_id, context=context):
+                _allowed(access, conversation_id)
                 try:
                     request = TurnRequest(
                         ask=ask, turn_id=turn_id, conversation_id=conversation_id, context=context
@@ -245,59 +327,128 @@ class Runtime:
                 except (BusyError, DrainingError, ConversationFailedError, ConfigError) as exc:
                     raise RequestError(failure_code(exc), str(exc)) from exc
             case Cancel(turn_id=turn_id, reason=reason, conversation_id=conversation_id):
-                self._owned(turn_id, conversation_id)
+                ticket = await self._turn(turn_id, conversation_id, access)
+                if ticket.done.is_set():
+                    raise RequestError(
+                        "conflict",
+                        f"turn {turn_id!r} already ended ({ticket.status}); there is nothing "
+                        "to cancel",
+                    )
+                if self.supervisor.ticket(turn_id) is None:
+                    raise RequestError("not_found", f"turn {turn_id!r} is not running on this node")
                 self.cancel(turn_id, reason)
                 outbox(Ack(turn_id=turn_id))
-            case ConfirmReply(turn_id=turn_id, call_id=call_id, conversation_id=conversation_id):
-                self._owned(turn_id, conversation_id)
-                answer = self.confirm(
-                    turn_id, call_id, Decision(approved=message.approved, reason=message.reason)
-                )
-                if answer == "unknown":
-                    raise RequestError(
-                        "not_found", f"turn {turn_id!r} has no pending call {call_id!r}"
-                    )
-                if answer == "answered":
-                    raise RequestError("conflict", f"call {call_id!r} was already answered")
+            case ConfirmReply(turn_id=turn_id, conversation_id=conversation_id):
+                ticket = await self._turn(turn_id, conversation_id, access)
+                await self._confirm_reply(ticket, message)
                 outbox(Ack(turn_id=turn_id))
             case GetTurn(turn_id=turn_id):
-                found = self.supervisor.ticket(turn_id)
-                if found is None and self.journal is not None:
-                    record = await self.journal.get(turn_id)
-                    if record is not None:
-                        found = Ticket.from_record(record, None)
-                if found is None:
-                    raise RequestError("not_found", f"there is no turn {turn_id!r}")
+                found = await self._turn(turn_id, None, access)
+                checkpoint = found.checkpoint if found.status == "awaiting_confirmation" else None
                 outbox(
                     TurnStatus(
                         turn_id=turn_id,
                         conversation_id=found.conversation_id,
                         status=found.status,
                         result=found.result,
+                        pending=checkpoint.pending if checkpoint is not None else None,
+                        steps=[] if found.result is not None else list(found.steps),
                     )
                 )
             case GetMemory(turn_id=turn_id, conversation_id=conversation_id):
                 _checked(conversation_id)
-                session = await self.supervisor.session(conversation_id)
+                _allowed(access, conversation_id)
+                session = await self.supervisor.memory_session(conversation_id)
                 state = await session.memory.load()
                 outbox(MemoryReply(turn_id=turn_id, conversation_id=conversation_id, state=state))
             case DeleteMemory(turn_id=turn_id, conversation_id=conversation_id):
                 _checked(conversation_id)
-                session = await self.supervisor.session(conversation_id)
+                _allowed(access, conversation_id)
+                session = await self.supervisor.memory_session(conversation_id)
                 await session.memory.save(MemoryState())
                 outbox(Ack(turn_id=turn_id))
             case _:
                 raise RequestError("invalid", f"{message.type!r} is not a request")
         return None
 
-    def _owned(self, turn_id: str, conversation_id: str | None) -> Ticket:
-        ticket = self.supervisor.ticket(turn_id)
-        if ticket is None or (
-            conversation_id is not None and ticket.conversation_id != conversation_id
+    async def _confirm_reply(self, ticket: Ticket, message: ConfirmReply) -> None:
+        """Check a person's answer against the pending call, make it durable, deliver it."""
+        turn_id, call_id = message.turn_id, message.call_id
+        if ticket.done.is_set():
+            raise RequestError(
+                "conflict", f"turn {turn_id!r} already ended ({ticket.status}); it waits on nothing"
+            )
+        live = self.supervisor.ticket(turn_id)
+        if live is None:
+            raise RequestError("not_found", f"turn {turn_id!r} is not running on this node")
+        waiter = live.pending.get(call_id)
+        checkpoint = live.checkpoint
+        if waiter is None and (checkpoint is None or checkpoint.pending.call_id != call_id):
+            raise RequestError("not_found", f"turn {turn_id!r} has no pending call {call_id!r}")
+        if waiter is not None and waiter.expired:
+            raise RequestError(
+                "conflict",
+                f"call {call_id!r} was not answered in time: the write was declined "
+                "(no answer) before this reply came",
+            )
+        if waiter is not None and waiter.answered.is_set():
+            raise RequestError("conflict", f"call {call_id!r} was already answered")
+        if live.approval is not None and live.approval.call_id == call_id:
+            raise RequestError("conflict", f"call {call_id!r} was already answered")
+        fingerprint = checkpoint.pending.fingerprint if checkpoint is not None else None
+        if message.fingerprint and fingerprint and message.fingerprint != fingerprint:
+            raise RequestError(
+                "conflict",
+                f"this answer is for another write than the one call {call_id!r} waits on "
+                "(its fingerprint differs); ask the turn again and answer what it shows",
+            )
+        decision = Decision(approved=message.approved, reason=message.reason)
+        await live.record_answer(call_id, decision)  # durable before anyone acts on it
+        answer = self.confirm(turn_id, call_id, decision)
+        if answer == "expired":
+            raise RequestError(
+                "conflict",
+                f"call {call_id!r} was not answered in time: the write was declined (no answer)",
+            )
+        if answer == "answered":
+            raise RequestError("conflict", f"call {call_id!r} was already answered")
+
+    async def _turn(
+        self, turn_id: str, conversation_id: str | None, access: Access | None
+    ) -> Ticket:
+        """The turn a request names: running here, or known from the store (else not found)."""
+        found = self.supervisor.ticket(turn_id)
+        if found is None and self.journal is not None:
+            record = await self.journal.get(turn_id)
+            if record is not None:
+                found = Ticket.from_record(record, None)
+        if (
+            found is None
+            or (conversation_id is not None and found.conversation_id != conversation_id)
+            or (access is not None and not access.allows(found.conversation_id))
         ):
             where = f" in conversation {conversation_id!r}" if conversation_id is not None else ""
             raise RequestError("not_found", f"there is no turn {turn_id!r}{where}")
-        return ticket
+        return found
+
+
+class Access(Protocol):
+    """What a caller may touch (a user's token): conversations, by id."""
+
+    @property
+    def name(self) -> str: ...
+
+    def allows(self, conversation_id: str | None) -> bool: ...
+
+
+def _allowed(access: Access | None, conversation_id: str | None) -> None:
+    if access is not None and not access.allows(conversation_id):
+        raise RequestError(
+            "forbidden",
+            f"{access.name} may not use conversation {conversation_id!r}"
+            if conversation_id is not None
+            else f"{access.name} may not use the default conversation; name one",
+        )
 
 
 def _checked(conversation_id: str | None) -> None:

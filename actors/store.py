@@ -15,10 +15,12 @@ from typing import Any, Literal, Protocol
 
 import msgspec
 
-from goliath.records import ConfirmRequest, Exchange, MemoryState, RunResult
+from goliath.durable import Checkpoint
+from goliath.records import ConfirmRequest, Exchange, MemoryState, RunResult, StepRecord
 from goliath.turn.scribe import RECENT_KEEP
 
 from .messages import TurnState
+from .ticket import Approval
 
 __all__ = [
     "FINAL_STATES",
@@ -54,6 +56,23 @@ class TurnRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     node: str | None = None
     created_at: float = 0.0
     updated_at: float = 0.0
+    context: Any = None
+    """The run's application context (a JSON snapshot), for a turn that resumes."""
+    payload: str = ""
+    """The fingerprint of the ask and context: the same turn id with another ask is refused."""
+    steps: list[StepRecord] = msgspec.field(default_factory=list)
+    """What the turn did so far (written at each write, and at its end)."""
+    checkpoint: Checkpoint | None = None
+    """A turn paused at a write: enough to resume it at that step after a restart."""
+    approval: Approval | None = None
+    """The person's answer to the paused write, recorded before it was acted on."""
+    executing: str | None = None
+    """The call id of a write that was running: if the turn is cut off, its outcome is unknown."""
+
+    @property
+    def resumable(self) -> bool:
+        """Paused at a write when it was cut off: it can carry on from its checkpoint."""
+        return self.status == "awaiting_confirmation" and self.checkpoint is not None
 
     @property
     def final(self) -> bool:
@@ -102,12 +121,13 @@ def memory_key(conversation_id: str | None) -> str:
 
 
 def interrupted_exchange(record: TurnRecord) -> Exchange:
-    """The history entry that tells the conversation a turn was cut off."""
+    """The history entry that tells the conversation a turn was cut off, and what it did."""
     return Exchange(
         ask=record.ask,
         answer=INTERRUPTED_ANSWER,
         at=time.time(),
         best_effort=True,
+        steps=[step for step in record.steps if step.kind == "tool"],
         interrupted=True,
     )
 

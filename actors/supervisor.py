@@ -100,17 +100,18 @@ class Supervisor:
 
     # ---------------------------------------------------------------- routing
 
-    def enqueue(self, ticket: Ticket) -> None:
+    def enqueue(self, ticket: Ticket, *, resumed: bool = False) -> None:
         """Queue a new turn in its conversation's run mailbox (the runtime checked its id).
 
         Raises :class:`BusyError` when the conversation's run mailbox is full,
         :class:`DrainingError` while shutting down, and ``ConversationFailedError`` for a
         conversation whose actor was stopped.
         """
-        self.check_accepting(ticket.conversation_id)
+        if not resumed:  # a turn resumed from its checkpoint is not a new run
+            self.check_accepting(ticket.conversation_id)
         actor = self._actors.get(ticket.key) or self._activate(ticket.key)
         try:
-            actor.runs.put_nowait(ticket)
+            actor.runs.put_nowait(ticket, over_capacity=resumed)
         except trio.WouldBlock:
             raise self._busy(ticket.conversation_id) from None
         self._remember(ticket)
@@ -188,11 +189,14 @@ class Supervisor:
                     await ticket.journal.finish(ticket)
 
     def confirm(self, turn_id: str, call_id: str, decision: Decision) -> str:
-        """Deliver a confirmation reply: ``"ok"``, ``"unknown"`` or ``"answered"`` (already was)."""
+        """Deliver a confirmation reply: ``"ok"``, ``"unknown"``, ``"answered"`` (already was)
+        or ``"expired"`` (the turn stopped waiting: its deadline passed, or it ended)."""
         ticket = self._turns.get(turn_id)
         if ticket is None or call_id not in ticket.pending:
             return "unknown"
         pending = ticket.pending[call_id]
+        if pending.expired:
+            return "expired"
         if pending.answered.is_set():
             return "answered"
         actor = self._actors.get(ticket.key)
@@ -235,6 +239,19 @@ class Supervisor:
     async def session(self, conversation_id: str | None) -> Session:
         """The conversation's session (memory and counters), created on first use."""
         return await self._session(conversation_key(conversation_id))
+
+    async def memory_session(self, conversation_id: str | None) -> Session:
+        """The conversation's session for reading or clearing its memory.
+
+        An active conversation's own session; otherwise a fresh one that is *not* kept, so
+        asking about ever-new conversations caches nothing (a conversation that never ran has
+        an empty in-process memory, and a store-backed one reads the store).
+        """
+        key = conversation_key(conversation_id)
+        session = self.sessions.get(key)
+        if session is not None:
+            return session
+        return await self._make_session(key or None)
 
     async def _session(self, key: str) -> Session:
         session = self.sessions.get(key)
@@ -316,7 +333,8 @@ class Supervisor:
         self.accepting = False
         with trio.move_on_after(grace):
             for ticket in self.running():
-                await ticket.done.wait()
+                if not ticket.parkable:  # a turn waiting on a person is parked, not awaited
+                    await ticket.done.wait()
 
     def statistics(self) -> SupervisorStatistics:
         return SupervisorStatistics(

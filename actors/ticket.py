@@ -7,13 +7,15 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import attrs
+import msgspec
 import outcome
 import trio
 
 from goliath.config import TurnRequest
+from goliath.durable import Checkpoint
 from goliath.errors import TurnCancelled
 from goliath.events import Event
-from goliath.records import ConfirmRequest, Decision, RunResult
+from goliath.records import ConfirmRequest, Decision, RunResult, StepRecord
 
 from .messages import ConfirmAsk, EventMessage, Outbound, Token, TurnState
 
@@ -21,24 +23,36 @@ if TYPE_CHECKING:
     from .journal import Journal
     from .store import TurnRecord
 
-__all__ = ["ReplyWaiter", "Ticket"]
+__all__ = ["Approval", "ReplyWaiter", "Ticket"]
 
 
 @attrs.define(eq=False)
 class ReplyWaiter:
-    """Where a turn waits for the :class:`~actors.messages.ConfirmReply` to one of its asks."""
+    """Where a turn waits for the :class:`~actors.messages.ConfirmReply` to one of its asks.
+
+    A waiter the turn stopped waiting on (its deadline passed, the turn was cancelled) is
+    *expired*: a reply that comes later is refused, never taken as an answer.
+    """
 
     call_id: str
     answered: trio.Event = attrs.field(factory=trio.Event)
     decision: Decision | None = None
+    expired: bool = False
 
     def resolve(self, decision: Decision) -> bool:
-        """Record the answer; ``False`` if it was already answered."""
+        """Record the answer; ``False`` if it was already answered (or expired)."""
         if self.answered.is_set():
             return False
         self.decision = decision
         self.answered.set()
         return True
+
+    def expire(self) -> None:
+        """The turn stopped waiting: a later reply is too late."""
+        if not self.answered.is_set():
+            self.expired = True
+            self.decision = Decision(approved=False, reason="no answer")
+            self.answered.set()
 
     async def wait(self) -> Decision:
         """The answer, once there is one."""
@@ -47,17 +61,36 @@ class ReplyWaiter:
         return self.decision
 
 
+class Approval(msgspec.Struct, frozen=True, kw_only=True):
+    """A person's answer to one paused call, bound to the call's fingerprint (stored)."""
+
+    call_id: str
+    fingerprint: str
+    approved: bool
+    reason: str | None = None
+
+
+Outbox = Callable[[Outbound], None]
+
+
 @attrs.define(eq=False)
 class Ticket:
     """One submitted turn, shared by the caller, the supervisor and the conversation actor.
 
-    ``outbox`` (remote callers) receives events, confirmation asks and the final message without
-    blocking the turn; in-process callers just wait on :attr:`done`.
+    A remote turn (``remote``) sends its events, confirmation asks and final message to every
+    subscribed outbox without blocking the turn — a client that reconnects with the same turn
+    id subscribes again and is shown the pending confirmation at once — and waits for
+    confirmation replies instead of calling a handler. In-process callers wait on :attr:`done`.
+
+    The ticket is also the turn's :class:`~goliath.durable.TurnProgress`: it keeps the latest
+    steps, the checkpoint of a paused write and the write-ahead mark, and with a journal writes
+    them to the store.
     """
 
     request: TurnRequest
     key: str
-    outbox: Callable[[Outbound], None] | None = None
+    subscribers: list[Outbox] = attrs.field(factory=list)
+    remote: bool = False
     status: TurnState = "queued"
     done: trio.Event = attrs.field(factory=trio.Event)
     outcome: outcome.Outcome[RunResult] | None = None
@@ -67,6 +100,17 @@ class Ticket:
     error_code: str | None = None
     created_at: float = attrs.field(factory=time.time)
     journal: Journal | None = None
+    steps: list[StepRecord] = attrs.field(factory=list)
+    checkpoint: Checkpoint | None = None
+    """The paused write while the turn awaits its confirmation."""
+    approval: Approval | None = None
+    """The answer to the paused write, once recorded."""
+    running_call: str | None = None
+    """The call id of a write that is running (the write-ahead mark)."""
+    payload: str = ""
+    """The fingerprint of the ask and context (a turn id names one request)."""
+    parked: bool = False
+    """Stopped at shutdown to be resumed from its checkpoint by the next start (or node)."""
 
     @property
     def turn_id(self) -> str:
@@ -75,6 +119,11 @@ class Ticket:
     @property
     def conversation_id(self) -> str | None:
         return self.request.conversation_id
+
+    @property
+    def outbox(self) -> Outbox | None:
+        """The first subscriber (the caller that started the turn), if any."""
+        return self.subscribers[0] if self.subscribers else None
 
     @property
     def result(self) -> RunResult | None:
@@ -86,6 +135,8 @@ class Ticket:
     def succeed(self, result: RunResult) -> None:
         if not self.done.is_set():
             self.status = "done"
+            self.steps = result.steps
+            self.checkpoint = None
             self.outcome = outcome.Value(result)
             self.done.set()
 
@@ -95,6 +146,7 @@ class Ticket:
         if not self.done.is_set():
             self.status = status
             self.error_code = code
+            self.checkpoint = None
             self.outcome = outcome.Error(error)
             self.done.set()
 
@@ -111,6 +163,22 @@ class Ticket:
                 code="cancelled",
             )
 
+    @property
+    def parkable(self) -> bool:
+        """Paused at a write with a durable checkpoint: shutdown may leave it for a restart."""
+        return (
+            self.remote
+            and self.journal is not None
+            and self.status == "awaiting_confirmation"
+            and self.checkpoint is not None
+            and not self.done.is_set()
+        )
+
+    def park(self, reason: str) -> None:
+        """Stop a paused turn without ending it: its record stays awaiting confirmation."""
+        self.parked = True
+        self.cancel(reason)
+
     def unwrap(self) -> RunResult:
         """The result, or raise the turn's original exception (callable any number of times)."""
         assert self.outcome is not None, "the turn has not finished"
@@ -126,10 +194,17 @@ class Ticket:
         from goliath.errors import GoliathError
 
         request = request or TurnRequest(
-            ask=record.ask, turn_id=record.turn_id, conversation_id=record.conversation_id
+            ask=record.ask,
+            turn_id=record.turn_id,
+            conversation_id=record.conversation_id,
+            context=record.context,
         )
         ticket = cls(request=request, key=record.conversation_id or "", status=record.status)
         ticket.created_at = record.created_at
+        ticket.steps = list(record.steps)
+        ticket.checkpoint = record.checkpoint
+        ticket.approval = record.approval
+        ticket.payload = record.payload
         if record.status == "done" and record.result is not None:
             ticket.outcome = outcome.Value(record.result)
             ticket.done.set()
@@ -140,43 +215,132 @@ class Ticket:
             ticket.done.set()
         return ticket
 
+    # ---------------------------------------------------------------- the remote caller's side
+
+    def subscribe(self, outbox: Outbox) -> None:
+        """Send this turn's messages to ``outbox`` too, starting with its pending ask."""
+        self.subscribers.append(outbox)
+        ask = self.asking()
+        if ask is not None:
+            self._deliver(outbox, ask)
+
     def send(self, message: Outbound) -> None:
-        if self.outbox is not None:
-            self.outbox(message)
+        for outbox in list(self.subscribers):
+            self._deliver(outbox, message)
+
+    def _deliver(self, outbox: Outbox, message: Outbound) -> None:
+        try:
+            outbox(message)
+        except Exception:  # a subscriber that went away is dropped; the turn goes on
+            if outbox in self.subscribers:
+                self.subscribers.remove(outbox)
 
     def publish(self, event: Event) -> None:
-        """A remote caller's ``on_event``: the event goes out through the outbox."""
+        """A remote caller's ``on_event``: the event goes out to every subscriber."""
         self.send(EventMessage(turn_id=self.turn_id, event=event))
 
     def publish_token(self, text: str) -> None:
         """A remote caller's ``on_token``: the answer's text goes out as it is written."""
         self.send(Token(turn_id=self.turn_id, text=text))
 
+    def asking(self) -> ConfirmAsk | None:
+        """The confirmation request this turn is waiting on, if any."""
+        checkpoint = self.checkpoint
+        if checkpoint is None or self.status != "awaiting_confirmation":
+            return None
+        pending = checkpoint.pending
+        return ConfirmAsk(
+            turn_id=self.turn_id,
+            call_id=pending.call_id,
+            tool=pending.tool,
+            input=pending.input,
+            brief=pending.brief,
+            conversation_id=self.conversation_id,
+            after_tool=pending.after_tool,
+            fingerprint=pending.fingerprint,
+        )
+
     async def confirm_remotely(self, request: ConfirmRequest) -> Decision:
-        """A remote caller's ``confirm``: a :class:`~actors.messages.ConfirmAsk` goes out
-        through the outbox, and the turn waits for the reply the runtime delivers."""
+        """A remote caller's ``confirm``: a :class:`~actors.messages.ConfirmAsk` goes to the
+        subscribers, and the turn waits for the reply the runtime delivers. An answer already
+        recorded for this very call (same fingerprint) — before a restart — is used at once."""
+        approval = self.approval
+        if (
+            approval is not None
+            and approval.call_id == request.call_id
+            and approval.fingerprint == request.fingerprint
+        ):
+            return Decision(approved=approval.approved, reason=approval.reason)
         pending = self.pending.setdefault(request.call_id, ReplyWaiter(request.call_id))
         self.status = "awaiting_confirmation"
-        if self.journal is not None:
-            await self.journal.update(self, "awaiting_confirmation", request)
-        self.send(
-            ConfirmAsk(
+        ask = self.asking()
+        if ask is None:  # no checkpoint (no progress port): ask with what the request says
+            ask = ConfirmAsk(
                 turn_id=self.turn_id,
                 call_id=request.call_id,
                 tool=request.tool,
                 input=request.input,
                 brief=request.brief,
                 conversation_id=request.conversation_id,
+                after_tool=request.after_tool,
+                fingerprint=request.fingerprint,
             )
-        )
+        self.send(ask)
         try:
             decision = await pending.wait()
         finally:
+            pending.expire()  # a reply that comes after the deadline or a cancel is refused
             if self.status == "awaiting_confirmation":
                 self.status = "running"
+        return decision
+
+    async def record_answer(self, call_id: str, decision: Decision) -> None:
+        """Make a person's answer durable before it is delivered (a restart keeps it)."""
+        checkpoint = self.checkpoint
+        if checkpoint is None or checkpoint.pending.call_id != call_id:
+            return
+        self.approval = Approval(
+            call_id=call_id,
+            fingerprint=checkpoint.pending.fingerprint,
+            approved=decision.approved,
+            reason=decision.reason,
+        )
+        if self.journal is not None:
+            await self.journal.update(self, "awaiting_confirmation")
+
+    # ---------------------------------------------------------------- TurnProgress
+
+    async def paused(self, checkpoint: Checkpoint) -> None:
+        """The turn is about to ask for approval: a remote turn leaves a checkpoint."""
+        self.steps = checkpoint.steps
+        if not self.remote:
+            return
+        if self.approval is not None and self.approval.call_id != checkpoint.pending.call_id:
+            self.approval = None
+        self.checkpoint = checkpoint
+        self.status = "awaiting_confirmation"
+        if self.journal is not None:
+            await self.journal.update(self, "awaiting_confirmation")
+
+    async def executing(self, steps: list[StepRecord], call_id: str) -> None:
+        """Write-ahead: the write is about to run. A journal that refuses means no write."""
+        self.steps = steps
+        self.checkpoint = None
+        self.running_call = call_id
+        if self.status == "awaiting_confirmation":
+            self.status = "running"
         if self.journal is not None:
             await self.journal.update(self, "running")
-        return decision
+
+    async def executed(self, steps: list[StepRecord]) -> None:
+        """A tool step finished; a write's end is made durable (its mark is cleared)."""
+        self.steps = steps
+        self.checkpoint = None
+        if self.status == "awaiting_confirmation":
+            self.status = "running"  # declined, or answered from the record
+        wrote, self.running_call = self.running_call is not None, None
+        if self.journal is not None and (wrote or (steps and steps[-1].writes)):
+            await self.journal.update(self, "running")
 
     def info(self) -> dict[str, Any]:
         return {

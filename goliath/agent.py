@@ -45,6 +45,7 @@ from .memory import InMemory, Memory
 from .models import Model, TextSink
 from .records import Out, RunResult
 from .session import Session
+from .snapshot import DEFAULT_RAW_OUTPUT_BYTES
 from .streaming import ResultEvent, StreamEvent, TokenEvent
 from .tools import Deps, Tool
 
@@ -114,6 +115,9 @@ class Agent(Generic[Deps, Out]):
         confirm_timeout: seconds a write waits for its confirmation; then it is declined.
         model_timeout: seconds one model call may take once the model started on it.
         tool_timeout: seconds one tool call may take before the step fails.
+        raw_output_bytes: the JSON size of a tool's raw output a step keeps (``StepRecord.output``,
+            which travels in results, turn records and memory); a larger one is omitted and
+            ``output_omitted`` says so (``None``: no cap). The model's summary is unaffected.
         runtime_limits: bounds of the runtime (:class:`actors.RuntimeLimits`).
         store: where a daemon keeps memory and turn records (:class:`actors.store.Store`).
         cluster: this node's fleet membership (:class:`actors.cluster.Cluster`).
@@ -142,6 +146,7 @@ class Agent(Generic[Deps, Out]):
         confirm_timeout: float | None = DEFAULT_CONFIRM_TIMEOUT,
         model_timeout: float | None = DEFAULT_MODEL_TIMEOUT,
         tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
+        raw_output_bytes: int | None = DEFAULT_RAW_OUTPUT_BYTES,
         runtime_limits: RuntimeLimits | None = None,
         store: Store | None = None,
         cluster: Cluster | None = None,

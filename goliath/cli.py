@@ -332,7 +332,27 @@ def _parser() -> argparse.ArgumentParser:
         metavar="URL",
         help="keep memory and turn records in sqlite:PATH or postgres://... (default: memory)",
     )
-    serve.add_argument("--token", help="bearer token (default: $GOLIATH_TOKEN, else generated)")
+    serve.add_argument(
+        "--token",
+        help="bearer token (visible in ps: prefer $GOLIATH_TOKEN or --token-file; "
+        "default: $GOLIATH_TOKEN, else one generated and kept in $XDG_STATE_HOME/goliath/token)",
+    )
+    serve.add_argument(
+        "--token-file",
+        metavar="PATH",
+        help="read the bearer token from this file (0600; made with a new token if missing)",
+    )
+    serve.add_argument(
+        "--users",
+        metavar="FILE",
+        help="users and their conversations: a TOML/JSON file, or MODULE:ATTR",
+    )
+    serve.add_argument(
+        "--allowed-host",
+        action="append",
+        metavar="NAME",
+        help="a Host name HTTP answers besides IP addresses and localhost (repeatable; '*': any)",
+    )
     serve.add_argument(
         "--stream-socket",
         metavar="PATH",

@@ -9,12 +9,14 @@ import attrs
 import pydantic
 
 from .budget import DEFAULT_WINDOW, Budgets, TokenCounter
+from .durable import Checkpoint, TurnProgress
 from .errors import ConfigError
 from .events import Event
 from .extensions import check_extensions
 from .ids import check_conversation_id
 from .models import TextSink
 from .records import ConfirmRequest, Decision, FallbackRequest
+from .snapshot import DEFAULT_RAW_OUTPUT_BYTES
 from .tools import Tool, tools_by_name
 
 __all__ = [
@@ -95,6 +97,14 @@ def _checked_tool_timeout(value: float | None) -> float | None:
     return _seconds("tool_timeout", value)
 
 
+def _checked_raw_output_bytes(value: int | None) -> int | None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise ConfigError(
+            f"raw_output_bytes must be a number of bytes ≥ 0 or None (no cap), got {value!r}."
+        )
+    return value
+
+
 def _checked_auto_approve(value: bool) -> bool:
     if not isinstance(value, bool):
         raise ConfigError(f"auto_approve must be True or False, got {value!r}.")
@@ -142,6 +152,9 @@ class AgentConfig:
     tool_timeout: float | None = attrs.field(
         default=DEFAULT_TOOL_TIMEOUT, converter=_checked_tool_timeout
     )
+    raw_output_bytes: int | None = attrs.field(
+        default=DEFAULT_RAW_OUTPUT_BYTES, converter=_checked_raw_output_bytes
+    )
     tools: Mapping[str, Tool] = attrs.field(factory=dict, converter=tools_by_name)
     extensions: tuple[Any, ...] = attrs.field(default=(), converter=_checked_extensions)
     count_tokens: TokenCounter | None = None
@@ -154,9 +167,17 @@ class AgentConfig:
     examples: Sequence[Mapping[str, Any]] | None = None
 
 
+RUNTIME_FIELDS = frozenset({"progress", "resume"})
+"""Fields of :class:`TurnRequest` that only the runtime sets (not options of ``Agent.run``)."""
+
+
 @attrs.frozen(kw_only=True)
 class TurnRequest:
-    """One run: the ask and the per-run options that override the agent's (checked here)."""
+    """One run: the ask and the per-run options that override the agent's (checked here).
+
+    ``progress`` and ``resume`` are the runtime's (:data:`RUNTIME_FIELDS`): where the turn
+    reports checkpoints and writes, and the checkpoint a paused turn resumes from.
+    """
 
     ask: str = attrs.field(validator=_check_ask)
     turn_id: str
@@ -169,3 +190,7 @@ class TurnRequest:
     on_event: EventCallback | None = None
     on_token: TextSink | None = None
     """Receives the prose answer's text as the model writes it (a streaming run)."""
+    progress: TurnProgress | None = None
+    """Where the turn reports checkpoints and writes (the runtime's ticket)."""
+    resume: Checkpoint | None = None
+    """Resume a turn paused at a write: its steps so far and the call awaiting approval."""

@@ -35,7 +35,10 @@ class StepRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     """One step of a turn, as the application sees it.
 
     ``result`` is the compressed text the model saw; ``output`` is a JSON snapshot of the raw
-    tool output (``None`` when it did not serialize) and is never rendered into device prompts.
+    tool output and is never rendered into device prompts. It is ``None`` when the output did
+    not serialize or was larger than the agent's ``raw_output_bytes``; ``output_omitted`` then
+    says which. ``outcome_unknown`` marks a write cut off while it ran (a crash, a cancel):
+    it may or may not have happened, and Goliath never runs it again on its own.
     """
 
     index: int
@@ -53,12 +56,15 @@ class StepRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     failed: bool = False
     extension: str | None = None
     text: str | None = None
+    output_omitted: str | None = None
+    outcome_unknown: bool = False
 
 
 class Exchange(msgspec.Struct, kw_only=True, omit_defaults=True):
     """One finished ask and its answer; ``at`` is seconds since the Unix epoch.
 
-    ``interrupted`` marks an ask whose turn was cut off by a crash or restart (no answer).
+    ``interrupted`` marks an ask whose turn was cut off before it answered: by a crash or a
+    restart, or by a cancel after a write ran; ``steps`` then holds what it did.
     """
 
     ask: str
@@ -118,7 +124,14 @@ class RunResult(msgspec.Struct, Generic[Out], kw_only=True, omit_defaults=True):
 
 
 class ConfirmRequest(msgspec.Struct, frozen=True, kw_only=True):
-    """A write waiting for approval. ``input`` is a copy: changing it changes nothing."""
+    """A write waiting for approval. ``input`` is a copy: changing it changes nothing.
+
+    ``after_tool`` names the tool whose result the model had just read when it planned this
+    write (``None`` when the write came first, or after a skipped step): a write planned right
+    after reading data may have been put there by that data (prompt injection), so a person
+    should look twice. ``fingerprint`` binds an approval to exactly this write
+    (:func:`goliath.durable.call_fingerprint`: the turn, the call, the tool, the arguments).
+    """
 
     tool: str
     input: dict[str, Any]
@@ -126,6 +139,8 @@ class ConfirmRequest(msgspec.Struct, frozen=True, kw_only=True):
     conversation_id: str | None = None
     turn_id: str = ""
     call_id: str = ""
+    after_tool: str | None = None
+    fingerprint: str = ""
 
 
 class Decision(msgspec.Struct, frozen=True):

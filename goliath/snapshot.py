@@ -13,7 +13,15 @@ from typing import Any
 import msgspec
 import pydantic
 
-__all__ = ["UNSERIALIZABLE", "json_snapshot", "to_builtins_hook", "to_plain", "try_snapshot"]
+__all__ = [
+    "DEFAULT_RAW_OUTPUT_BYTES",
+    "UNSERIALIZABLE",
+    "capped_snapshot",
+    "json_snapshot",
+    "to_builtins_hook",
+    "to_plain",
+    "try_snapshot",
+]
 
 
 def to_builtins_hook(value: Any) -> Any:
@@ -42,6 +50,31 @@ def try_snapshot(value: Any) -> Any:
         return json_snapshot(value)
     except UNSERIALIZABLE:
         return None
+
+
+DEFAULT_RAW_OUTPUT_BYTES = 128 * 1024
+"""128 KiB: the JSON size of a tool's raw output a step keeps by default (``raw_output_bytes``)."""
+
+
+def capped_snapshot(value: Any, max_bytes: int | None) -> tuple[Any, str | None]:
+    """A snapshot of ``value`` no larger than ``max_bytes`` of JSON, or ``None`` and why not.
+
+    The raw output of a tool travels in the result, the turn's record, memory's recent
+    exchanges and the store; one 10 MiB output must not be copied into all of them. The
+    output is encoded once: what is over the cap is never decoded again.
+    """
+    try:
+        encoded = msgspec.json.encode(value, enc_hook=to_builtins_hook)
+    except UNSERIALIZABLE as exc:
+        return None, f"not JSON-serializable ({type(exc).__name__})"
+    if max_bytes is not None and len(encoded) > max_bytes:
+        return None, (
+            f"{len(encoded):,} bytes of JSON, over the {max_bytes:,}-byte cap (raw_output_bytes)"
+        )
+    try:
+        return msgspec.json.decode(encoded), None
+    except (msgspec.DecodeError, RecursionError) as exc:
+        return None, f"not JSON-serializable ({type(exc).__name__})"
 
 
 def to_plain(value: Any) -> Any:

@@ -60,6 +60,9 @@ class ToolContext(Generic[Deps]):
         steps: earlier steps of this turn, with raw ``output`` snapshots.
         recent: the recalled recent exchanges, with their step records.
         result_budget: for content-mode tools, how many tokens a result may use.
+        idempotency_key: for an approved write, a key that is the same for this call across
+            restarts and fail-over and different for any other write: pass it to the service
+            you write to, so a write that was cut off and is tried again is applied once.
     """
 
     conversation_id: str | None = None
@@ -68,6 +71,7 @@ class ToolContext(Generic[Deps]):
     steps: list[StepRecord] = attrs.field(factory=list)
     recent: list[Exchange] = attrs.field(factory=list)
     result_budget: ResultBudget = attrs.field(factory=lambda: ResultBudget(max_tokens=512))
+    idempotency_key: str = ""
 
     def check_cancelled(self) -> None:
         """Raise ``trio.Cancelled`` if the turn was cancelled; for long sync tools in threads.

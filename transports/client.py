@@ -8,6 +8,7 @@ in-process (``Client(InProcTransport(agent))``). A write waiting for approval ca
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -36,9 +37,10 @@ from actors.messages import (
     Token,
     TurnStatus,
 )
+from goliath.durable import PendingCall
 from goliath.errors import GoliathError
 from goliath.events import Event
-from goliath.records import ConfirmRequest, Decision, MemoryState, RunResult
+from goliath.records import ConfirmRequest, Decision, MemoryState, RunResult, StepRecord
 
 from .base import Transport, TransportError
 
@@ -128,29 +130,31 @@ class Client:
             conversation_id=conversation_id,
             context=context,
         )
-        async for reply in self.transport.send(message):
-            match reply:
-                case EventMessage(event=event):
-                    if on_event is not None:
-                        await _settled(on_event(event))
-                case Token(text=text):
-                    if on_token is not None:
-                        await _settled(on_token(text))
-                case ConfirmAsk():
-                    decision = await self._decide(reply, confirm)
-                    await self._one(
-                        ConfirmReply(
-                            turn_id=reply.turn_id,
-                            call_id=reply.call_id,
-                            approved=decision.approved,
-                            reason=decision.reason,
-                            conversation_id=conversation_id,
+        async with _closing(self.transport.send(message)) as replies:
+            async for reply in replies:
+                match reply:
+                    case EventMessage(event=event):
+                        if on_event is not None:
+                            await _settled(on_event(event))
+                    case Token(text=text):
+                        if on_token is not None:
+                            await _settled(on_token(text))
+                    case ConfirmAsk():
+                        decision = await self._decide(reply, confirm)
+                        await self._one(
+                            ConfirmReply(
+                                turn_id=reply.turn_id,
+                                call_id=reply.call_id,
+                                approved=decision.approved,
+                                reason=decision.reason,
+                                conversation_id=conversation_id,
+                                fingerprint=reply.fingerprint or None,
+                            )
                         )
-                    )
-                case ResultMessage(result=result):
-                    return result
-                case Failure(code=code, message=text):
-                    raise RemoteError(code, text)
+                    case ResultMessage(result=result):
+                        return result
+                    case Failure(code=code, message=text):
+                        raise RemoteError(code, text)
         raise TransportError("the connection ended before the turn's result arrived")
 
     async def _decide(self, ask: ConfirmAsk, confirm: ConfirmCallback | None) -> Decision:
@@ -163,6 +167,8 @@ class Client:
             conversation_id=ask.conversation_id,
             turn_id=ask.turn_id,
             call_id=ask.call_id,
+            after_tool=ask.after_tool,
+            fingerprint=ask.fingerprint,
         )
         raw = await _settled(confirm(request))
         if isinstance(raw, Decision):
@@ -170,10 +176,11 @@ class Client:
         return Decision(approved=bool(raw))
 
     async def _one(self, message: Inbound) -> Outbound:
-        async for reply in self.transport.send(message):
-            if isinstance(reply, Failure):
-                raise RemoteError(reply.code, reply.message)
-            return reply
+        async with _closing(self.transport.send(message)) as replies:
+            async for reply in replies:
+                if isinstance(reply, Failure):
+                    raise RemoteError(reply.code, reply.message)
+                return reply
         raise TransportError(f"no reply to {message.type}")
 
     async def cancel(self, turn_id: str, *, conversation_id: str | None = None) -> None:
@@ -289,6 +296,7 @@ class HttpTransport(Transport):
                     "approved": message.approved,
                     "reason": message.reason,
                     "conversation_id": message.conversation_id,
+                    "fingerprint": message.fingerprint,
                 }
                 response = await self._http.post(f"/v1/turns/{turn_id}/confirm", json=body)
             case GetTurn(turn_id=turn_id):
@@ -301,6 +309,10 @@ class HttpTransport(Transport):
                         conversation_id=data["conversation_id"],
                         status=data["status"],
                         result=msgspec.convert(result, RunResult) if result else None,
+                        pending=msgspec.convert(data["pending"], PendingCall)
+                        if data.get("pending")
+                        else None,
+                        steps=msgspec.convert(data.get("steps") or [], list[StepRecord]),
                     )
                     return
             case GetMemory(conversation_id=conversation_id):
@@ -371,6 +383,9 @@ def _from_sse(turn_id: str, event: str, data: str) -> Outbound | None:
             tool=payload["tool"],
             input=payload["input"],
             brief=payload["brief"],
+            conversation_id=payload.get("conversation_id"),
+            after_tool=payload.get("after_tool"),
+            fingerprint=payload.get("fingerprint") or "",
         )
     if event == "result":
         return ResultMessage(turn_id=turn_id, result=_result_decoder.decode(data))
@@ -380,6 +395,18 @@ def _from_sse(turn_id: str, event: str, data: str) -> Outbound | None:
             turn_id=turn_id, code=payload.get("code", "error"), message=payload.get("message", "")
         )
     return EventMessage(turn_id=turn_id, event=_event_decoder.decode(data))
+
+
+@contextlib.asynccontextmanager
+async def _closing(replies: AsyncIterator[Outbound]) -> AsyncIterator[AsyncIterator[Outbound]]:
+    """Close a transport's reply iterator when the caller stops early (a refusal raised, the
+    result returned): its route is released at once, not when it is garbage-collected."""
+    try:
+        yield replies
+    finally:
+        close = getattr(replies, "aclose", None)
+        if close is not None:
+            await close()
 
 
 async def _settled(value: Any) -> Any:

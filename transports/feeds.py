@@ -64,6 +64,8 @@ def wire_event(message: Outbound) -> tuple[str, Any, bool] | None:
                 "tool": message.tool,
                 "input": message.input,
                 "brief": message.brief,
+                "after_tool": message.after_tool,
+                "fingerprint": message.fingerprint,
             }
             return "confirm_request", payload, False
         case ResultMessage(result=result):
@@ -80,9 +82,12 @@ class TurnFeed:
     reader that reaches it later: the question is over, and answering it again is a 409.
     """
 
-    def __init__(self, turn_id: str, conversation_id: str) -> None:
+    def __init__(self, turn_id: str, conversation_id: str, payload: str = "") -> None:
         self.turn_id = turn_id
         self.conversation_id = conversation_id
+        self.payload = payload
+        """The run's ask and context (:func:`goliath.durable.payload_fingerprint`): the same
+        turn id with another request is refused, never answered from this feed."""
         self.finished = False
         self._events: collections.deque[ServerSentEvent] = collections.deque(maxlen=MAX_EVENTS)
         self._next_id = 1
@@ -144,8 +149,8 @@ class Feeds:
     def get(self, turn_id: str) -> TurnFeed | None:
         return self._feeds.get(turn_id)
 
-    def open(self, turn_id: str, conversation_id: str) -> TurnFeed:
-        feed = TurnFeed(turn_id, conversation_id)
+    def open(self, turn_id: str, conversation_id: str, payload: str = "") -> TurnFeed:
+        feed = TurnFeed(turn_id, conversation_id, payload)
         self._feeds[turn_id] = feed
         self._feeds.move_to_end(turn_id)
         while len(self._feeds) > self._limit:

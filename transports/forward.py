@@ -9,6 +9,7 @@ waits a moment for an owner before giving up.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 import httpx
@@ -19,7 +20,7 @@ from starlette.types import Receive, Scope, Send
 
 from .wire import HTTPError
 
-__all__ = ["Forwarder", "Router"]
+__all__ = ["Forwarder", "Router", "hops"]
 
 MAX_HOPS = 2
 OWNER_WAIT_SECONDS = 10.0
@@ -30,6 +31,26 @@ _LOST_OWNER = (
     b'{"code":"interrupted","message":"the node running this turn went away; '
     b'ask for the turn by id: its new owner reports it as interrupted"}\n\n'
 )
+
+
+def hops(headers: Mapping[str, str]) -> int:
+    """How many times a request was forwarded already (``x-goliath-hops``; 0 when absent).
+
+    Anything but a small non-negative integer is refused with 400: a malformed value must not
+    crash the request, and a negative one must not buy extra hops past :data:`MAX_HOPS`.
+    """
+    value = headers.get(_HOP_HEADER)
+    if value is None:
+        return 0
+    text = value.strip()
+    if not (text.isascii() and text.isdigit() and len(text) <= 3):
+        raise HTTPError(
+            400,
+            "invalid",
+            f"{_HOP_HEADER} must be a small non-negative integer (the number of times the "
+            f"request was forwarded); got {value[:20]!r}",
+        )
+    return int(text)
 
 
 class Router(Protocol):
@@ -70,8 +91,7 @@ class Forwarder:
                 return None
             url = self.router.owner_url(conversation_id)
             if url is not None:
-                hops = int(request.headers.get(_HOP_HEADER) or "0")
-                if hops >= MAX_HOPS:
+                if hops(request.headers) >= MAX_HOPS:
                     raise HTTPError(
                         503, "draining", "the fleet is moving this conversation; retry shortly"
                     )
@@ -89,7 +109,7 @@ class Forwarder:
     async def _relay(self, scope: Scope, send: Send, url: str, body: bytes) -> None:
         request = Request(scope)
         headers: dict[str, Any] = {
-            _HOP_HEADER: str(int(request.headers.get(_HOP_HEADER) or "0") + 1),
+            _HOP_HEADER: str(hops(request.headers) + 1),
             "x-goliath-forwarded-by": self.router.node_id,
         }
         for name in ("content-type", "authorization"):

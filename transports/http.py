@@ -5,18 +5,22 @@ proxies); Hypercorn serves the application on Trio (its Trio worker), the runtim
 A run streams its trace events as they happen; a write waiting for approval sends a
 ``confirm_request`` event and waits for ``POST /v1/turns/{turn_id}/confirm`` — the person
 decides, not a callback in the server. Every route but the health checks needs the bearer
-token (a Unix socket relies on its 0600 file mode instead).
+token (a Unix socket relies on its 0600 file mode instead): the daemon's own, which reaches
+everything, or a user's (``users``), which reaches only that user's conversations. On TCP only
+requests whose ``Host`` the daemon serves are answered (a DNS-rebinding page is refused).
 """
 
 from __future__ import annotations
 
 import hmac
+import ipaddress
+import logging
 import math
 import os
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import unquote
 
 import msgspec
@@ -28,7 +32,7 @@ from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from actors.messages import (
     Cancel,
@@ -44,11 +48,12 @@ from actors.messages import (
     Run,
     TurnStatus,
 )
-from actors.runtime import RequestError, Runtime, final_message
+from actors.runtime import Access, RequestError, Runtime, final_message
+from goliath.durable import payload_fingerprint
 from goliath.ids import URL_SAFE_ID, URL_SAFE_RULE
 
 from .feeds import Feeds, TurnFeed, sse_event, wire_event
-from .forward import Forwarder, Router
+from .forward import Forwarder, Router, hops
 from .openapi import openapi_document
 from .wire import (
     CancelRequestBody,
@@ -56,11 +61,15 @@ from .wire import (
     Health,
     HTTPError,
     HttpLimits,
+    Me,
     RunRequest,
     TurnInfo,
 )
 
-__all__ = ["HttpLimits", "create_app", "serve_http"]
+if TYPE_CHECKING:
+    from .users import Authenticator
+
+__all__ = ["HttpLimits", "create_app", "host_allowed", "serve_http"]
 
 STATUS = {
     "busy": 429,
@@ -72,14 +81,27 @@ STATUS = {
     "forbidden": 403,
     "too_large": 413,
     "unauthorized": 401,
+    "misdirected": 421,
 }
+logger = logging.getLogger("goliath.http")
+"""Where the front door logs what it cannot answer (a 500) and Hypercorn's own errors."""
 HEARTBEAT_SECONDS = 15.0
 """Idle SSE streams get a comment line this often, so proxies keep them open."""
 PUBLIC_PATHS = frozenset({"/healthz", "/readyz", "/openapi.json", "/", "/index.html"})
 """The routes that need no token: health checks, the API document and the chat page."""
 REQUEST_TIMEOUT_SECONDS = 30.0
 """How long a non-run request waits for the runtime's reply."""
-CSP = "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'"
+CSP = (
+    "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; "
+    "frame-ancestors 'none'"
+)
+"""The chat page's policy: its own origin only, and never inside another page's frame."""
+LAST_SEND_SECONDS = 10.0
+"""How long the last send of an event stream may take once shielded from cancellation."""
+DRAIN_SECONDS = 2.0
+"""How long a refused request's unread body may take to drain (else its connection closes)."""
+ACCESS = "goliath.access"
+"""The scope key where the token check leaves who is asking (``None``: the operator)."""
 
 _encoder = msgspec.json.Encoder()
 STATIC = Path(__file__).resolve().parent / "static"
@@ -98,6 +120,46 @@ class JSONResponse(Response):
 def _error_response(error: HTTPError) -> Response:
     headers = {"www-authenticate": "Bearer"} if error.status == 401 else None
     return JSONResponse(error.body(), status_code=error.status, headers=headers)
+
+
+def host_allowed(value: str | None, allowed: Collection[str]) -> bool:
+    """Whether a request's ``Host`` header names this daemon.
+
+    An IP literal and ``localhost`` always do (a page on another site cannot send them: its
+    requests carry its own name, even once that name resolves to 127.0.0.1 — DNS rebinding);
+    any other name only when it is in ``allowed`` (``"*"`` allows every name). A request without
+    a ``Host`` (HTTP/1.0) is no browser's and is allowed.
+    """
+    if value is None:
+        return True
+    name = value.strip().lower()
+    if name.startswith("["):  # [::1]:8765
+        name = name[1 : name.find("]")] if "]" in name else name
+    elif name.count(":") == 1:
+        name = name.rsplit(":", 1)[0]
+    name = name.rstrip(".")
+    if name == "localhost" or "*" in allowed or name in {host.lower() for host in allowed}:
+        return True
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+def _access(request: Request) -> Access | None:
+    """Who is asking, as the token check found: ``None`` for the operator (everything)."""
+    access: Access | None = request.scope.get(ACCESS)
+    return access
+
+
+def _allowed(access: Access | None, conversation_id: str) -> None:
+    """Refuse a user's request for a conversation that is not theirs before anything else
+    (before forwarding it, too)."""
+    if access is not None and not access.allows(conversation_id):
+        raise HTTPError(
+            403, "forbidden", f"{access.name} may not use conversation {conversation_id!r}"
+        )
 
 
 def _checked_id(value: str, what: str) -> str:
@@ -158,29 +220,160 @@ class _SegmentedPath:
         await self.app(scope, receive, send)
 
 
-class _BearerToken:
-    """Every route but :data:`PUBLIC_PATHS` needs ``Authorization: Bearer <token>`` — checked
-    before routing, so an unknown route or method without the token is a 401 too."""
+class _FrontDoor:
+    """The edge of every request, outside the routes.
 
-    def __init__(self, app: ASGIApp, token: str | None) -> None:
+    - A failure nobody answered (a bug) is logged with its traceback on ``goliath.http`` and
+      answered with a JSON 500; the daemon goes on.
+    - A request refused before its body was read has a small body drained, so a kept-alive
+      client's next request finds the connection usable; a large or endless one is answered
+      with ``Connection: close`` instead.
+    """
+
+    def __init__(self, app: ASGIApp, limits: HttpLimits) -> None:
         self.app = app
-        self.token = token
+        self.limits = limits
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or self.token is None or scope["path"] in PUBLIC_PATHS:
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        given = Request(scope).headers.get("authorization", "")
-        scheme, _, value = given.partition(" ")
-        if scheme.lower() == "bearer" and hmac.compare_digest(
-            value.strip().encode(), self.token.encode()
-        ):
+        started = False
+        received = False  # the request's body was read to its end
+
+        async def reading() -> Message:
+            nonlocal received
+            message = await receive()
+            received = received or (
+                message["type"] == "http.request" and not message.get("more_body", False)
+            )
+            return message
+
+        async def sending(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                if message["status"] >= 400 and not received:
+                    kept = message["status"] != 413 and await _drained(scope, reading, self.limits)
+                    if not kept:
+                        headers = [*message.get("headers", []), (b"connection", b"close")]
+                        message = {**message, "headers": headers}
+            await send(message)
+
+        try:
+            await self.app(scope, reading, sending)
+        except Exception as exc:
+            if started and isinstance(exc, _CLIENT_LEFT):
+                # The client left while its answer was sent (Hypercorn closes the socket as it
+                # sees the client's end, racing the answer's last send): nobody to answer.
+                logger.info("%s %s: the client left mid-answer", scope.get("method"), _path(scope))
+                return
+            # a bug: logged with its traceback, answered 500, the daemon goes on
+            logger.exception("%s %s failed", scope.get("method"), _path(scope))
+            if not started:
+                error = HTTPError(500, "error", "the daemon failed to answer; its log says why")
+                await _error_response(error)(scope, reading, sending)
+
+
+_CLIENT_LEFT = (trio.BrokenResourceError, trio.ClosedResourceError, trio.BusyResourceError)
+
+
+def _path(scope: Scope) -> str:
+    return str(scope.get("path"))[:200]
+
+
+async def _drained(scope: Scope, receive: Receive, bounds: HttpLimits) -> bool:
+    """Read and drop what is left of a request's body (within the body limit, briefly); whether
+    it was all read, so that the connection can be kept alive."""
+    headers = Request(scope).headers
+    declared = headers.get("content-length")
+    if declared is None and headers.get("transfer-encoding") is None:
+        return True  # no body
+    if declared is not None and (
+        not declared.strip().isdigit() or int(declared) > bounds.max_body_bytes
+    ):
+        return False
+    size = 0
+    with trio.move_on_after(DRAIN_SECONDS):
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return False
+            size += len(message.get("body", b""))
+            if size > bounds.max_body_bytes:
+                return False
+            if not message.get("more_body", False):
+                return True
+    return False
+
+
+class _AllowedHost:
+    """Only requests whose ``Host`` names this daemon are answered (:func:`host_allowed`): a
+    DNS-rebinding page is refused with 421 before anything else, health checks included."""
+
+    def __init__(self, app: ASGIApp, allowed_hosts: Collection[str]) -> None:
+        self.app = app
+        self.allowed_hosts = tuple(allowed_hosts)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            host = Request(scope).headers.get("host")
+            if not host_allowed(host, self.allowed_hosts):
+                refusal = HTTPError(
+                    421,
+                    "misdirected",
+                    f"this daemon does not serve the host {(host or '')[:60]!r}; reach it by IP "
+                    "address or localhost, or start it with --allowed-host NAME",
+                )
+                await _error_response(refusal)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+class _BearerToken:
+    """Every route but :data:`PUBLIC_PATHS` needs ``Authorization: Bearer <token>`` — checked
+    before routing, so an unknown route or method without the token is a 401 too.
+
+    The daemon's own token reaches everything; a user's (``users``) only that user's
+    conversations (who is asking is left in the scope, :data:`ACCESS`). With ``token=None`` (the
+    0600 Unix socket) a request without a token reaches everything, one with a user's token
+    only that user's, and one with any other token is refused. A malformed ``x-goliath-hops``
+    is a 400 here, on every node, owner or not.
+    """
+
+    def __init__(self, app: ASGIApp, token: str | None, users: Authenticator | None) -> None:
+        self.app = app
+        self.token = token
+        self.users = users
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] in PUBLIC_PATHS:
             await self.app(scope, receive, send)
             return
-        refusal = HTTPError(
+        headers = Request(scope).headers
+        try:
+            access = self.authorize(headers.get("authorization"))
+            hops(headers)
+        except HTTPError as refusal:
+            await _error_response(refusal)(scope, receive, send)
+            return
+        await self.app({**scope, ACCESS: access}, receive, send)
+
+    def authorize(self, given: str | None) -> Access | None:
+        """Who is asking: ``None`` for the operator (everything), else a user's access."""
+        if given is None and self.token is None:
+            return None  # the 0600 Unix socket
+        scheme, _, value = (given or "").partition(" ")
+        value = value.strip()
+        if scheme.lower() == "bearer" and value:
+            if self.token is not None and hmac.compare_digest(value.encode(), self.token.encode()):
+                return None
+            user = self.users.authenticate(value) if self.users is not None else None
+            if user is not None:
+                return user
+        raise HTTPError(
             401, "unauthorized", "a valid `Authorization: Bearer <token>` header is required"
         )
-        await _error_response(refusal)(scope, receive, send)
 
 
 async def _on_http_error(_request: Request, exc: Exception) -> Response:
@@ -213,13 +406,19 @@ def create_app(
     runtime: Runtime | Callable[[], Runtime],
     *,
     token: str | None,
+    users: Authenticator | None = None,
     limits: HttpLimits | None = None,
     router: Router | None = None,
+    allowed_hosts: Collection[str] = ("*",),
 ) -> Starlette:
     """The ASGI application. ``token=None`` disables auth (for a 0600 Unix socket only).
 
-    With a ``router`` (a fleet membership), requests for conversations another node owns are
-    forwarded to it.
+    ``users`` knows the users' tokens: a request with one may touch only that user's
+    conversations and turns (another's conversation is 403, another's turn 404). With
+    ``token=None`` a request without a token reaches everything, and one with a user's token
+    only that user's. ``allowed_hosts`` are the ``Host`` names answered besides IP literals and
+    ``localhost`` (:func:`host_allowed`; ``serve_http`` sets it for TCP). With a ``router`` (a
+    fleet membership), requests for conversations another node owns are forwarded to it.
     """
     bounds = limits or HttpLimits()
     forwarder = Forwarder(router, token) if router is not None else None
@@ -227,11 +426,11 @@ def create_app(
     document = _encoder.encode(openapi_document(bounds))
     get_runtime = runtime if callable(runtime) else (lambda: runtime)
 
-    async def request_reply(message: Inbound) -> Outbound:
+    async def request_reply(message: Inbound, access: Access | None) -> Outbound:
         """Hand a non-run request to the runtime and return its single reply."""
         send, receive = trio.open_memory_channel[Outbound](math.inf)
         try:
-            await get_runtime().handle(message, send.send_nowait)
+            await get_runtime().handle(message, send.send_nowait, access)
         except RequestError as exc:
             raise HTTPError(STATUS.get(exc.code, 500), exc.code, exc.message) from None
         with trio.fail_after(REQUEST_TIMEOUT_SECONDS):
@@ -259,19 +458,45 @@ def create_app(
         return Response(
             page,
             media_type="text/html; charset=utf-8",
-            headers={"content-security-policy": CSP},
+            headers={
+                "content-security-policy": CSP,
+                "x-frame-options": "DENY",  # for browsers that ignore frame-ancestors
+            },
+        )
+
+    async def me(request: Request) -> Response:
+        access = _access(request)
+        return JSONResponse(
+            Me(
+                user=access.name if access is not None else None,
+                conversations=getattr(access, "conversations", ""),
+            )
         )
 
     async def start_run(request: Request) -> Response:
         cid = _checked_id(request.path_params["conversation_id"], "conversation id")
+        access = _access(request)
+        _allowed(access, cid)
         raw = await _read_body(request, bounds.max_body_bytes)
         if forwarder is not None and (url := await forwarder.owner(request, cid)):
             return forwarder.relay(request, url, raw)
         body = _decode(raw, RunRequest)
         after = _last_event_id(request)
+        payload = payload_fingerprint(body.ask, body.context)
         resumed = feeds.get(body.turn_id) if body.turn_id is not None else None
-        if resumed is not None and resumed.conversation_id == cid:
-            return _event_stream(resumed, after)  # the same turn again: resume its stream
+        if resumed is not None:  # the same turn again: resume its stream
+            if resumed.conversation_id != cid:
+                raise HTTPError(
+                    409, "conflict", f"turn id {body.turn_id!r} belongs to another conversation"
+                )
+            if resumed.payload and resumed.payload != payload:
+                raise HTTPError(
+                    409,
+                    "conflict",
+                    f"turn id {body.turn_id!r} was used for another request (a different ask or "
+                    "context); a turn id names one request — use a new id for a new ask",
+                )
+            return _event_stream(resumed, after)
         if len(body.ask) > bounds.max_ask_chars:
             raise HTTPError(
                 413,
@@ -280,10 +505,10 @@ def create_app(
                 "Small models read short asks well: shorten it, or put long material in files.",
             )
         turn_id = uuid.uuid4().hex if body.turn_id is None else _checked_id(body.turn_id, "turn id")
-        feed = feeds.open(turn_id, cid)
+        feed = feeds.open(turn_id, cid, payload)
         message = Run(turn_id=turn_id, ask=body.ask, conversation_id=cid, context=body.context)
         try:
-            await get_runtime().handle(message, feed.outbox)
+            await get_runtime().handle(message, feed.outbox, access)
         except RequestError as exc:
             feeds.discard(turn_id)
             raise HTTPError(STATUS.get(exc.code, 500), exc.code, exc.message) from None
@@ -293,13 +518,16 @@ def create_app(
         """A turn's stream from the event after ``Last-Event-ID`` (a reconnecting client)."""
         turn = _checked_id(request.path_params["turn_id"], "turn id")
         after = _last_event_id(request)
+        access = _access(request)
         feed = feeds.get(turn)
         if feed is not None:
+            if access is not None and not access.allows(feed.conversation_id):
+                raise HTTPError(404, "not_found", f"no turn {turn!r}")  # nothing leaks
             return _event_stream(feed, after)
         conversation = request.query_params.get("conversation_id")
         if forwarder is not None and (url := await turn_owner(request, turn, conversation)):
             return forwarder.relay(request, url, b"")
-        reply = await request_reply(GetTurn(turn_id=turn))  # 404 for an unknown turn
+        reply = await request_reply(GetTurn(turn_id=turn), access)  # 404 for an unknown turn
         assert isinstance(reply, TurnStatus)
         return _event_stream(_final_feed(get_runtime(), turn, reply), after)
 
@@ -323,32 +551,39 @@ def create_app(
                 approved=body.approved,
                 reason=body.reason,
                 conversation_id=conversation,
+                fingerprint=body.fingerprint,
             )
         else:
             message = Cancel(turn_id=turn, reason=body.reason, conversation_id=conversation)
-        await request_reply(message)
+        await request_reply(message, _access(request))
         return Response(status_code=204 if action == "confirm" else 202)
 
     async def get_turn(request: Request) -> Response:
         turn = _checked_id(request.path_params["turn_id"], "turn id")
-        reply = await request_reply(GetTurn(turn_id=turn))
+        reply = await request_reply(GetTurn(turn_id=turn), _access(request))
         assert isinstance(reply, TurnStatus)
         info = TurnInfo(
             turn_id=reply.turn_id,
             conversation_id=reply.conversation_id,
             status=reply.status,
             result=reply.result,
+            pending=reply.pending,
+            steps=list(reply.steps) if reply.result is None else [],
         )
         return JSONResponse(info)
 
     async def memory(request: Request) -> Response:
         cid = _checked_id(request.path_params["conversation_id"], "conversation id")
+        access = _access(request)
+        _allowed(access, cid)
         if request.method == "DELETE":
             if forwarder is not None and (url := await forwarder.owner(request, cid)):
                 return forwarder.relay(request, url, b"")
-            await request_reply(DeleteMemory(turn_id=uuid.uuid4().hex, conversation_id=cid))
+            await request_reply(DeleteMemory(turn_id=uuid.uuid4().hex, conversation_id=cid), access)
             return Response(status_code=204)
-        reply = await request_reply(GetMemory(turn_id=uuid.uuid4().hex, conversation_id=cid))
+        reply = await request_reply(
+            GetMemory(turn_id=uuid.uuid4().hex, conversation_id=cid), access
+        )
         assert isinstance(reply, MemoryReply)
         return JSONResponse(reply.state)
 
@@ -377,10 +612,16 @@ def create_app(
         Route("/v1/turns/{turn_id}/cancel", answer_turn, methods=["POST"]),
         Route("/v1/turns/{turn_id}/events", turn_events, methods=["GET"]),
         Route("/v1/turns/{turn_id}", get_turn, methods=["GET"]),
+        Route("/v1/me", me, methods=["GET"]),
     ]
     return Starlette(
         routes=routes,
-        middleware=[Middleware(_SegmentedPath), Middleware(_BearerToken, token=token)],
+        middleware=[
+            Middleware(_FrontDoor, limits=bounds),
+            Middleware(_SegmentedPath),
+            Middleware(_AllowedHost, allowed_hosts=allowed_hosts),
+            Middleware(_BearerToken, token=token, users=users),
+        ],
         exception_handlers={
             HTTPError: _on_http_error,
             HTTPException: _on_starlette_error,
@@ -399,8 +640,29 @@ def _last_event_id(request: Request) -> int:
     return int(raw)
 
 
+class _ClosingEventSourceResponse(EventSourceResponse):
+    """sse-starlette's response, with its last send shielded so finished connections close.
+
+    The last send (``more_body: False``) ends the response, and Hypercorn closes the
+    connection — or recycles it with its keep-alive timer — inside that very send. Doing so
+    wakes the response's disconnect watcher, whose cancellation of the response's task group
+    would cut the send short: the connection then stayed open forever, its keep-alive timer
+    never set (200 finished runs held 200 descriptors).
+    """
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def send_last_whole(message: Message) -> None:
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                with trio.move_on_after(LAST_SEND_SECONDS, shield=True):
+                    await send(message)
+                return
+            await send(message)
+
+        await super().__call__(scope, receive, send_last_whole)
+
+
 def _event_stream(feed: TurnFeed | _WaitingFeed, after: int) -> Response:
-    return EventSourceResponse(
+    return _ClosingEventSourceResponse(
         feed.follow(after),
         headers={"cache-control": "no-cache", "x-goliath-turn-id": feed.turn_id},
         ping=HEARTBEAT_SECONDS,
@@ -448,17 +710,26 @@ async def serve_http(
     port: int = 0,
     unix_socket: str | os.PathLike[str] | None = None,
     token: str | None,
+    users: Authenticator | None = None,
+    allowed_hosts: Collection[str] = (),
     limits: HttpLimits | None = None,
     router: Router | None = None,
     shutdown_trigger: Callable[[], Awaitable[None]] | None = None,
     graceful_timeout: float = 5.0,
+    keep_alive_timeout: float = 30.0,
     task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve the HTTP API until ``shutdown_trigger`` returns or the caller is cancelled.
 
     ``await nursery.start(serve_http, runtime, port=0, token=...)`` returns the bound
     addresses (e.g. ``["http://127.0.0.1:54321"]``). With ``unix_socket`` the socket file is
-    created with mode 0600 and no token is required unless one is given.
+    created with mode 0600 and no token is required unless one is given. An idle kept-alive
+    connection is closed after ``keep_alive_timeout`` seconds.
+
+    On TCP a request is answered only when its ``Host`` is an IP address, ``localhost`` or one
+    of ``allowed_hosts`` (a web page that rebinds its own name to this address is refused with
+    421); on a Unix socket, which no browser reaches, any ``Host`` is. ``users``: see
+    :func:`create_app`.
     """
     from hypercorn.config import Config
     from hypercorn.trio import serve
@@ -471,7 +742,14 @@ async def serve_http(
         config.bind = [f"{host}:{port}"]
     config.graceful_timeout = graceful_timeout
     config.accesslog = None
-    config.errorlog = None
-    config.keep_alive_timeout = 30
-    app = create_app(runtime, token=token, limits=limits, router=router)
+    config.errorlog = logger
+    config.keep_alive_timeout = keep_alive_timeout
+    app = create_app(
+        runtime,
+        token=token,
+        users=users,
+        limits=limits,
+        router=router,
+        allowed_hosts=("*",) if unix_socket is not None else tuple(allowed_hosts),
+    )
     await serve(app, config, shutdown_trigger=shutdown_trigger, task_status=task_status)  # type: ignore[arg-type]

@@ -20,6 +20,7 @@ from .wire import (
     Error,
     Health,
     HttpLimits,
+    Me,
     RunRequest,
     TurnInfo,
 )
@@ -84,6 +85,7 @@ LAST_EVENT_ID = {
     "schema": {"type": "string", "pattern": "^[0-9]*$"},
 }
 UNAUTHORIZED = _error("missing or wrong bearer token")
+FORBIDDEN = _error("the token is a user's, and the conversation is not theirs")
 
 
 def openapi_document(limits: HttpLimits | None = None) -> dict[str, Any]:
@@ -102,6 +104,7 @@ def openapi_document(limits: HttpLimits | None = None) -> dict[str, Any]:
             TurnInfo,
             MemoryState,
             Health,
+            Me,
             RunResult,
         ],
         ref_template=_REF,
@@ -118,10 +121,11 @@ def openapi_document(limits: HttpLimits | None = None) -> dict[str, Any]:
                     "Server-Sent Events: `turn` first ({turn_id, conversation_id}), then one event "
                     "per trace event (`event:` is its type, `data:` its JSON), `token` ({text}) "
                     "pieces of the answer while the model writes it, `confirm_request` "
-                    "({turn_id, call_id, tool, input, brief}) while a write waits, and a last "
-                    "`result` (the RunResult) or `error` ({code, message}). Every event has an "
-                    "`id:`; the same request again (same `turn_id`) with `Last-Event-ID` resumes "
-                    "the stream after that event."
+                    "({turn_id, call_id, tool, input, brief, after_tool, fingerprint}) while a "
+                    "write waits, and a last `result` (the RunResult) or `error` ({code, "
+                    "message}). Every event has an `id:`; the same request again (same "
+                    "`turn_id`) with `Last-Event-ID` resumes the stream after that event; a retry "
+                    "while a write waits gets its `confirm_request` again."
                 ),
                 "operationId": "startRun",
                 "parameters": [conversation, LAST_EVENT_ID],
@@ -134,7 +138,10 @@ def openapi_document(limits: HttpLimits | None = None) -> dict[str, Any]:
                     },
                     "400": _error("malformed body or id"),
                     "401": UNAUTHORIZED,
-                    "409": _error("the turn id belongs to another conversation"),
+                    "403": FORBIDDEN,
+                    "409": _error(
+                        "the turn id belongs to another conversation, or names another request"
+                    ),
                     "413": _error("the body or the ask is too large"),
                     "429": _error("the conversation already has too many runs queued"),
                     "503": _error("the daemon is draining, or the conversation was stopped"),
@@ -153,7 +160,10 @@ def openapi_document(limits: HttpLimits | None = None) -> dict[str, Any]:
                     "400": _error("malformed body or id"),
                     "401": UNAUTHORIZED,
                     "404": _error("unknown turn or call (or a turn of another conversation)"),
-                    "409": _error("already answered"),
+                    "409": _error(
+                        "already answered, answered too late (the write was declined at its "
+                        "deadline), the turn already ended, or the fingerprint is another write's"
+                    ),
                     "413": _error("the body is too large"),
                 },
             }
@@ -170,6 +180,7 @@ def openapi_document(limits: HttpLimits | None = None) -> dict[str, Any]:
                     "400": _error("malformed body or id"),
                     "401": UNAUTHORIZED,
                     "404": _error("unknown turn (or a turn of another conversation)"),
+                    "409": _error("the turn already ended"),
                     "413": _error("the body is too large"),
                 },
             }
@@ -203,7 +214,10 @@ def openapi_document(limits: HttpLimits | None = None) -> dict[str, Any]:
                 "parameters": [turn],
                 "security": security,
                 "responses": {
-                    "200": _json("TurnInfo", "status, and the result when done"),
+                    "200": _json(
+                        "TurnInfo",
+                        "status, the result when done, the pending call while a write waits",
+                    ),
                     "400": _error("malformed id"),
                     "401": UNAUTHORIZED,
                     "404": _error("unknown turn"),
@@ -220,6 +234,7 @@ def openapi_document(limits: HttpLimits | None = None) -> dict[str, Any]:
                     "200": _json("MemoryState", "the rolling brief and the recent exchanges"),
                     "400": _error("malformed id"),
                     "401": UNAUTHORIZED,
+                    "403": FORBIDDEN,
                 },
             },
             "delete": {
@@ -231,8 +246,20 @@ def openapi_document(limits: HttpLimits | None = None) -> dict[str, Any]:
                     "204": {"description": "forgotten"},
                     "400": _error("malformed id"),
                     "401": UNAUTHORIZED,
+                    "403": FORBIDDEN,
                 },
             },
+        },
+        "/v1/me": {
+            "get": {
+                "summary": "Who the token belongs to",
+                "operationId": "me",
+                "security": security,
+                "responses": {
+                    "200": _json("Me", "the user and their conversation-id prefix"),
+                    "401": UNAUTHORIZED,
+                },
+            }
         },
         "/healthz": {
             "get": {
@@ -257,7 +284,12 @@ def openapi_document(limits: HttpLimits | None = None) -> dict[str, Any]:
         "info": {
             "title": "Goliath daemon",
             "version": "1",
-            "description": "Agent turns for small on-device models, for many users at once.",
+            "description": (
+                "Agent turns for small on-device models, for many users at once. Over TCP a "
+                "request whose Host is not an IP address, localhost or an allowed name is "
+                "refused with 421 (DNS rebinding); a user's token reaches only conversations "
+                "whose id starts with the user's prefix (403 otherwise, and 404 for their turns)."
+            ),
         },
         "paths": paths,
         "components": {

@@ -11,8 +11,9 @@ from typing import Annotated, Any
 
 import msgspec
 
+from goliath.durable import PendingCall
 from goliath.ids import URL_SAFE_ID
-from goliath.records import RunResult
+from goliath.records import RunResult, StepRecord
 
 __all__ = [
     "CancelRequestBody",
@@ -22,6 +23,7 @@ __all__ = [
     "HTTPError",
     "Health",
     "HttpLimits",
+    "Me",
     "RunRequest",
     "TurnInfo",
     "WireId",
@@ -53,6 +55,8 @@ class ConfirmRequestBody(msgspec.Struct, forbid_unknown_fields=True):
     approved: bool
     reason: str | None = None
     conversation_id: str | None = None
+    fingerprint: str | None = None
+    """The ``confirm_request``'s fingerprint: an answer meant for another write is refused."""
 
 
 class CancelRequestBody(msgspec.Struct, forbid_unknown_fields=True):
@@ -61,14 +65,27 @@ class CancelRequestBody(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class TurnInfo(msgspec.Struct, omit_defaults=True):
+    """Where a turn stands: ``pending`` is the write it waits on (``awaiting_confirmation``),
+    ``steps`` what a turn without a result did so far (cancelled, interrupted, running)."""
+
     turn_id: str
     conversation_id: str | None
     status: str
     result: RunResult | None = None
+    pending: PendingCall | None = None
+    steps: list[StepRecord] = []
 
 
 class Health(msgspec.Struct):
     status: str
+
+
+class Me(msgspec.Struct):
+    """Who the token belongs to: ``user`` (``None`` for the daemon's own token) and the prefix
+    every conversation id of theirs starts with (``""``: any conversation)."""
+
+    user: str | None
+    conversations: str
 
 
 class ErrorDetail(msgspec.Struct):

@@ -73,12 +73,22 @@ def _input_text(value: Any) -> str:
     return text if len(text) <= _INPUT_CHARS else text[: _INPUT_CHARS - 1] + "…"
 
 
+def _one_block(text: str) -> str:
+    """``text`` with every later line indented, whatever character breaks it.
+
+    ``str.splitlines`` knows every line boundary a tokenizer may render as one (``\\r``,
+    ``\\v``, ``\\f``, ``\\x1c``-``\\x1e``, ``\\x85``, U+2028, U+2029 as well as ``\\n``), so tool
+    data can never start a line that looks like the harness's own (``Ask: ...``, ``2. ...``).
+    """
+    return ("\n" + _CONTINUATION).join(text.splitlines())
+
+
 def step_log(steps: Sequence[StepRecord]) -> str:
     """One numbered line per step: ``n. tool(args) [status] → result`` or ``n. answered: text``."""
     lines = []
     for n, step in enumerate(steps, start=1):
         if step.kind == "answer":
-            lines.append(f"{n}. answered: {step.text or ''}")
+            lines.append(f"{n}. answered: {_one_block(step.text or '')}")
             continue
         status = (
             "failed"
@@ -90,8 +100,8 @@ def step_log(steps: Sequence[StepRecord]) -> str:
             else "completed"
         )
         outcome = step.result or ("skipped by the user" if step.skipped else "no result")
-        outcome = outcome.replace("\n", "\n" + _CONTINUATION)
-        lines.append(f"{n}. {step.tool}({_input_text(step.input)}) [{status}] → {outcome}")
+        arguments = _one_block(_input_text(step.input))
+        lines.append(f"{n}. {step.tool}({arguments}) [{status}] → {_one_block(outcome)}")
     return "\n".join(lines)
 
 
@@ -100,7 +110,7 @@ def compact_steps(steps: Sequence[StepRecord]) -> list[StepRecord]:
     out = []
     for position, step in enumerate(steps):
         if position < len(steps) - 1 and step.kind == "tool" and step.result:
-            first_line = step.result.split("\n", 1)[0]
+            first_line = (step.result.splitlines() or [""])[0]
             step = _with_result(step, clip(first_line, _COMPACT_RESULT_CHARS))
         out.append(step)
     return out
@@ -116,10 +126,10 @@ def _with_result(step: StepRecord, result: str) -> StepRecord:
 
 
 def _exchange_parts(exchange: Exchange) -> tuple[str, str, str]:
-    if exchange.interrupted:
-        return exchange.ask, INTERRUPTED_REPLY, ""
-    answer = (PARTIAL_REPLY if exchange.best_effort else "") + exchange.answer
     tool_steps = [step for step in exchange.steps if step.kind == "tool"]
+    if exchange.interrupted:  # what it did before it was cut off (a write) still counts
+        return exchange.ask, INTERRUPTED_REPLY, step_log(tool_steps)
+    answer = (PARTIAL_REPLY if exchange.best_effort else "") + exchange.answer
     return exchange.ask, answer, step_log(tool_steps)
 
 

@@ -46,7 +46,7 @@ from .prompts import (
 )
 from .scribe import RECENT_KEEP, fold_memory
 from .state import TurnState, resolve_window
-from .tool_step import run_tool_step
+from .tool_step import resume_tool_step, run_tool_step
 
 __all__ = ["DEVICE_FAILED", "Turn", "run_turn"]
 
@@ -113,9 +113,14 @@ class Turn(TurnState):
         self.original = copy_state(loaded)
         self.view = await self.phases.after_recall(copy_state(loaded))
         self.emit(RecallEvent(summary=self.view.summary, recent=len(self.view.recent)))
-        if self.hands_over:
+        if self.hands_over and self.request.resume is None:
             return await self._escalate("model-error", "session fallback")
         try:
+            if self.request.resume is not None:  # paused at a write: carry on at that step
+                tools = {tool.name: tool for tool in self.config.tools.values()}
+                escalation = await resume_tool_step(self, self.request.resume, tools)
+                if escalation is not None:
+                    return await self._escalate(escalation.reason, escalation.error)
             return await self._loop()
         except Exception as exc:
             return await self._escalate_failure(exc)
@@ -324,6 +329,7 @@ class Turn(TurnState):
         except Exception as exc:
             self.emit(MemoryErrorEvent(error=message_of(exc)))
             return
+        self.remembered = True
         self.emit(RememberEvent(summary=kept.summary))
 
     # ------------------------------------------------------------------ escalation
@@ -397,11 +403,43 @@ class Turn(TurnState):
         with trio.CancelScope(shield=aborted) as scope:
             if aborted:
                 scope.deadline = trio.current_time() + OBSERVER_SECONDS
+                await self._remember_what_ran()
             await self.extensions.observe(
                 "on_error",
                 {"error": exc, "origin": where, "steps": self.steps, "trace": self.trace},
             )
             await self._finish(outcome)
+
+    async def _remember_what_ran(self) -> None:
+        """A cancelled turn that wrote something leaves that in memory (design.md, D6).
+
+        Nothing half-done is saved — but a write that ran (or was cut off while it ran) is not
+        half-done: the next turn, and the person, must know of it. The exchange is marked
+        interrupted and carries the steps; the scribe is not called (no model call while
+        cancelling) and ``before_remember`` hooks do not run.
+        """
+        progress = self.request.progress
+        if self.remembered or not self.steps or (progress is not None and progress.parked):
+            return  # parked: the turn resumes from its checkpoint and remembers then
+        tool_steps = [step for step in self.steps if step.kind == "tool"]
+        wrote = any(step.writes and not (step.skipped or step.cached) for step in tool_steps)
+        if not wrote:
+            return
+        exchange = Exchange(
+            ask=self.ask,
+            answer="",
+            at=time.time(),
+            best_effort=True,
+            steps=copy.deepcopy(tool_steps),
+            interrupted=True,
+        )
+        state = copy_state(self.original)
+        state.recent = [*state.recent, exchange][-RECENT_KEEP:]
+        try:
+            await self.session.memory.save(state)
+        except Exception:
+            return  # the turn is cancelled either way; its record keeps the steps
+        self.remembered = True
 
     async def _finish(self, outcome: RunOutcome) -> None:
         with trio.move_on_after(OBSERVER_SECONDS):

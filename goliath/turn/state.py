@@ -52,6 +52,8 @@ class TurnState:
         self.trace: list[Event] = []
         self.handled_by: HandledBy = "device"
         self.escalating = False
+        self.remembered = False
+        """This turn's exchange is in memory (so a late cancel does not save it twice)."""
         self.original = MemoryState()
         """Memory as loaded: the scribe folds this turn's exchange into it."""
         self.view = MemoryState()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import math
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,10 +26,17 @@ from .._origin import origin
 from .._util import maybe_await, message_of
 from ..budget import ResultBudget, fit_excerpt
 from ..compress import RESULT_CHARS, clip, summarize_tool_result
+from ..durable import (
+    Checkpoint,
+    PendingCall,
+    call_fingerprint,
+    idempotency_key,
+    mark_outcome_unknown,
+)
 from ..errors import GoliathError
 from ..events import ConfirmEvent, ToolEvent
 from ..records import ConfirmRequest, Decision, SkipReason, StepRecord
-from ..snapshot import try_snapshot
+from ..snapshot import capped_snapshot, try_snapshot
 from ..tools import Tool, ToolContext, is_async_callable
 from .conductor import Plan
 from .hooks import Denied
@@ -44,7 +52,7 @@ from .worker import (
     validate_arguments,
 )
 
-__all__ = ["Escalation", "Skipped", "run_tool_step"]
+__all__ = ["Escalation", "Skipped", "resume_tool_step", "run_tool_step"]
 
 PENDING_RESULT = "(tool execution did not complete)"
 PROCESSING_RESULT = "(tool executed; output processing did not complete)"
@@ -116,19 +124,79 @@ async def run_tool_step(
             return Escalation("repeated-tool-call")
         if verdict == "execute":
             earlier = None
+    return await _decide_and_run(
+        turn, tool, plan.brief, tool_input, ctx, skipped=skipped, earlier=earlier
+    )
+
+
+async def resume_tool_step(
+    turn: TurnState, checkpoint: Checkpoint, available: Mapping[str, Tool]
+) -> Escalation | None:
+    """Carry on a turn paused at a write: the same call, asked again, run at most once.
+
+    The arguments are those stored with the call (validated again, never re-derived), and the
+    call's fingerprint must still match them: an approval can only ever run the write it saw.
+    """
+    pending = checkpoint.pending
+    turn.steps[:] = copy.deepcopy(checkpoint.steps)
+    turn.planned = list(checkpoint.planned)
+    tool = available.get(pending.tool)
+    if tool is None or not tool.writes:
+        return Escalation("plan-invalid", f"the paused write {pending.tool!r} is not available")
+    try:
+        tool_input = validate_arguments(tool, copy.deepcopy(pending.input))
+    except pydantic.ValidationError:
+        return Escalation("tool-args-invalid")
+    expected = call_fingerprint(
+        turn.request.turn_id, pending.call_id, tool.name, try_snapshot(tool_input) or {}
+    )
+    if expected != pending.fingerprint:
+        return Escalation("tool-args-invalid", "the paused write no longer matches its approval")
+    return await _decide_and_run(
+        turn,
+        tool,
+        pending.brief,
+        tool_input,
+        _tool_context(turn),
+        resumed=pending,
+    )
+
+
+async def _decide_and_run(
+    turn: TurnState,
+    tool: Tool,
+    brief: str,
+    tool_input: dict[str, Any],
+    ctx: ToolContext,
+    *,
+    skipped: Skipped | None = None,
+    earlier: StepRecord | None = None,
+    resumed: PendingCall | None = None,
+) -> Escalation | None:
+    """A person confirms a write, the tool runs (or is skipped, or served from cache), and the
+    step joins the log."""
+    input_snapshot = try_snapshot(tool_input)
+    call_id = ""
     if skipped is None and earlier is None and tool.writes:
-        answer = await _confirm(turn, tool, tool_input, plan.brief)
+        request = await _confirm_request(turn, tool, tool_input, brief, resumed)
+        call_id = request.call_id
+        answer = await _confirm(turn, tool, request, resumed)
         if not answer.approved:
             reason = f": {answer.reason}" if answer.reason else ""
             skipped = Skipped(
                 "confirmation", f"declined by the user{reason}. Do not retry unless asked."
+            )
+        else:
+            ctx = attrs.evolve(
+                ctx,
+                idempotency_key=idempotency_key(turn.request.turn_id, call_id, request.fingerprint),
             )
     await trio.lowlevel.checkpoint_if_cancelled()
 
     step = StepRecord(
         index=len(turn.steps),
         kind="tool",
-        brief=plan.brief,
+        brief=brief,
         tool=tool.name,
         input=input_snapshot,
         writes=tool.writes,
@@ -137,6 +205,7 @@ async def run_tool_step(
         output=earlier.output if earlier is not None else None,
     )
     turn.steps.append(step)
+    progress = turn.request.progress
     outcome: dict[str, Any]
     ran_ms = 0.0
     if skipped is not None:
@@ -152,11 +221,20 @@ async def run_tool_step(
         )
         outcome = {"status": "cached", "from_step": earlier.index}
     else:
-        text, outcome, ran_ms = await _execute(turn, tool, tool_input, ctx, step)
+        if tool.writes and progress is not None:
+            await progress.executing(turn.steps, call_id)  # write-ahead: refused means no write
+        try:
+            text, outcome, ran_ms = await _execute(turn, tool, tool_input, ctx, step)
+        except BaseException:
+            if tool.writes and step.result == PENDING_RESULT:
+                mark_outcome_unknown(step)  # cut off while it ran: it may have happened
+            raise
     text = await turn.phases.after_tool(tool, input_snapshot, text, outcome, turn.steps[:-1])
     text = await _fit_result(turn, tool, text)
     step.result = text
     turn.emit(ToolEvent(tool=tool.name, input=input_snapshot, result=text, ms=ran_ms))
+    if progress is not None:
+        await progress.executed(turn.steps)
     if last_two_failed(turn.steps):
         return Escalation("tool-error", text)
     return None
@@ -191,28 +269,75 @@ async def _arguments(turn: TurnState, tool: Tool, brief: str) -> Arguments | Mis
     return None
 
 
-async def _confirm(turn: TurnState, tool: Tool, tool_input: dict[str, Any], brief: str) -> Decision:
-    """Ask before a write; no answer within ``confirm_timeout`` is a decline (design.md, D8).
-
-    Without a handler the write fails closed (D11): declined with the reason ``no confirmation
-    handler``, unless the agent says ``auto_approve=True`` (``requires_confirmation`` tools
-    decline even then). A sync handler runs in a worker thread, so a person typing at
-    ``input()`` blocks no other conversation and the deadline still ends the wait.
-    """
+async def _confirm_request(
+    turn: TurnState,
+    tool: Tool,
+    tool_input: dict[str, Any],
+    brief: str,
+    resumed: PendingCall | None,
+) -> ConfirmRequest:
+    """What the person is asked: the write, bound to its fingerprint."""
     await trio.lowlevel.checkpoint_if_cancelled()
-    request = ConfirmRequest(
+    arguments = copy.deepcopy(try_snapshot(tool_input) or {})
+    if resumed is not None:
+        call_id, after_tool = resumed.call_id, resumed.after_tool
+    else:
+        previous = turn.steps[-1] if turn.steps else None
+        read_just_before = previous is not None and previous.kind == "tool" and not previous.skipped
+        call_id = f"call-{len(turn.steps)}"
+        after_tool = previous.tool if read_just_before and previous is not None else None
+    return ConfirmRequest(
         tool=tool.name,
-        input=copy.deepcopy(try_snapshot(tool_input) or {}),
+        input=arguments,
         brief=brief,
         conversation_id=turn.request.conversation_id,
         turn_id=turn.request.turn_id,
-        call_id=f"call-{len(turn.steps)}",
+        call_id=call_id,
+        after_tool=after_tool,
+        fingerprint=call_fingerprint(turn.request.turn_id, call_id, tool.name, arguments),
     )
+
+
+async def _confirm(
+    turn: TurnState, tool: Tool, request: ConfirmRequest, resumed: PendingCall | None
+) -> Decision:
+    """Ask before a write; no answer within ``confirm_timeout`` is a decline (design.md, D8).
+
+    Without a handler the write fails closed (BEHAVIOR D11): declined with the reason ``no
+    confirmation handler``, unless the agent says ``auto_approve=True``
+    (``requires_confirmation`` tools decline even then). A sync handler runs in a worker thread, so a person typing at
+    ``input()`` blocks no other conversation and the deadline still ends the wait.
+
+    With a progress port the turn first leaves a checkpoint (design.md, D11: its steps, the
+    call and the first plan's calls still to come), so it can resume at this step after a
+    restart; the deadline is wall-clock time, kept across restarts.
+    """
     handler = turn.request.confirm or turn.config.confirm
     timeout = turn.config.confirm_timeout
+    if resumed is not None:
+        deadline = resumed.deadline
+    else:
+        deadline = time.time() + timeout if timeout is not None else None
+    progress = turn.request.progress
+    if progress is not None:
+        pending = PendingCall(
+            call_id=request.call_id,
+            tool=request.tool,
+            input=copy.deepcopy(request.input),
+            brief=request.brief,
+            fingerprint=request.fingerprint,
+            after_tool=request.after_tool,
+            deadline=deadline,
+        )
+        await progress.paused(
+            Checkpoint(steps=copy.deepcopy(turn.steps), pending=pending, planned=list(turn.planned))
+        )
+    remaining = math.inf if deadline is None else max(0.0, deadline - time.time())
+    if resumed is None and timeout is not None:
+        remaining = timeout  # a first ask waits exactly confirm_timeout on the turn's clock
     decision = Decision(approved=False, reason="no answer")
     started = trio.current_time()
-    with trio.move_on_after(timeout if timeout is not None else float("inf")):
+    with trio.move_on_after(remaining):
         with origin("confirm"):
             if handler is None:
                 approve = turn.config.auto_approve and not tool.requires_confirmation
@@ -249,7 +374,7 @@ async def _execute(
         text = f"error: {clip(message, 160)}. Try different arguments or another tool."
         return text, {"status": "failed", "error": message}, _ms_since(started)
     ran_ms = _ms_since(started)
-    step.output = try_snapshot(output)
+    step.output, step.output_omitted = capped_snapshot(output, turn.config.raw_output_bytes)
     step.result = PROCESSING_RESULT
     await trio.lowlevel.checkpoint_if_cancelled()
     return await _format(tool, output), {"status": "executed", "output": step.output}, ran_ms

@@ -218,6 +218,41 @@ async def test_conversations_keep_their_own_memory_and_can_be_forgotten() -> Non
     assert "hello from alice" not in after_forget
 
 
+async def test_each_browser_gets_its_own_conversation_inside_its_users_prefix() -> None:
+    """Two browsers that never named a conversation do not share one (there is no "default"
+    for everyone), and a user's browser starts inside that user's prefix: its first ask is
+    answered and remembered there."""
+    require_chromium()
+    from transports.users import User, Users
+
+    users = Users([User(name="alice", token="alice-browser-token-1", conversations="alice:")])
+    async with running_daemon(chat_agent([]), users=users) as url:
+
+        def first_conversation(token: str) -> tuple[str, str]:
+            with browser_page() as page:
+                page.goto(url + "/")
+                page.get_by_test_id("status").filter(has_text="needs the bearer token").wait_for()
+                page.fill("#token", token)
+                page.click("#token-form button")
+                page.locator(".notice", has_text="A new conversation").wait_for()
+                title = page.locator("#conversation-title").inner_text()
+                send(page, "hello there").get_by_test_id("answer").wait_for()
+                return title, page.locator("#log").inner_text()
+
+        one, _ = await in_browser(lambda: first_conversation(TOKEN))
+        two, _ = await in_browser(lambda: first_conversation(TOKEN))
+        alice, log = await in_browser(lambda: first_conversation("alice-browser-token-1"))
+        async with httpx.AsyncClient(
+            base_url=url, headers={"authorization": f"Bearer {TOKEN}"}
+        ) as http:
+            remembered = (await http.get(f"/v1/conversations/{alice}/memory")).json()
+    assert one != two and "default" not in (one, two)
+    assert one.startswith("chat-") and two.startswith("chat-")
+    assert alice.startswith("alice:chat-")
+    assert "answer to hello there" in log
+    assert [exchange["ask"] for exchange in remembered["recent"]] == ["hello there"]
+
+
 async def test_the_answer_appears_token_by_token_before_the_turn_ends() -> None:
     """A draft answer grows as `token` events arrive, while the turn still runs; the final
     answer replaces it."""

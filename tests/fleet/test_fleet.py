@@ -31,21 +31,24 @@ class Node:
         self.name, self.process, self.url = name, process, url
 
 
-async def start_node(dsn: str, name: str) -> Node:
+async def start_node(dsn: str, name: str, env: dict[str, str | None] | None = None) -> Node:
     process, url, _ = await start_goliath(
         "tests.transports.daemon_app:make_agent",
         *("--port", "0", "--token", TOKEN, "--store", dsn, "--node-id", name),
         *("--shards", str(SHARDS), "--interval", str(INTERVAL), "--grace", "1"),
+        env=env,
     )
     return Node(name, process, url)
 
 
 @asynccontextmanager
-async def fleet(dsn: str, count: int = 3) -> AsyncIterator[list[Node]]:
+async def fleet(
+    dsn: str, count: int = 3, env: dict[str, str | None] | None = None
+) -> AsyncIterator[list[Node]]:
     nodes: list[Node] = []
     try:
         for n in range(count):
-            nodes.append(await start_node(dsn, f"node{n}"))
+            nodes.append(await start_node(dsn, f"node{n}", env))
         await until_owners(dsn, {node.name for node in nodes})
         yield nodes
     finally:
@@ -165,3 +168,66 @@ async def test_a_fleet_spreads_forwards_and_survives_a_node_killed_mid_turn(pg_d
                 "wait",
                 "still there?",
             ]
+
+
+async def test_a_pending_approval_survives_a_fail_over_and_runs_the_write_once(
+    pg_dsn: str, tmp_path: Path
+) -> None:
+    """A turn paused at a write on one node; that node is SIGKILLed. The survivor that claims
+    the shard resumes the turn at the paused step: GET shows the pending call, a client that
+    retries the run there is asked again, and approving runs the write exactly once."""
+    writes = tmp_path / "writes.txt"
+    async with fleet(pg_dsn, 2, env={"GOLIATH_WRITES_FILE": str(writes)}) as nodes:
+        owners = shard_owners(pg_dsn)
+        victim, survivor = nodes
+        conversation = next(
+            f"p{n}" for n in range(200) if owners[shard_of(f"p{n}", SHARDS)] == victim.name
+        )
+        body = {"ask": "add jam", "turn_id": "fo-1"}
+        async with (
+            httpx.AsyncClient(base_url=victim.url, headers=HEADERS, timeout=60) as on_victim,
+            httpx.AsyncClient(base_url=survivor.url, headers=HEADERS, timeout=60) as http,
+        ):
+            async with on_victim.stream(
+                "POST", f"/v1/conversations/{conversation}/runs", json=body
+            ) as response:
+                async for name, data in iter_sse(response):
+                    if name == "confirm_request":
+                        asked = data
+                        victim.process.kill()
+                        break
+            await victim.process.wait()
+            await until_owners(pg_dsn, {survivor.name}, seconds=20)
+            with trio.fail_after(20):
+                while (status := (await http.get("/v1/turns/fo-1")).json()).get(
+                    "status"
+                ) != "awaiting_confirmation" or "pending" not in status:
+                    await trio.sleep(0.1)
+            assert status["pending"]["fingerprint"] == asked["fingerprint"]
+            assert status["pending"]["input"] == {"title": "jam"}
+            events = []
+            async with http.stream(
+                "POST", f"/v1/conversations/{conversation}/runs", json=body
+            ) as response:
+                async for name, data in iter_sse(response):
+                    events.append((name, data))
+                    if name == "confirm_request":
+                        reply = await http.post(
+                            "/v1/turns/fo-1/confirm",
+                            json={
+                                "call_id": data["call_id"],
+                                "approved": True,
+                                "fingerprint": data["fingerprint"],
+                            },
+                        )
+                        assert reply.status_code == 204, reply.text
+            assert events[-1][0] == "result" and events[-1][1]["text"] == "answer to add jam"
+            with psycopg.connect(pg_dsn, autocommit=True) as connection:
+                row = connection.execute(
+                    "SELECT status, record::json->>'node' FROM goliath_turns WHERE turn_id = %s",
+                    ("fo-1",),
+                ).fetchone()
+            assert row == ("done", survivor.name)
+            memory = (await http.get(f"/v1/conversations/{conversation}/memory")).json()
+            assert [e["ask"] for e in memory["recent"]] == ["add jam"]
+    assert [line.split("\t")[0] for line in writes.read_text().splitlines()] == ["jam"]

@@ -9,7 +9,7 @@ import pytest
 
 from goliath import Agent
 from goliath.agent import OPTIONS, RUNTIME_OPTIONS, TURN_OPTIONS
-from goliath.config import AgentConfig, TurnRequest
+from goliath.config import RUNTIME_FIELDS, AgentConfig, TurnRequest
 from goliath.testing import FakeModel
 
 MODEL_DERIVED = {"window", "count_tokens"}
@@ -46,8 +46,9 @@ def test_the_options_are_agent_configs_fields_and_the_runtimes() -> None:
 
 def test_run_options_are_turn_request_fields() -> None:
     """Agent.run and Agent.run_stream take the ask and the per-run fields of TurnRequest (but
-    on_token: a streaming run's tokens are what run_stream yields)."""
-    fields = {field.name for field in attrs.fields(TurnRequest)} - {"on_token"}
+    on_token: a streaming run's tokens are what run_stream yields; and the two the runtime
+    sets: where progress is reported, and a checkpoint to resume from)."""
+    fields = {field.name for field in attrs.fields(TurnRequest)} - RUNTIME_FIELDS - {"on_token"}
     for method in (Agent.run, Agent.run_stream):
         run = parameters(method)
         assert set(run) == fields, method

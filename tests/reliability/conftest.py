@@ -6,6 +6,7 @@ import functools
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import trio
 
@@ -19,11 +20,18 @@ AUTH = {"authorization": f"Bearer {TOKEN}"}
 
 
 @asynccontextmanager
-async def serving(agent: Agent, *, limits: HttpLimits | None = None) -> AsyncIterator[str]:
-    """``agent`` and its HTTP front door on 127.0.0.1 (port 0); yields the base URL."""
+async def serving(
+    agent: Agent, *, limits: HttpLimits | None = None, **options: Any
+) -> AsyncIterator[str]:
+    """``agent`` and its HTTP front door on 127.0.0.1 (port 0); yields the base URL.
+
+    ``options`` go to ``serve_http`` (``users``, ``allowed_hosts``, ``unix_socket``...).
+    """
     async with agent, trio.open_nursery() as nursery:
         binds = await nursery.start(
-            functools.partial(serve_http, agent.runtime, port=0, token=TOKEN, limits=limits)
+            functools.partial(
+                serve_http, agent.runtime, port=0, token=TOKEN, limits=limits, **options
+            )
         )
         yield binds[0]
         for ticket in agent.runtime.supervisor.running():

@@ -80,6 +80,41 @@ async def test_a_tool_returning_something_unserializable_fails_nothing(
         assert again[-1][1]["text"] == "answer to hi after none"
 
 
+@pytest.mark.slow
+async def test_a_ten_mib_tool_output_is_kept_out_of_results_records_and_memory(
+    tmp_path: Path,
+) -> None:
+    """A 10 MiB output is summarized for the model as usual, but its raw snapshot is omitted
+    (over `raw_output_bytes`): the result, the turn record and memory stay small, and the SQLite
+    file grows by well under a MiB per turn instead of ~20 MB."""
+
+    @tool
+    async def read_notes() -> Any:
+        """Read the notes."""
+        return {"notes": [{"line": n, "text": "x" * 100} for n in range(100_000)]}
+
+    database = tmp_path / "s.db"
+    agent = Agent(ScriptedModel(), tools=[read_notes], store=SQLiteStore(database))
+    async with serving(agent) as url, httpx.AsyncClient(base_url=url, headers=AUTH) as http:
+        await http.post("/v1/conversations/u/runs", json={"ask": "hi"})
+        before = database.stat().st_size
+        reply = await http.post("/v1/conversations/u/runs", json={"ask": "read", "turn_id": "t1"})
+        assert len(reply.content) < 64 * 1024
+        name, result = parse_sse(reply.text)[-1]
+        assert name == "result", result
+        step = result["steps"][0]
+        assert step.get("output") is None
+        assert "over the 131,072-byte cap" in step["output_omitted"]
+        assert "notes" in step["result"]  # the model still read the summary
+        record = (await http.get("/v1/turns/t1")).json()
+        assert record["result"]["steps"][0].get("output") is None
+        memory = (await http.get("/v1/conversations/u/memory")).json()
+        assert len(json.dumps(memory)) < 64 * 1024
+        assert memory["recent"][-1]["steps"][0]["output_omitted"] == step["output_omitted"]
+        grown = database.stat().st_size - before
+    assert grown < 1024 * 1024, grown
+
+
 class GarbageModel:
     """Answers every call with the next of ``replies`` (cycling): text a model should not say."""
 

@@ -13,6 +13,7 @@ import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -26,10 +27,15 @@ from actors.messages import (
     GetMemory,
     Inbound,
     Outbound,
+    ResultMessage,
     Run,
     decode_msgpack,
     encode_msgpack,
 )
+from goliath import Agent, Exchange, MemoryState, ToolContext, tool
+from goliath.memory import InMemory
+from goliath.models import GenerateRequest
+from goliath.testing import FakeModel
 from transports.client import Client
 from transports.stream import MAX_FRAME_BYTES, FrameError, read_frame, serve_stream
 
@@ -146,3 +152,162 @@ class TestHostileFrames:
             await trio.testing.wait_all_tasks_blocked()
             await still_serving(path)
             await connection.aclose()
+
+
+# ---------------------------------------------------------------- what the server sends
+
+
+def _hostile_output(kind: str, size: int) -> Any:
+    """A tool output the server must carry, or refuse for that request only."""
+    match kind:
+        case "wide-int":
+            return {"wei": 2**70, "debt": -(2**70), "nested": [{"n": 2**64}]}
+        case "huge-digits":
+            return {"n": 10**size}
+        case "big-text":
+            return "x" * (size * 1024)
+        case "many-items":
+            return [{"i": n, "s": "y" * 16} for n in range(size * 100)]
+        case "deep":
+            value: Any = "bottom"
+            for _ in range(size):
+                value = {"d": value}
+            return value
+    return {"ok": True}
+
+
+def _producing_agent(memory: dict[str, MemoryState] | None = None) -> Agent:
+    """Plans `produce` once per turn; the tool builds the output the run's context names."""
+
+    def reply(request: GenerateRequest) -> dict[str, Any]:
+        if request.label == "conductor":
+            if "produce(" not in request.prompt:
+                return {"json": {"kind": "tool", "tool": "produce", "brief": "produce"}}
+            return {"json": {"kind": "answer", "brief": "reply"}}
+        if request.label == "scribe":
+            return {"text": "Goal: chat"}
+        return {"text": "done"}
+
+    @tool
+    def produce(ctx: ToolContext) -> Any:
+        """Produce an output."""
+        context = ctx.context if isinstance(ctx.context, dict) else {}
+        return _hostile_output(str(context.get("kind")), int(context.get("size", 1)))
+
+    states = memory or {}
+    return Agent(
+        FakeModel(reply),
+        tools=[produce],
+        memory=lambda cid: InMemory(states.get(cid or "")),
+    )
+
+
+@asynccontextmanager
+async def frames_of(agent: Agent) -> AsyncIterator[str]:
+    with tempfile.TemporaryDirectory(prefix="gl", dir="/tmp") as folder:
+        path = str(Path(folder) / "frames.sock")
+        async with agent, trio.open_nursery() as nursery:
+            await nursery.start(functools.partial(serve_stream, agent.runtime, path=path))
+            yield path
+            nursery.cancel_scope.cancel()
+
+
+async def _one_run(connection: trio.SocketStream, run: Run) -> list[Outbound]:
+    """Send ``run`` and read its replies up to its end (every frame must decode)."""
+    await connection.send_all(frame(encode_msgpack(run)))
+    received: list[Outbound] = []
+    with trio.fail_after(30):
+        while True:
+            payload = await read_frame(connection)
+            assert payload is not None, f"the server closed the connection after {received}"
+            reply = _outbound.decode(payload)
+            received.append(reply)
+            if reply.turn_id == run.turn_id and reply.type in ("result", "failure"):
+                return received
+
+
+class TestReplies:
+    """Send-side fuzzing: a reply too big or unencodable fails its request, never the server."""
+
+    async def test_memory_over_the_frame_limit_fails_that_request_and_the_connection_goes_on(
+        self,
+    ) -> None:
+        """`get_memory` of a 2 MiB memory answers `too_large`; the same connection still works."""
+        big = MemoryState(
+            summary="s",
+            recent=[Exchange(ask=f"q{n}", answer="a" * (700 * 1024), at=0.0) for n in range(3)],
+        )
+        async with frames_of(_producing_agent({"big": big})) as path:
+            async with await trio.open_unix_socket(path) as connection:
+                await connection.send_all(
+                    frame(encode_msgpack(GetMemory(turn_id="m1", conversation_id="big")))
+                )
+                with trio.fail_after(10):
+                    payload = await read_frame(connection)
+                assert payload is not None
+                reply = _outbound.decode(payload)
+                assert isinstance(reply, Failure) and reply.turn_id == "m1"
+                assert reply.code == "too_large"
+                assert "memory" in reply.message and f"{MAX_FRAME_BYTES:,}" in reply.message
+                replies = await _one_run(
+                    connection, Run(turn_id="r1", ask="go", conversation_id="small")
+                )
+                assert replies[-1].type == "result"
+            await still_serving_frames(path)
+
+    async def test_an_integer_beyond_64_bits_travels_as_decimal_text(self) -> None:
+        """A tool output holding 2**70 reaches the client (as text) instead of killing the server."""
+        async with frames_of(_producing_agent()) as path:
+            async with await trio.open_unix_socket(path) as connection:
+                replies = await _one_run(
+                    connection,
+                    Run(turn_id="w1", ask="go", conversation_id="c", context={"kind": "wide-int"}),
+                )
+            end = replies[-1]
+            assert isinstance(end, ResultMessage)
+            [step] = [s for s in end.result.steps if s.kind == "tool"]
+            assert step.output == {
+                "wei": str(2**70),
+                "debt": str(-(2**70)),
+                "nested": [{"n": str(2**64)}],
+            }
+            await still_serving_frames(path)
+
+    @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(
+        outputs=st.lists(
+            st.tuples(
+                st.sampled_from(["wide-int", "huge-digits", "big-text", "many-items", "deep"]),
+                st.integers(1, 2000),
+            ),
+            min_size=1,
+            max_size=3,
+        )
+    )
+    async def test_whatever_a_tool_returns_every_reply_decodes_and_each_run_ends_once(
+        self, outputs: list[tuple[str, int]]
+    ) -> None:
+        """Hostile outputs (wide ints, 2 MB texts, 200,000 items, deep nesting): every frame
+        decodes, each run ends with exactly one result or failure, and the server serves on."""
+        async with frames_of(_producing_agent()) as path:
+            async with await trio.open_unix_socket(path) as connection:
+                for n, (kind, size) in enumerate(outputs):
+                    run = Run(
+                        turn_id=f"h{n}",
+                        ask="go",
+                        conversation_id=f"h{n}",
+                        context={"kind": kind, "size": size},
+                    )
+                    replies = await _one_run(connection, run)
+                    ends = [r for r in replies if r.type in ("result", "failure")]
+                    assert len(ends) == 1
+                    if isinstance(ends[0], Failure):
+                        assert ends[0].code in ("too_large", "error"), ends[0]
+            await still_serving_frames(path)
+
+
+async def still_serving_frames(path: str) -> None:
+    with trio.fail_after(10):
+        async with Client.stream(path=path) as client:
+            result = await client.run("hello", conversation_id="probe")
+    assert result.text == "done"

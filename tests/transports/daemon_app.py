@@ -1,12 +1,20 @@
-"""Agents for daemon tests: a scripted model that answers, writes after approval, or waits."""
+"""Agents for daemon tests: a scripted model that answers, writes after approval, or waits.
+
+Asks: ``add X`` writes X (after approval); ``add X then wait`` writes X, then runs the slow
+tool; ``log X`` runs a slow write (it writes X, then takes long: a crash or cancel lands while
+it runs); ``wait`` runs the slow tool; anything else is answered. With ``GOLIATH_WRITES_FILE``
+set, every write also appends its title (and the tool's idempotency key) to that file, so a
+test can count writes across daemon processes and restarts.
+"""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import trio
 
-from goliath import Agent, tool
+from goliath import Agent, ToolContext, tool
 from goliath.memory import InMemory
 from goliath.models import GenerateRequest
 from goliath.testing import FakeModel
@@ -15,28 +23,48 @@ SLOW_TOOL_SECONDS = 30.0
 
 
 def scripted_reply(request: GenerateRequest) -> dict[str, Any]:
-    """Ask-driven: "add X" writes X (after approval), "wait" runs a slow tool, else answers."""
+    """Ask-driven: see the module docstring."""
     ask = request.prompt.rsplit("Ask: ", 1)[-1].split("\n", 1)[0]
     if request.label == "conductor":
         if ask.startswith("add ") and "create_task(" not in request.prompt:
             return {"json": {"kind": "tool", "tool": "create_task", "brief": ask}}
-        if ask.startswith("wait") and "slow_job(" not in request.prompt:
+        if ask.startswith("log ") and "log_slowly(" not in request.prompt:
+            return {"json": {"kind": "tool", "tool": "log_slowly", "brief": ask}}
+        waits = ask.startswith("wait") or ask.endswith(" then wait")
+        if waits and "slow_job(" not in request.prompt:
             return {"json": {"kind": "tool", "tool": "slow_job", "brief": "wait"}}
         return {"json": {"kind": "answer", "brief": "reply"}}
     if request.label == "worker":
-        return {"json": {"title": ask.removeprefix("add ")}}
+        title = ask.removeprefix("add ").removeprefix("log ").removesuffix(" then wait")
+        return {"json": {"title": title}}
     if request.label == "scribe":
         return {"text": "Goal: chat"}
     return {"text": f"answer to {ask}"}
+
+
+def _log_write(title: str, ctx: ToolContext) -> None:
+    path = os.environ.get("GOLIATH_WRITES_FILE")
+    if path:
+        with open(path, "a", encoding="utf-8") as file:
+            file.write(f"{title}\t{ctx.idempotency_key}\n")
 
 
 def make_agent(created: list[str] | None = None) -> Agent:
     tasks: list[str] = [] if created is None else created
 
     @tool(writes=True)
-    def create_task(title: str) -> dict[str, Any]:
+    def create_task(title: str, ctx: ToolContext) -> dict[str, Any]:
         """Add a task."""
         tasks.append(title)
+        _log_write(title, ctx)
+        return {"ok": True, "title": title}
+
+    @tool(writes=True)
+    async def log_slowly(title: str, ctx: ToolContext) -> dict[str, Any]:
+        """Write a log line, slowly."""
+        tasks.append(title)
+        _log_write(title, ctx)
+        await trio.sleep(SLOW_TOOL_SECONDS)
         return {"ok": True, "title": title}
 
     @tool
@@ -46,5 +74,7 @@ def make_agent(created: list[str] | None = None) -> Agent:
         return "finished"
 
     return Agent(
-        FakeModel(scripted_reply), tools=[create_task, slow_job], memory=lambda cid: InMemory()
+        FakeModel(scripted_reply),
+        tools=[create_task, log_slowly, slow_job],
+        memory=lambda cid: InMemory(),
     )

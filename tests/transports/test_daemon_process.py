@@ -60,24 +60,112 @@ async def test_sigterm_drains_and_tells_in_flight_clients() -> None:
     assert code == 0
 
 
-async def test_the_daemon_prints_a_generated_token_when_none_is_set() -> None:
-    """Without --token or GOLIATH_TOKEN the daemon makes one and prints it."""
-    process, url, printed = await start_goliath(
-        "tests.transports.daemon_app:make_agent", "--port", "0", env={"GOLIATH_TOKEN": None}
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+async def test_a_signal_closes_every_listener_the_frame_socket_included(
+    signum: int, tmp_path: Path
+) -> None:
+    """With `--stream-socket` a signal still drains and exits: the frame client's running turn
+    is cancelled and told why, the socket file is removed, and the process exits 0."""
+    import tempfile
+
+    from transports.client import Client, RemoteError
+
+    with tempfile.TemporaryDirectory(prefix="gl", dir="/tmp") as folder:
+        frames = str(Path(folder) / "frames.sock")
+        process, url = await start_daemon("--grace", "0.5", "--stream-socket", frames)
+        try:
+            async with Client.stream(path=frames) as client:
+                assert (await client.run("hello", conversation_id="f")).text == "answer to hello"
+                failure: list[RemoteError] = []
+
+                async def slow() -> None:
+                    try:
+                        await client.run("wait", conversation_id="f", turn_id="slow-1")
+                    except RemoteError as exc:
+                        failure.append(exc)
+
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(slow)
+                    async with httpx.AsyncClient(
+                        base_url=url, headers={"authorization": "Bearer T0k3n"}
+                    ) as http:
+                        with trio.fail_after(15):
+                            while (await http.get("/v1/turns/slow-1")).json().get(
+                                "status"
+                            ) != "running":
+                                await trio.sleep(0.05)
+                    process.send_signal(signum)
+            with trio.fail_after(15):
+                code = await process.wait()
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+        assert code == 0
+        assert [exc.code for exc in failure] == ["cancelled"]
+        assert "shutting down" in failure[0].message
+        assert not await trio.Path(frames).exists()
+
+
+async def test_a_generated_token_is_kept_in_a_private_file_and_never_printed(
+    tmp_path: Path,
+) -> None:
+    """Without --token or GOLIATH_TOKEN the daemon makes a token once, keeps it in a 0600
+    file under $XDG_STATE_HOME, prints only where it is, and uses the same one after a
+    restart."""
+    env: dict[str, str | None] = {"GOLIATH_TOKEN": None, "XDG_STATE_HOME": str(tmp_path)}
+    tokens = []
+    for _ in range(2):
+        process, url, printed = await start_goliath(
+            "tests.transports.daemon_app:make_agent", "--port", "0", env=env
+        )
+        try:
+            path = tmp_path / "goliath" / "token"
+            assert str(path).encode() in printed
+            assert os.stat(path).st_mode & 0o777 == 0o600
+            token = path.read_text().strip()
+            assert token.encode() not in printed
+            tokens.append(token)
+            async with httpx.AsyncClient(base_url=url) as http:
+                assert (await http.get("/v1/turns/x")).status_code == 401
+                authorized = await http.get(
+                    "/v1/turns/x", headers={"authorization": f"Bearer {token}"}
+                )
+                assert authorized.status_code == 404
+        finally:
+            process.send_signal(signal.SIGTERM)
+            with trio.fail_after(15):
+                await process.wait()
+    assert tokens[0] == tokens[1]
+
+
+@pytest.mark.parametrize("value", ["", "   ", "two words"], ids=["empty", "blank", "spaced"])
+async def test_a_blank_token_stops_the_daemon_with_a_clear_error(value: str) -> None:
+    """GOLIATH_TOKEN="" never turns auth off and a whitespace token never locks everyone out:
+    the daemon refuses to start and says why."""
+    process = await trio.lowlevel.open_process(
+        [
+            sys.executable,
+            "-m",
+            "goliath.cli",
+            "serve",
+            "tests.transports.daemon_app:make_agent",
+            "--port",
+            "0",
+        ],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "GOLIATH_TOKEN": value},
     )
-    try:
-        token = re.search(rb"token is (\S+)", printed)
-        assert token is not None
-        async with httpx.AsyncClient(base_url=url) as http:
-            assert (await http.get("/v1/turns/x")).status_code == 401
-            authorized = await http.get(
-                "/v1/turns/x", headers={"authorization": f"Bearer {token.group(1).decode()}"}
-            )
-            assert authorized.status_code == 404
-    finally:
-        process.send_signal(signal.SIGTERM)
-        with trio.fail_after(15):
-            await process.wait()
+    assert process.stderr is not None
+    output = b""
+    with trio.fail_after(30):
+        while chunk := await process.stderr.receive_some(4096):
+            output += chunk
+        code = await process.wait()
+    assert code == 2
+    assert b"GOLIATH_TOKEN" in output
+    assert b"serving on" not in output
 
 
 async def test_sigkill_mid_turn_with_the_sqlite_store_reads_as_interrupted_after_restart(

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -310,3 +313,197 @@ class TestRefusals:
                 assert refused.status_code == 429
                 assert refused.json()["error"]["code"] == "busy"
                 nursery.cancel_scope.cancel()
+
+
+async def raw_request(url: str, head: str, body: bytes = b"") -> trio.SocketStream:
+    """Open a connection to ``url`` and send one request (``head`` without its blank line)."""
+    host, port = url.removeprefix("http://").rsplit(":", 1)
+    stream = await trio.open_tcp_stream(host, int(port))
+    await stream.send_all(
+        f"{head}\r\nhost: {host}:{port}\r\nauthorization: Bearer {TOKEN}\r\n"
+        f"content-type: application/json\r\ncontent-length: {len(body)}\r\n\r\n".encode()
+        + body
+    )
+    return stream
+
+
+async def read_until_closed(stream: trio.SocketStream, seconds: float) -> tuple[bytes, bool]:
+    """What the server sends, and whether it closed the connection within ``seconds``."""
+    data = b""
+    with trio.move_on_after(seconds):
+        while chunk := await stream.receive_some(65536):
+            data += chunk
+        return data, True
+    return data, False
+
+
+def open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+class TestConnections:
+    @pytest.mark.slow
+    async def test_a_finished_stream_with_connection_close_is_closed_by_the_server(
+        self,
+    ) -> None:
+        """After a run's last event the server closes a `Connection: close` connection: fifty
+        runs leave no connection (and no descriptor) behind."""
+        body = json.dumps({"ask": "hello"}).encode()
+        async with running_daemon(make_agent()) as url:
+            before = open_descriptors()
+            for n in range(50):
+                stream = await raw_request(
+                    url, f"POST /v1/conversations/k{n}/runs HTTP/1.1\r\nconnection: close", body
+                )
+                data, closed = await read_until_closed(stream, 5)
+                await stream.aclose()
+                assert b"event: result" in data
+                assert closed, f"run {n}: the server kept the connection open"
+            await trio.sleep(0.1)
+            assert open_descriptors() - before < 5
+
+    async def test_a_kept_alive_connection_is_closed_when_idle_after_a_stream(self) -> None:
+        """Without `Connection: close` the connection stays open for the next request once a
+        stream ended, and is closed after `keep_alive_timeout` of idleness."""
+        body = json.dumps({"ask": "hello"}).encode()
+        async with running_daemon(make_agent(), keep_alive_timeout=0.5) as url:
+            stream = await raw_request(url, "POST /v1/conversations/ka/runs HTTP/1.1", body)
+            data, closed = await read_until_closed(stream, 4)
+            await stream.aclose()
+        assert b"event: result" in data and data.endswith(b"0\r\n\r\n")
+        assert closed, "the idle kept-alive connection was never closed"
+
+
+class LoopRouter:
+    """A fleet membership that says another node owns every conversation — and that node is
+    this one: every forwarded request comes back, so only the hop limit ends the loop."""
+
+    node_id = "loop"
+
+    def __init__(self) -> None:
+        self.url: str | None = None
+
+    def is_local(self, conversation_id: str | None) -> bool:
+        return False
+
+    def owner_url(self, conversation_id: str | None) -> str | None:
+        return self.url
+
+
+class TestHops:
+    @pytest.mark.parametrize("value", ["abc", "-1", "-1000", "1.5", "1e3", "0x1", "9999"])
+    async def test_a_malformed_or_negative_hop_count_is_a_400(self, value: str) -> None:
+        """x-goliath-hops is the daemon's own: anything but a small count is refused (it was
+        a 500, and a negative count bought extra hops)."""
+        router = LoopRouter()
+        async with (
+            running_daemon(make_agent(), router=router) as url,
+            httpx.AsyncClient(base_url=url, headers=AUTH) as http,
+        ):
+            router.url = url
+            for method, path in [("POST", "/v1/conversations/h/runs"), ("GET", "/v1/turns/t")]:
+                reply = await http.request(
+                    method, path, json={"ask": "hi"}, headers={"x-goliath-hops": value}
+                )
+                assert reply.status_code == 400, (method, reply.text)
+                assert "x-goliath-hops" in reply.json()["error"]["message"]
+
+    async def test_a_forwarding_loop_ends_at_the_hop_limit(self) -> None:
+        """A request bounced between owners stops after MAX_HOPS with a 503 it can retry."""
+        router = LoopRouter()
+        async with (
+            running_daemon(make_agent(), router=router) as url,
+            httpx.AsyncClient(base_url=url, headers=AUTH, timeout=10) as http,
+        ):
+            router.url = url
+            reply = await http.post("/v1/conversations/h/runs", json={"ask": "hi"})
+        assert reply.status_code == 503
+        assert "moving" in reply.json()["error"]["message"]
+
+
+class TestServerErrors:
+    async def test_an_unexpected_error_is_logged_and_answered_with_a_json_500(
+        self, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        """A request the daemon fails to answer (here: the runtime cannot be reached) is a JSON
+        500, logged with its traceback on `goliath.http`; the daemon keeps serving."""
+        agent = make_agent()
+
+        def runtime() -> Any:
+            raise RuntimeError("the runtime is unreachable")
+
+        async with agent, trio.open_nursery() as nursery:
+            from transports.http import serve_http
+
+            binds = await nursery.start(functools.partial(serve_http, runtime, port=0, token=TOKEN))
+            async with httpx.AsyncClient(base_url=binds[0], headers=AUTH) as http:
+                with caplog.at_level(logging.ERROR, logger="goliath.http"):
+                    reply = await http.get("/v1/turns/t")
+                    health = await http.get("/healthz")
+            nursery.cancel_scope.cancel()
+        assert reply.status_code == 500
+        assert reply.json()["error"]["code"] == "error"
+        assert health.status_code == 200
+        logged = [r for r in caplog.records if r.name == "goliath.http"]
+        assert logged and logged[0].exc_info is not None
+        assert "the runtime is unreachable" in caplog.text
+
+    async def test_a_client_gone_mid_answer_is_no_error_and_gets_no_second_answer(
+        self, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        """The socket breaking under an answer already started (Hypercorn saw the client leave
+        and closed it during the last send) is logged as one line, not as a failure with a
+        traceback, and no 500 is sent after the answer began."""
+        from transports.http import HttpLimits, _FrontDoor
+
+        async def answer_then_break(scope: Any, receive: Any, send: Any) -> None:
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            raise trio.BrokenResourceError("the client went away")
+
+        sent: list[dict[str, Any]] = []
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        door = _FrontDoor(answer_then_break, limits=HttpLimits())
+        scope = {"type": "http", "method": "GET", "path": "/v1/turns/t", "headers": []}
+        with caplog.at_level(logging.INFO, logger="goliath.http"):
+            await door(scope, receive, send)
+        assert [message["type"] for message in sent] == ["http.response.start"]
+        logged = [r for r in caplog.records if r.name == "goliath.http"]
+        assert [r.levelno for r in logged] == [logging.INFO] and logged[0].exc_info is None
+
+
+class TestRefusedBodies:
+    @pytest.mark.slow
+    async def test_requests_refused_before_their_body_is_read_keep_the_connection_usable(
+        self,
+    ) -> None:
+        """A POST refused before its body was read (a bad id, no token) is answered, and the
+        client's kept-alive connection carries the next request: the body is drained, or the
+        answer says `connection: close`. (A client reusing a connection the server was about to
+        close lost its next request: "Server disconnected without sending a response".)"""
+        from tests.processes import start_goliath
+
+        process, url, _ = await start_goliath(
+            "tests.transports.daemon_app:make_agent", "--port", "0", env={"GOLIATH_TOKEN": TOKEN}
+        )
+        try:
+            await self._refuse_sixty_times(url)
+        finally:
+            process.kill()
+            await process.wait()
+
+    async def _refuse_sixty_times(self, url: str) -> None:
+        async with httpx.AsyncClient(base_url=url, headers=AUTH) as http:
+            for n in range(60):
+                bad = await http.post(f"/v1/conversations/{'x' * 129}/runs", json={"ask": "hi"})
+                assert bad.status_code == 400, n
+                refused = await http.post(
+                    "/v1/conversations/ok/runs", json={"ask": "hi"}, headers={"authorization": ""}
+                )
+                assert refused.status_code == 401, n
+                assert (await http.get("/healthz")).status_code == 200, n

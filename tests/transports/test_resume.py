@@ -110,3 +110,32 @@ async def test_the_python_client_hands_over_tokens() -> None:
     async with running_daemon(make_agent()) as url, Client.http(url, token=TOKEN) as client:
         result = await client.run("say hi", conversation_id="t", on_token=pieces.append)
     assert "".join(pieces) == result.text == "answer to say hi"
+
+
+async def test_a_kept_stream_is_resumed_only_by_the_request_that_started_it() -> None:
+    """The same turn id with another ask, or in another conversation, is a 409 — never an
+    answer from the kept stream of a different request — and the turn's own stream is intact
+    afterwards (a refused twin does not replace or drop it)."""
+    async with (
+        running_daemon(make_agent()) as url,
+        httpx.AsyncClient(base_url=url, headers=AUTH) as http,
+    ):
+        done = await http.post(
+            "/v1/conversations/own/runs", json={"ask": "hello", "turn_id": "twin"}
+        )
+        assert "answer to hello" in done.text
+        other_ask = await http.post(
+            "/v1/conversations/own/runs", json={"ask": "goodbye", "turn_id": "twin"}
+        )
+        other_place = await http.post(
+            "/v1/conversations/elsewhere/runs", json={"ask": "hello", "turn_id": "twin"}
+        )
+        async with http.stream(
+            "POST", "/v1/conversations/own/runs", json={"ask": "hello", "turn_id": "twin"}
+        ) as response:
+            again = await read(response)
+    assert other_ask.status_code == 409 and other_ask.json()["error"]["code"] == "conflict"
+    assert "another request" in other_ask.json()["error"]["message"]
+    assert other_place.status_code == 409 and "another conversation" in other_place.text
+    assert again[0][1] == "turn" and again[-1][1] == "result"
+    assert again[-1][2]["text"] == "answer to hello"
