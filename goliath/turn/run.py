@@ -8,29 +8,25 @@ actor calls :func:`run_turn` with a ``generate`` port that reaches the model wor
 from __future__ import annotations
 
 import copy
-import time
 from typing import Any
 
 import attrs
 import trio
 
 from .._origin import Origin, origin, origin_of
-from .._util import maybe_await, message_of, named_message
-from ..budget import clip_tokens
+from .._util import maybe_await, named_message
 from ..classify import classify_model_error
 from ..config import AgentConfig, TurnRequest
 from ..errors import BudgetError, ExtensionError, GoliathError
 from ..events import (
     AnswerEvent,
     EscalateEvent,
-    MemoryErrorEvent,
     PlanEvent,
     RecallEvent,
-    RememberEvent,
 )
 from ..extensions import RunOutcome
 from ..memory.codec import copy_state
-from ..records import Exchange, FallbackRequest, RunResult, StepRecord
+from ..records import FallbackRequest, RunResult, StepRecord
 from ..session import Session
 from ..tools import Tool
 from .answer import AnswerInvalid, compose_answer
@@ -44,7 +40,7 @@ from .prompts import (
     answer_user,
     compact_steps,
 )
-from .scribe import RECENT_KEEP, fold_memory
+from .remember import remember, remember_what_ran
 from .state import TurnState, resolve_window
 from .tool_step import resume_tool_step, run_tool_step
 
@@ -298,39 +294,8 @@ class Turn(TurnState):
         if text:
             self.emit(AnswerEvent(text=text))
         if persist:
-            await self._remember(text, best_effort=best_effort, device_failed=device_failed)
+            await remember(self, text, best_effort=best_effort, device_failed=device_failed)
         return self.result(text, output=output, best_effort=best_effort)
-
-    async def _remember(self, text: str, *, best_effort: bool, device_failed: bool) -> None:
-        exchange = Exchange(
-            ask=self.ask,
-            answer=text,
-            at=time.time(),
-            best_effort=best_effort,
-            steps=copy.deepcopy(self.steps),
-        )
-        await trio.lowlevel.checkpoint_if_cancelled()
-        candidate = await fold_memory(
-            self.caller,
-            self.original,
-            exchange,
-            instructions=self.instructions,
-            device_failed=device_failed,
-            emit=self.emit,
-        )
-        kept = await self.phases.before_remember(candidate, exchange)
-        if kept is None:
-            return
-        kept.recent = kept.recent[-RECENT_KEEP:]
-        kept.summary = clip_tokens(kept.summary, self.window // 8)
-        await trio.lowlevel.checkpoint_if_cancelled()
-        try:
-            await self.session.memory.save(copy_state(kept))
-        except Exception as exc:
-            self.emit(MemoryErrorEvent(error=message_of(exc)))
-            return
-        self.remembered = True
-        self.emit(RememberEvent(summary=kept.summary))
 
     # ------------------------------------------------------------------ escalation
 
@@ -403,43 +368,12 @@ class Turn(TurnState):
         with trio.CancelScope(shield=aborted) as scope:
             if aborted:
                 scope.deadline = trio.current_time() + OBSERVER_SECONDS
-                await self._remember_what_ran()
+                await remember_what_ran(self)
             await self.extensions.observe(
                 "on_error",
                 {"error": exc, "origin": where, "steps": self.steps, "trace": self.trace},
             )
             await self._finish(outcome)
-
-    async def _remember_what_ran(self) -> None:
-        """A cancelled turn that wrote something leaves that in memory (design.md, D6).
-
-        Nothing half-done is saved — but a write that ran (or was cut off while it ran) is not
-        half-done: the next turn, and the person, must know of it. The exchange is marked
-        interrupted and carries the steps; the scribe is not called (no model call while
-        cancelling) and ``before_remember`` hooks do not run.
-        """
-        progress = self.request.progress
-        if self.remembered or not self.steps or (progress is not None and progress.parked):
-            return  # parked: the turn resumes from its checkpoint and remembers then
-        tool_steps = [step for step in self.steps if step.kind == "tool"]
-        wrote = any(step.writes and not (step.skipped or step.cached) for step in tool_steps)
-        if not wrote:
-            return
-        exchange = Exchange(
-            ask=self.ask,
-            answer="",
-            at=time.time(),
-            best_effort=True,
-            steps=copy.deepcopy(tool_steps),
-            interrupted=True,
-        )
-        state = copy_state(self.original)
-        state.recent = [*state.recent, exchange][-RECENT_KEEP:]
-        try:
-            await self.session.memory.save(state)
-        except Exception:
-            return  # the turn is cancelled either way; its record keeps the steps
-        self.remembered = True
 
     async def _finish(self, outcome: RunOutcome) -> None:
         with trio.move_on_after(OBSERVER_SECONDS):
