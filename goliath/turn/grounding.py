@@ -109,7 +109,7 @@ def step_summary(steps: Sequence[StepRecord]) -> str:
                 done.append(f"Not done: {step.tool} ({clip(step.result or 'skipped', 120)}).")
             else:
                 done.append(f"Done: {step.tool} {_text_of(step.input or {})}.")
-        elif not step.skipped and not step.failed and step.result:
+        elif not (step.skipped or step.failed or step.cached) and step.result:
             found = step.result
     parts = [*done]
     if found:

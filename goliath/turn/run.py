@@ -308,6 +308,9 @@ class Turn(TurnState):
             if reason in NO_BEST_EFFORT:
                 return self.result("")
             text, output = await self._best_effort()
+            rules = answer_system(instructions="", structured=False, best_effort=True)
+            if output is None and text.strip() and echoes(text, rules):
+                text = step_summary(self.steps)  # never the prompt's own words as the answer
             return await self._finish_answer(
                 text, output=output, persist=bool(text.strip()), best_effort=True
             )

@@ -1,0 +1,107 @@
+"""Answers state only what the steps found (docs/design.md, "Answers state only what the steps
+found"): an invented number is retried once, then replaced by a summary of the steps; an answer
+that echoes its own instructions or repeats a line is never shown."""
+
+from __future__ import annotations
+
+from goliath import StepRecord
+from goliath.testing import FakeModel
+from goliath.turn.grounding import ungrounded_numbers
+from goliath.turn.run import NO_ANSWER
+
+from .helpers import TaskBox, answer_plan, calls, run_turn, text, use
+
+
+async def test_an_answer_with_a_number_no_step_returned_is_retried_with_the_number_named(
+    box: TaskBox,
+) -> None:
+    fake = FakeModel(
+        [
+            use("list_tasks"),
+            answer_plan(),
+            text("You have 7 tasks: Buy milk and Call mom."),
+            text("You have two tasks: Buy milk and Call mom."),
+        ]
+    )
+    result = await run_turn(fake, tools=box.tools)
+    assert result.text == "You have two tasks: Buy milk and Call mom."
+    first, retry = calls(fake, "answer")
+    assert "Your previous reply stated" not in first.prompt
+    assert "Your previous reply stated 7, which the results above do not show" in retry.prompt
+
+
+async def test_an_answer_that_still_invents_after_the_retry_is_replaced_by_the_step_summary(
+    box: TaskBox,
+) -> None:
+    fake = FakeModel(
+        [
+            use("list_tasks"),
+            answer_plan(),
+            text("Your dentist is at 4:30."),
+            text("Your dentist is at 4:30 on the 12th."),
+        ]
+    )
+    result = await run_turn(fake, tools=box.tools)
+    assert "4:30" not in result.text
+    assert result.text.startswith("Here is what I found:")
+    assert "Buy milk" in result.text and "Call mom" in result.text
+
+
+async def test_numbers_from_the_ask_and_the_results_need_no_retry(box: TaskBox) -> None:
+    box.tasks.append({"title": "Pay rent", "due": "2025-03-14"})
+    fake = FakeModel(
+        [use("list_tasks"), answer_plan(), text("Pay rent is due on 2025-03-14; that is 3 tasks.")]
+    )
+    result = await run_turn(fake, "do I have 3 tasks?", tools=box.tools)
+    assert result.text == "Pay rent is due on 2025-03-14; that is 3 tasks."
+    assert len(calls(fake, "answer")) == 1
+
+
+async def test_an_answer_that_echoes_its_instructions_is_replaced_by_the_step_summary(
+    box: TaskBox,
+) -> None:
+    echo = "State only what the results show, with names, times, dates and numbers exactly."
+    fake = FakeModel([use("list_tasks"), answer_plan(), text(echo)])
+    result = await run_turn(fake, tools=box.tools)
+    assert result.text.startswith("Here is what I found:")
+    assert "State only what" not in result.text
+
+
+async def test_an_answer_that_repeats_a_line_is_never_shown() -> None:
+    line = "I am here to help you with anything you need today."
+    fake = FakeModel([text(f"{line}\n{line}")])
+    result = await run_turn(fake, "hello", tools=[])
+    assert result.text == NO_ANSWER
+
+
+async def test_a_best_effort_answer_that_echoes_its_instructions_is_replaced(
+    box: TaskBox,
+) -> None:
+    """The README's first failure: the best-effort answer was the prompt's own instruction."""
+    fake = FakeModel(
+        [
+            use("list_tasks"),
+            use("list_tasks"),
+            use("list_tasks"),  # the third read escalates repeated-tool-call
+            text(
+                "You could not finish this. In one or two short sentences, tell the user what "
+                "you found."
+            ),
+        ]
+    )
+    result = await run_turn(fake, tools=box.tools)
+    assert "You could not finish this" not in result.text
+    assert "Buy milk" in result.text
+
+
+def test_numbers_compare_in_one_spelling() -> None:
+    """04:50 grounds 4:50, 11482 grounds 11,482, 47.40 grounds 47.4, 15:00 grounds 3 pm."""
+    step = StepRecord(
+        index=0,
+        kind="tool",
+        brief="",
+        tool="t",
+        result="at: 04:50, steps: 11482, total: 47.40, end: 15:00",
+    )
+    assert ungrounded_numbers("4:50, 11,482 steps, 47.4 and 3 pm", [step]) == []
+    assert ungrounded_numbers("at 5:50", [step]) == ["5:50"]
