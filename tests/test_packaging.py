@@ -112,3 +112,15 @@ def test_version_comes_from_the_distribution() -> None:
     import goliath
 
     assert goliath.__version__ == version("goliath-harness") == PYPROJECT["project"]["version"]
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/index.md"])
+def test_the_readme_and_docs_name_the_distribution_and_the_shared_import_names(page: str) -> None:
+    """The front pages say to install goliath-harness, that PyPI's goliath is another project,
+    and that the import names actors and transports are other PyPI projects' names too."""
+    text = " ".join((ROOT / page).read_text(encoding="utf-8").split())
+    assert "`goliath-harness`" in text
+    assert re.search(r"`goliath` project on PyPI is (an )?unrelated", text), page
+    assert re.search(
+        r"`actors` and `transports` are also (the )?names of other (projects on )?PyPI", text
+    ), page
