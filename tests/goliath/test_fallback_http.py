@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 from collections.abc import Iterator
@@ -123,6 +124,26 @@ async def test_a_busy_cloud_is_asked_again_after_the_wait_it_names(cloud: CloudS
     assert (result.text, result.handled_by) == ("cloud says hi", "cloud")
     assert len(cloud.requests) == 2
     assert cloud.arrivals[1] - cloud.arrivals[0] >= 1.0
+
+
+async def test_a_retry_is_logged_on_the_goliath_logger(
+    cloud: CloudServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Each retry is an INFO record under logging.getLogger("goliath") naming the status."""
+    cloud.replies.append((503, b'{"error": "busy"}'))
+    agent = Agent(
+        FakeModel([{"json": {"kind": "escalate", "brief": "no"}}]),
+        tools=task_tools()[1],
+        fallback=http_fallback(cloud.url),
+    )
+    with stamina.set_testing(True, attempts=3), caplog.at_level(logging.INFO, logger="goliath"):
+        async with agent:
+            result = await agent.run("plan my week")
+    assert result.handled_by == "cloud"
+    retries = [record for record in caplog.records if record.name == "goliath.retry"]
+    assert [record.levelno for record in retries] == [logging.INFO]
+    assert "HTTP 503 from" in retries[0].getMessage()
+    assert "retrying" in retries[0].getMessage()
 
 
 async def test_a_cloud_that_stays_down_rejects_the_run_after_its_attempts(
