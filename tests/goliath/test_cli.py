@@ -229,3 +229,72 @@ async def test_serve_model_replaces_the_agents_model(tmp_path: Path) -> None:
         process.terminate()
         await process.wait()
     assert result.text == "From the script."
+
+
+def test_chat_drives_the_applications_own_agent(tmp_path: Path) -> None:
+    """`goliath chat --agent MODULE:ATTR` uses the app's agent, confirm handler and memory."""
+    script = write_script(
+        tmp_path,
+        [
+            {"json": {"kind": "tool", "tool": "add_note", "brief": "save the note"}},
+            {"json": {"text": "buy figs"}},
+            {"json": {"kind": "answer", "brief": "reply"}},
+            {"text": "Saved your note."},
+            {"json": {"kind": "answer", "brief": "reply"}},
+            {"text": "You saved one note."},
+        ],
+    )
+    memory = tmp_path / "memory.db"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "goliath.cli",
+            "chat",
+            "--agent",
+            "tests.goliath.cli_app:make_agent",
+        ],
+        capture_output=True,
+        text=True,
+        input="note: buy figs\nhow many notes?\n\n",
+        timeout=60,
+        check=False,
+        env={**os.environ, "CLI_APP_SCRIPT": script, "CLI_APP_MEMORY": str(memory)},
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Saved your note." in done.stdout and "You saved one note." in done.stdout
+    assert done.stderr.count("extension saw instructions: You are the notes app's assistant.") == 2
+    assert done.stderr.count("the app approved add_note") == 1
+
+    from goliath.memory import SQLiteMemory
+
+    state = trio.run(SQLiteMemory(memory, "default").load)
+    assert [exchange.ask for exchange in state.recent] == ["note: buy figs", "how many notes?"]
+
+
+async def test_serve_log_level_sets_what_the_goliath_loggers_print(tmp_path: Path) -> None:
+    """`--log-level info` prints the goliath.serve INFO line; the default (warning) does not."""
+    from tests.processes import start_goliath
+
+    async def stderr_of(*level: str) -> str:
+        process, _, printed = await start_goliath(
+            "tests.transports.daemon_app:make_agent", "--port", "0", "--token", "t", *level
+        )
+        assert process.stderr is not None
+        try:
+            with trio.move_on_after(2 if not level else 20):
+                while b"goliath.serve: serving" not in printed:
+                    chunk = await process.stderr.receive_some(4096)
+                    if not chunk:
+                        break
+                    printed += chunk
+        finally:
+            process.terminate()
+            await process.wait()
+        return printed.decode()
+
+    shown = await stderr_of("--log-level", "info")
+    assert "goliath: goliath.serve: serving tests.transports.daemon_app:make_agent" in shown
+    quiet = await stderr_of()
+    assert "serving on http://" in quiet and "goliath.serve:" not in quiet
