@@ -164,10 +164,12 @@ def add(a: int, b: int) -> int:
     return a + b
 
 def context_user(ctx: ToolContext[Deps]) -> str:
+    reveal_type(ctx.context)
     return ctx.context.user
 
 async def typed() -> None:
     agent = Agent(FakeModel([]), output_schema=Weather)
+    reveal_type(agent)
     result = await agent.run("hi")
     reveal_type(result)
     reveal_type(add(1, 2))
@@ -182,8 +184,8 @@ def typo() -> None:
 
 @pytest.mark.slow
 def test_the_type_checker_sees_the_types_and_catches_typos(tmp_path: Path) -> None:
-    """mypy infers RunResult[Weather] and the tool's return type, and flags a misspelled run
-    option and a wrong argument type."""
+    """mypy infers Agent[Any, Weather], RunResult[Weather], ToolContext[Deps].context and the
+    tool's return type, and flags a misspelled run option and a wrong argument type."""
     source = tmp_path / "typed_use.py"
     source.write_text(textwrap.dedent(TYPED_USE))
     done = subprocess.run(
@@ -196,6 +198,8 @@ def test_the_type_checker_sees_the_types_and_catches_typos(tmp_path: Path) -> No
     )
     out = done.stdout
     assert 'Revealed type is "goliath.records.RunResult[typed_use.Weather]"' in out, out
+    assert 'Revealed type is "typed_use.Deps"' in out, out
+    assert 'Revealed type is "goliath.agent.Agent[Any, typed_use.Weather]"' in out, out
     assert 'Revealed type is "int"' in out or 'Revealed type is "builtins.int"' in out, out
     assert 'Revealed type is "typed_use.Weather | None"' in out, out
     assert 'Unexpected keyword argument "conversaton_id"' in out, out
