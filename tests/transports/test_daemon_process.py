@@ -183,8 +183,8 @@ async def test_sigkill_mid_turn_with_the_sqlite_store_reads_as_interrupted_after
             async with http.stream(
                 "POST", "/v1/conversations/k/runs", json={"ask": "wait", "turn_id": "w1"}
             ) as response:
-                async for line in response.aiter_lines():
-                    if line.startswith("event: plan"):
+                async for name, _ in iter_sse(response):
+                    if name == "plan":
                         process.kill()  # SIGKILL: no drain, no goodbye
                         break
         await process.wait()
