@@ -168,7 +168,8 @@ async def test_confirm_timeout_ends_a_sync_handler_that_never_returns(
 
 
 async def test_tool_time_excludes_the_confirmation_wait(autojump_clock: Any) -> None:
-    """The tool event times the tool alone; the confirm event reports the person's wait."""
+    """The tool event times the tool alone (not the model filling its arguments, not the
+    person); the confirm event reports the person's wait."""
 
     @tool(writes=True)
     async def add_note(text: str) -> str:
@@ -180,7 +181,9 @@ async def test_tool_time_excludes_the_confirmation_wait(autojump_clock: Any) -> 
         await trio.sleep(4)
         return True
 
-    model = FakeModel([use("add_note"), args(text="figs"), answer_plan(), text("Saved.")])
+    model = FakeModel(
+        [use("add_note"), args(text="figs"), answer_plan(), text("Saved.")], delay=1.0
+    )  # each model call, the argument filling included, takes a second
     result = await run_turn(model, tools=[add_note], confirm=thinks_for_four_seconds)
     [confirm] = events(result, "confirm")
     [ran] = events(result, "tool")
