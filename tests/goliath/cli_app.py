@@ -47,3 +47,14 @@ def make_agent() -> Agent:
         extensions=[Announce()],
         confirm=approve_in_the_app,
     )
+
+
+def reading_tools() -> list[Any]:
+    """Tools for `goliath run --model SPEC --tools tests.goliath.cli_app:reading_tools`."""
+
+    @tool
+    def count_notes() -> int:
+        """Count the saved notes."""
+        return 7
+
+    return [count_notes]

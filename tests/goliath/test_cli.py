@@ -298,3 +298,26 @@ async def test_serve_log_level_sets_what_the_goliath_loggers_print(tmp_path: Pat
     assert "goliath: goliath.serve: serving tests.transports.daemon_app:make_agent" in shown
     quiet = await stderr_of()
     assert "serving on http://" in quiet and "goliath.serve:" not in quiet
+
+
+def test_run_with_a_model_spec_and_the_users_tools(tmp_path: Path) -> None:
+    """`goliath run ASK --model SPEC --tools MODULE:ATTR` gives a plain agent those tools."""
+    script = write_script(
+        tmp_path,
+        [
+            {"json": {"kind": "tool", "tool": "count_notes", "brief": "count them"}},
+            {"json": {"kind": "answer", "brief": "reply"}},
+            {"text": "You have 7 notes."},
+        ],
+    )
+    done = goliath(
+        "run",
+        "how many notes?",
+        "--model",
+        f"fake:{script}",
+        "--tools",
+        "tests.goliath.cli_app:reading_tools",
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == "You have 7 notes."
+    assert "count_notes" in done.stdout and "7" in done.stdout
