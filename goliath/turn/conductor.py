@@ -145,15 +145,19 @@ async def request_plan(
     tool_names: Sequence[str],
     require_tool: bool = False,
     first: bool = False,
+    offered: Sequence[str] | None = None,
 ) -> Plan | InvalidPlan:
     """One conductor call: the first plan of a turn, or a later step's next call.
 
+    ``offered`` narrows the names the schema lets the model pick (default: ``tool_names``);
+    a reply naming any of ``tool_names`` still parses, so scripts and hooks reach the judge.
     Provider failures other than malformed output propagate.
     """
+    names = list(tool_names if offered is None else offered)
     if first:
-        schema = first_plan_schema(list(tool_names), require_tool=require_tool)
+        schema = first_plan_schema(names, require_tool=require_tool)
     else:
-        schema = plan_schema(list(tool_names), require_tool=require_tool)
+        schema = plan_schema(names, require_tool=require_tool)
     try:
         generation = await caller.call("conductor", system, prompt, schema, compactable=True)
     except Exception as exc:

@@ -200,6 +200,7 @@ class Turn(TurnState):
             system=system,
             prompt=prompt,
             tool_names=[t.name for t in available],
+            offered=self._offered(available),
             require_tool=failed is not None and failed.needs_tool,
             first=first,
         )
@@ -209,6 +210,18 @@ class Turn(TurnState):
                 tool = next(t for t in available if t.name == plan.tool)
                 plan = attrs.evolve(plan, brief=tool.description)
         return plan
+
+    def _offered(self, available: list[Tool]) -> list[str]:
+        """The names a plan may pick: not a read without parameters that already ran, whose
+        repeat can only return the same lines (the 1.5B model re-picks it instead of
+        answering; the judge would serve it from cache, then hand the turn over)."""
+        ran = {s.tool for s in self.steps if s.kind == "tool" and not (s.failed or s.skipped)}
+        offered = [
+            tool.name
+            for tool in available
+            if tool.writes or tool.name not in ran or tool.schema.get("properties")
+        ]
+        return offered or [tool.name for tool in available]
 
     # ------------------------------------------------------------------ answers
 

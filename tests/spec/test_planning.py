@@ -116,8 +116,8 @@ async def test_conductor_schema_fields_in_generation_order(box: TaskBox) -> None
         "general_knowledge_or_chat",
         "beyond_these_functions",
     ]
+    # list_tasks takes no input and has run: its repeat could only return the same lines
     assert later.schema["properties"]["call"]["enum"] == [
-        "list_tasks",
         "create_task",
         "search",
         "answer_the_user",
@@ -530,3 +530,27 @@ async def test_step_log_json_keeps_non_ascii_text(box: TaskBox) -> None:
         '1. search({"query":"café","limit":5}) [completed] → none'
         in calls(model, "answer")[0].prompt
     )
+
+
+async def test_a_read_with_parameters_that_ran_is_still_offered_and_a_write_always_is(
+    box: TaskBox,
+) -> None:
+    """Only a parameterless read that already ran leaves the next call's names."""
+    model = FakeModel(
+        [
+            use("search"),
+            args(query="milk"),
+            use("create_task"),
+            args(title="x"),
+            answer_plan(),
+            text("Done."),
+        ]
+    )
+    await run_turn(model, "find milk then add x", tools=box.tools)
+    _, after_search, after_write = calls(model, "conductor")
+    assert after_search.schema["properties"]["call"]["enum"][:3] == [
+        "list_tasks",
+        "create_task",
+        "search",
+    ]
+    assert "create_task" in after_write.schema["properties"]["call"]["enum"]
