@@ -62,8 +62,9 @@ class Checkpoint(msgspec.Struct, kw_only=True):
 
     steps: list[StepRecord]
     pending: PendingCall
-    planned: list[str] = msgspec.field(default_factory=list)
-    """The calls the first plan named after this one, still to come (the turn's ``planned``)."""
+    planned: list[str] | None = None
+    """The calls the first plan named after this one, still to come (the turn's ``planned``;
+    ``None`` for a turn planned one step at a time)."""
 
 
 class TurnProgress(Protocol):

@@ -41,7 +41,9 @@ class Plan:
     tool: str | None = None
     why: str | None = None
     rest: tuple[str, ...] = ()
-    """The calls a first plan put after this one: a hint to the later steps, never run as is."""
+    """The calls a first plan put after this one, run next (a write asks first)."""
+    whole: bool = False
+    """Whether this came from a whole plan (``{"calls": [...]}``), which the turn then follows."""
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind, "brief": self.brief}
@@ -77,7 +79,7 @@ def _unknown_tool_hint(name: object, tool_names: Sequence[str]) -> str:
 
 
 def _from_option(
-    name: object, rest: Sequence[object], tool_names: Sequence[str]
+    name: object, rest: Sequence[object], tool_names: Sequence[str], whole: bool = False
 ) -> Plan | InvalidPlan:
     options = plan_options(tool_names)
     if name in (options.no_tool, options.done):
@@ -87,7 +89,7 @@ def _from_option(
     if not isinstance(name, str) or name not in tool_names:
         return InvalidPlan(_unknown_tool_hint(name, tool_names), needs_tool=True)
     later = tuple(str(item) for item in rest if isinstance(item, str) and item in tool_names)
-    return Plan(kind="tool", brief="", tool=name, rest=later)
+    return Plan(kind="tool", brief="", tool=name, rest=later, whole=bool(whole))
 
 
 def parse_plan(text: str, tool_names: Sequence[str]) -> Plan | InvalidPlan:
@@ -104,7 +106,7 @@ def parse_plan(text: str, tool_names: Sequence[str]) -> Plan | InvalidPlan:
     if isinstance(data, dict) and "kind" not in data:
         calls = data.get("calls")
         if isinstance(calls, list) and calls:
-            return _from_option(calls[0], calls[1:], tool_names)
+            return _from_option(calls[0], calls[1:], tool_names, whole=True)
         if "call" in data:
             return _from_option(data["call"], (), tool_names)
     if (

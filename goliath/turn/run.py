@@ -180,6 +180,16 @@ class Turn(TurnState):
             return Plan(kind="answer", brief="reply")
         first = not self.steps
         names = {tool.name for tool in available}
+        offered = self._offered(available)
+        if not first and self.planned is not None:  # following a whole plan
+            planned = [name for name in self.planned if name in names]
+            if not planned:  # every planned call ran: answer
+                return Plan(kind="answer", brief="reply")
+            upcoming = next(tool for tool in available if tool.name == planned[0])
+            if not upcoming.writes:  # a planned read runs as planned
+                self.planned = planned[1:]
+                return Plan(kind="tool", brief=upcoming.description, tool=upcoming.name)
+            offered = [upcoming.name]  # a planned write: do it, or answer (its condition failed)
         system, prompt = planning_prompts(
             first=first,
             instructions=self.instructions,
@@ -192,7 +202,7 @@ class Turn(TurnState):
             view=self.view,
             window=self.window,
             steps=[] if first else await self.model_steps(),
-            planned=[name for name in self.planned if name in names],
+            planned=[name for name in self.planned or () if name in names],
             hint=failed.hint if failed is not None else None,
         )
         plan = await request_plan(
@@ -200,12 +210,15 @@ class Turn(TurnState):
             system=system,
             prompt=prompt,
             tool_names=[t.name for t in available],
-            offered=self._offered(available),
+            offered=offered,
             require_tool=failed is not None and failed.needs_tool,
             first=first,
         )
         if isinstance(plan, Plan) and plan.kind == "tool":
-            self.planned = list(plan.rest) if first else self.planned[1:]
+            if first:
+                self.planned = list(plan.rest) if plan.whole else None
+            elif self.planned:
+                self.planned = self.planned[1:]
             if not plan.brief:
                 tool = next(t for t in available if t.name == plan.tool)
                 plan = attrs.evolve(plan, brief=tool.description)

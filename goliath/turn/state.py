@@ -47,7 +47,9 @@ class TurnState:
         self.facts: dict[str, str] = {}
         self.output_schema = request.output_schema or config.output_schema
         self.steps: list[StepRecord] = []
-        self.planned: list[str] = []
+        self.planned: list[str] | None = None
+        """The first plan's calls still to come; ``None`` while the turn is planned one step at
+        a time (a script's or a hook's ``{"kind", "tool", "brief"}`` plan)."""
         """The calls the first plan put after the one running: a hint to the next steps."""
         self.trace: list[Event] = []
         self.handled_by: HandledBy = "device"

@@ -139,7 +139,7 @@ async def resume_tool_step(
     """
     pending = checkpoint.pending
     turn.steps[:] = copy.deepcopy(checkpoint.steps)
-    turn.planned = list(checkpoint.planned)
+    turn.planned = None if checkpoint.planned is None else list(checkpoint.planned)
     tool = available.get(pending.tool)
     if tool is None or not tool.writes:
         return Escalation("plan-invalid", f"the paused write {pending.tool!r} is not available")
@@ -330,7 +330,11 @@ async def _confirm(
             deadline=deadline,
         )
         await progress.paused(
-            Checkpoint(steps=copy.deepcopy(turn.steps), pending=pending, planned=list(turn.planned))
+            Checkpoint(
+                steps=copy.deepcopy(turn.steps),
+                pending=pending,
+                planned=None if turn.planned is None else list(turn.planned),
+            )
         )
     remaining = math.inf if deadline is None else max(0.0, deadline - time.time())
     if resumed is None and timeout is not None:

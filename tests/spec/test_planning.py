@@ -554,3 +554,37 @@ async def test_a_read_with_parameters_that_ran_is_still_offered_and_a_write_alwa
         "search",
     ]
     assert "create_task" in after_write.schema["properties"]["call"]["enum"]
+
+
+def whole(*names: str) -> dict[str, Any]:
+    """A first plan naming its calls, as the real conductor answers."""
+    return {"json": {"calls": list(names)}}
+
+
+async def test_a_whole_plan_runs_its_reads_then_answers_without_asking_again(
+    box: TaskBox,
+) -> None:
+    """Deviation (docs/design.md, "The plan"): after a whole plan the turn follows it; the
+    1.5B model asked for the next call re-picked the call it had just made."""
+    model = FakeModel([whole("list_tasks", "search"), args(query="milk"), text("Milk.")])
+    result = await run_turn(model, tools=box.tools)
+    assert box.runs == {"list_tasks": 1, "search": 1}
+    assert labels(model) == ["conductor", "worker", "answer"]
+    assert result.text == "Milk."
+
+
+async def test_a_planned_write_asks_first_and_answering_skips_it(box: TaskBox) -> None:
+    """Before a planned write the conductor may only do it or answer (its condition failed)."""
+    model = FakeModel(
+        [whole("list_tasks", "create_task"), {"json": {"call": "answer_the_user"}}, text("No.")]
+    )
+    result = await run_turn(model, "add milk unless it's there", tools=box.tools)
+    assert box.runs == {"list_tasks": 1}
+    gate = calls(model, "conductor")[1]
+    assert gate.schema["properties"]["call"]["enum"] == [
+        "create_task",
+        "answer_the_user",
+        "beyond_these_functions",
+    ]
+    assert "Planned next: create_task" in gate.prompt
+    assert result.text == "No."
