@@ -40,6 +40,9 @@ def open_chat(page: Any, url: str, conversation: str = "alice") -> list[str]:
     page.on("request", lambda request: requests.append(request.url))
     page.goto(url + "/")
     page.get_by_test_id("status").filter(has_text="needs the bearer token").wait_for()
+    # The page asks who it is before it asks for readiness, so "ready" never paints over
+    # the missing token (it did, under load, when both ran at once).
+    assert not [address for address in requests if address.endswith("/readyz")]
     page.fill("#token", TOKEN)
     page.click("#token-form button")
     page.get_by_test_id("status").filter(has_text="ready").wait_for()
