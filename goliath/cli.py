@@ -392,7 +392,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     evaluate.add_argument(
         "--probe",
-        choices=["decision", "next", "arguments", "answer"],
+        choices=["decision", "plan", "next", "arguments", "answer"],
         help="score one stage with one real model call per ask instead of whole turns",
     )
     evaluate.add_argument("--json", action="store_true", help="print the report as JSON")

@@ -7,6 +7,8 @@ minutes, with the stage seeing exactly what it sees in a real turn (the same pro
 facts and step log), before a full end-to-end run confirms it.
 
 - ``decision``: the turn's first planning call (a tool, and which; an answer; an escalation).
+- ``plan``: the same call, scored on every call it plans, not only the first: a plan with a
+  call too many fails here (the turn follows its whole plan), as it does end to end.
 - ``next``: each later planning call of a good run, after perfect earlier steps (the next tool,
   or answering once the steps are enough).
 - ``arguments``: each worker call of a good run, after perfect earlier steps.
@@ -29,7 +31,7 @@ from ..agent import Agent
 from ..models import GenerateRequest, Generation
 from ..records import ConfirmRequest, Decision, FallbackRequest
 from ..tools import Tool
-from ..turn.conductor import InvalidPlan, parse_plan
+from ..turn.conductor import InvalidPlan, Plan, parse_plan
 from .fixtures import DEFAULT_TOOLSET, TOOLSETS, Fixture, FixtureSuite, toolset_tools
 from .grade import ungrounded_numbers
 
@@ -43,8 +45,8 @@ __all__ = [
     "run_probe",
 ]
 
-Probe = Literal["decision", "next", "arguments", "answer"]
-PROBES: tuple[Probe, ...] = ("decision", "next", "arguments", "answer")
+Probe = Literal["decision", "plan", "next", "arguments", "answer"]
+PROBES: tuple[Probe, ...] = ("decision", "plan", "next", "arguments", "answer")
 
 
 def perfect_answer(fixture: Fixture) -> str:
@@ -209,6 +211,34 @@ def _decision_of(planned: Sequence[Any]) -> str:
     return "escalate" if asked else "answer"
 
 
+def _calls_of(planned: Sequence[Any], reply: str, tools: Mapping[str, Tool]) -> str:
+    """Every call the first plan names, comma-separated; ``answer`` or ``escalate`` when none."""
+    first = _decision_of(planned)
+    if first in ("answer", "escalate", "(no plan)"):
+        return first
+    plan = parse_plan(reply, list(tools))
+    rest = plan.rest if isinstance(plan, Plan) and plan.tool == first else ()
+    return ",".join((first, *(name for name in rest if name in tools)))
+
+
+def _score_calls(fixture: Fixture, got: str, tools: Mapping[str, Tool]) -> list[str]:
+    """A plan passes when its calls are a good run's or, for a check-then-act ask, are once
+    the planned writes that its condition rules out are dropped (the turn asks before each
+    planned write; a write planned for a plain read is wrong, asked or not)."""
+    if fixture.handled_by == "cloud":
+        return [] if got == "escalate" else [f"planned {got}, wanted escalate"]
+    if got in ("escalate", "(no plan)"):
+        return [f"planned {got}, wanted a good run's calls"]
+    calls = () if got == "answer" else tuple(got.split(","))
+    reads = tuple(name for name in calls if not tools[name].writes)
+    accepted = fixture.accepted_tools
+    conditional = fixture.category == "check-then-act"
+    if calls in accepted or (conditional and reads != calls and reads in accepted):
+        return []
+    wanted = " or ".join("[" + ",".join(option) + "]" for option in accepted)
+    return [f"planned [{','.join(calls)}], wanted {wanted}"]
+
+
 def _planned_at(entry: Mapping[str, Any]) -> str:
     data = entry["json"]
     return str(data.get("tool") or data.get("kind"))
@@ -286,7 +316,7 @@ async def _probe_one(
     from .runner import history_memory
 
     script = perfect_script(fixture, tools, fixture.arguments)
-    if probe == "decision":
+    if probe in ("decision", "plan"):
         targets = [-1]
     elif probe == "answer":
         targets = [index for index, (label, _) in enumerate(script) if label == "answer"]
@@ -323,6 +353,9 @@ async def _probe_one(
         if probe == "decision":
             reply = _decision_of(splice.planned)
             reasons = _score_decision(fixture, reply)
+        elif probe == "plan":
+            reply = _calls_of(splice.planned, reply, tools)
+            reasons = _score_calls(fixture, reply, tools)
         elif probe == "next":
             wanted = _planned_at(script[target][1])
             plan = parse_plan(reply, list(tools))
@@ -399,7 +432,7 @@ async def run_probe(
     registry.update(toolsets or {})
     outcomes: list[ProbeOutcome] = []
     for fixture in chosen:
-        if probe != "decision" and fixture.handled_by == "cloud":
+        if probe not in ("decision", "plan") and fixture.handled_by == "cloud":
             continue
         name = fixture.toolset or DEFAULT_TOOLSET
         tools = toolset_tools(registry[name], name)

@@ -1,0 +1,104 @@
+"""Stage probes on a scripted model: what each probe sends to the model and how it scores it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from goliath.evals.fixtures import Fixture
+from goliath.evals.probes import format_probe_report, run_probe
+from goliath.models import GenerateRequest
+from goliath.testing import FakeModel
+
+READ = Fixture(
+    id="read-tasks",
+    ask="what's on my list?",
+    tools=("list_tasks",),
+    handled_by="device",
+    mentions=("milk",),
+)
+ADD = Fixture(
+    id="add-task",
+    ask="add 'water the plants' to my list",
+    tools=("create_task",),
+    handled_by="device",
+    arguments=({"title": "water the plants"},),
+)
+CHECK_THEN_ADD = Fixture(
+    id="add-unless-there",
+    ask="add 'buy milk' unless it's already there",
+    tools=("list_tasks",),
+    handled_by="device",
+    category="check-then-act",
+)
+CLOUD = Fixture(id="cloud-ask", ask="wire 200 dollars to Sam", tools=(), handled_by="cloud")
+
+
+def planner(calls: list[str]) -> Any:
+    """A model whose first plan is ``calls``; any other call is unexpected."""
+
+    def reply(request: GenerateRequest) -> dict[str, Any]:
+        assert request.label == "conductor", f"the probe went past the plan: {request.label}"
+        return {"json": {"calls": calls}}
+
+    return FakeModel(reply)
+
+
+async def probe_plan(fixture: Fixture, calls: list[str]) -> tuple[bool, str, list[str]]:
+    report = await run_probe(model=planner(calls), fixtures=[fixture], probe="plan")
+    (outcome,) = report.outcomes
+    return outcome.passed, outcome.reply, outcome.reasons
+
+
+async def test_the_plan_probe_passes_a_plan_with_exactly_the_needed_calls() -> None:
+    assert await probe_plan(READ, ["list_tasks"]) == (True, "list_tasks", [])
+
+
+async def test_the_plan_probe_fails_a_call_too_many_that_the_decision_probe_lets_through() -> None:
+    passed, reply, reasons = await probe_plan(READ, ["list_tasks", "create_task"])
+    assert not passed and reply == "list_tasks,create_task"
+    assert reasons == ["planned [list_tasks,create_task], wanted [list_tasks]"]
+    decision = await run_probe(
+        model=planner(["list_tasks", "create_task"]), fixtures=[READ], probe="decision"
+    )
+    assert decision.passed == 1
+
+
+async def test_a_planned_write_after_its_check_passes_when_the_check_alone_is_right() -> None:
+    """The turn asks before each planned write, so [check, write] can end as [check]."""
+    assert (await probe_plan(CHECK_THEN_ADD, ["list_tasks", "create_task"]))[0]
+    assert not (await probe_plan(CHECK_THEN_ADD, ["create_task"]))[0]
+
+
+async def test_the_plan_probe_scores_answers_and_hand_offs() -> None:
+    assert (await probe_plan(READ, ["general_knowledge_or_chat"]))[:2] == (False, "answer")
+    assert (await probe_plan(CLOUD, ["beyond_these_functions"]))[:2] == (True, "escalate")
+    passed, _, reasons = await probe_plan(CLOUD, ["list_tasks"])
+    assert not passed and reasons == ["planned list_tasks, wanted escalate"]
+
+
+async def test_the_answer_probe_shows_the_model_the_perfect_steps_and_scores_its_words() -> None:
+    seen: list[GenerateRequest] = []
+
+    def reply(request: GenerateRequest) -> dict[str, Any]:
+        seen.append(request)
+        return {"text": "You have to buy milk and call mom."}
+
+    report = await run_probe(model=FakeModel(reply), fixtures=[READ], probe="answer")
+    assert report.passed == 1 and [r.label for r in seen] == ["answer"]
+    assert "Buy milk" in seen[0].prompt  # the list_tasks result of the perfect run
+
+    def invents(request: GenerateRequest) -> dict[str, Any]:
+        return {"text": "You have 7 tasks; none is milk."}
+
+    failed = await run_probe(model=FakeModel(invents), fixtures=[READ], probe="answer")
+    (outcome,) = failed.outcomes
+    assert not outcome.passed and any("7" in reason for reason in outcome.reasons)
+    assert "answer: 0/1 passed" in format_probe_report(failed)
+
+
+async def test_the_arguments_probe_scores_the_worker_reply_against_the_fixture() -> None:
+    def reply(request: GenerateRequest) -> dict[str, Any]:
+        return {"json": {"title": "water the plants"}}
+
+    report = await run_probe(model=FakeModel(reply), fixtures=[ADD], probe="arguments")
+    assert report.passed == 1 and report.outcomes[0].probe == "arguments"
