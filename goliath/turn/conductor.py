@@ -1,7 +1,8 @@
 """The conductor: plans the turn's calls, then picks each next one, under an enum constraint.
 
-The first call of a turn returns ``{"calls": [...]}`` (one to three names, in order: the plan),
-later ones ``{"call": name}`` (the next step, with the plan's remainder shown as a hint). The
+The first call of a turn returns ``{"call": name, "then": name}`` (the plan: a call, then the
+next or "answer the user"; scripts may still send ``{"calls": [...]}``), later ones
+``{"call": name}`` (a planned write's gate, with the plan's remainder shown as a hint). The
 names are the available functions plus three that are not functions: no function needed,
 answer now, and hand off to a larger assistant (``goliath.schema.plan_options``). Names, not
 free text, because a 1.5B model picks among names far more reliably than it writes a brief
@@ -93,7 +94,8 @@ def _from_option(
 
 
 def parse_plan(text: str, tool_names: Sequence[str]) -> Plan | InvalidPlan:
-    """A plan from a reply: a first plan ``{"calls": [...]}``, a later one ``{"call": NAME}``,
+    """A plan from a reply: a first plan ``{"call", "then"}`` (or ``{"calls": [...]}``), a later
+    one ``{"call": NAME}``,
     or the original form ``{"kind", "tool", "brief"}`` that scripts and hooks may use.
 
     Option names stand for answering (``general_knowledge_or_chat``, ``answer_the_user``) and
@@ -107,6 +109,8 @@ def parse_plan(text: str, tool_names: Sequence[str]) -> Plan | InvalidPlan:
         calls = data.get("calls")
         if isinstance(calls, list) and calls:
             return _from_option(calls[0], calls[1:], tool_names, whole=True)
+        if "call" in data and "then" in data:  # a first plan: this call, then one more or none
+            return _from_option(data["call"], [data["then"]], tool_names, whole=True)
         if "call" in data:
             return _from_option(data["call"], (), tool_names)
     if (
@@ -169,6 +173,10 @@ async def request_plan(
     return parse_plan(generation.text, tool_names)
 
 
+WORKED_EXAMPLES_WINDOW = 2048
+"""The smallest window whose first plan carries the worked examples (~170 tokens)."""
+
+
 def planning_prompts(
     *,
     first: bool,
@@ -194,6 +202,7 @@ def planning_prompts(
             tools=tools,
             facts=facts,
             examples=examples,
+            worked_examples=window >= WORKED_EXAMPLES_WINDOW,
         )
 
         def first_prompt(compact: bool) -> str:

@@ -204,20 +204,33 @@ def _hand_off_line(name: str) -> str:
     )
 
 
-def _kind_examples(no_tool: str, hand_off: str) -> str:
+def _kind_examples(no_tool: str, hand_off: str, done: str) -> str:
     """Worked examples of the two options that are not functions, from apps other than this one.
 
     Generic on purpose (kinds of asks, never an app's own wording): a 1.5B model picks the
     hand-off almost never from its description alone (docs/design.md, "The plan").
     """
     lines = [
-        ("how many ounces are in a pound?", no_tool),
-        ("cheers, you're a lifesaver", no_tool),
-        ("wire 200 dollars to Priya for the rent", hand_off),
-        ("I cut my hand and it won't stop bleeding", hand_off),
-        ("order a new phone charger online", hand_off),
+        ("what's on my packing list?", ["get_packing_list"]),
+        ("put sunscreen on the packing list", ["add_packing_item"]),
+        (
+            "add a towel unless it's already on the packing list",
+            ["get_packing_list", "add_packing_item"],
+        ),
+        ("how many ounces are in a pound?", [no_tool]),
+        ("cheers, you're a lifesaver", [no_tool]),
+        ("wire 200 dollars to Priya for the rent", [hand_off]),
+        ("I cut my hand and it won't stop bleeding", [hand_off]),
+        ("order a new phone charger online", [hand_off]),
     ]
-    return "Examples from other apps:\n" + "\n".join(f'- "{ask}" -> {name}' for ask, name in lines)
+
+    def plan(names: list[str]) -> str:
+        then = names[1] if len(names) > 1 else done
+        return f'{{"call":"{names[0]}","then":"{then}"}}'
+
+    return "Examples from other apps (most asks need one call):\n" + "\n".join(
+        f'- "{ask}" -> {plan(names)}' for ask, names in lines
+    )
 
 
 OWN_DATA = (
@@ -247,16 +260,19 @@ def plan_system(
     tools: Sequence[Any],
     facts: Mapping[str, str] | None,
     examples: Sequence[Mapping[str, Any]] | None,
+    worked_examples: bool = True,
 ) -> str:
     """The first planning call's system prompt: the functions as signatures, the two options
     that are not functions, the rules for checking and looking up first, facts, examples.
 
-    Byte-stable for a given agent and tool set, so the model's KV cache keeps the prefix.
+    Byte-stable for a given agent, tool set and window, so the model's KV cache keeps the
+    prefix. ``worked_examples`` is off for windows too small to hold them (1,024 tokens).
     """
     options = plan_options([tool.name for tool in tools])
     parts = [
         instructions + (f"\n{context_text}" if context_text else ""),
-        "You plan the function calls for the user's ask, in order. Reply with JSON only.",
+        "You plan the function calls for the user's ask. Reply with JSON only: the first call, "
+        f'then the call after it, or "{options.done}" when one call is enough.',
         "Functions:",
         *_function_lines(tools),
         f"- {options.no_tool}(): no function: small talk, or a question about the world (facts, "
@@ -267,7 +283,7 @@ def plan_system(
         "calls a function that reads it.",
         "When a call needs something another function must look up first (an id, a name, a "
         f"list), that function comes first. At most {max_steps} steps in all.",
-        _kind_examples(options.no_tool, options.hand_off),
+        _kind_examples(options.no_tool, options.hand_off, options.done) if worked_examples else "",
         *_closing(tools, facts, examples),
     ]
     return "\n".join(part for part in parts if part)

@@ -23,14 +23,14 @@ async def test_a_tool_plan_without_a_tool_is_retried_with_the_tool_required() ->
         result = await agent.run("what's on my list?")
     first, retry = model.calls[0].schema, model.calls[1].schema
     assert first is not None and retry is not None
-    offered = first["properties"]["calls"]["items"]["enum"]
+    offered = first["properties"]["call"]["enum"]
     assert offered == [
         "list_tasks",
         "create_task",
         "general_knowledge_or_chat",
         "beyond_these_functions",
     ]
-    assert retry["properties"]["calls"]["items"]["enum"] == offered[:2]
+    assert retry["properties"]["call"]["enum"] == offered[:2]
     assert model.calls[1].prompt.endswith(
         "There is no function (none). Pick one of: list_tasks, create_task."
     )

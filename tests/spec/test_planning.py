@@ -99,22 +99,28 @@ async def test_failed_and_missing_steps_count_toward_the_cap(box: TaskBox) -> No
 
 
 async def test_conductor_schema_fields_in_generation_order(box: TaskBox) -> None:
-    """The first plan is a required list of one to three calls, each a tool's name or one of
-    the two options (no function, beyond these functions); a later plan is one required call
-    (a tool, answer the user, beyond these functions). Deviation: docs/design.md, "The plan"."""
+    """The first plan is a required call (a tool's name or one of the two options: no
+    function, beyond these functions), then a required second one (answer the user, or a
+    tool); a later plan is one required call (a tool, answer the user, beyond these
+    functions). Deviation: docs/design.md, "The plan"."""
     model = FakeModel([use("list_tasks"), answer_plan(), text("Hi.")])
     await run_turn(model, tools=box.tools)
     first, later = calls(model, "conductor")
     schema = first.schema
-    assert list(schema["properties"]) == ["calls"] and schema["required"] == ["calls"]
-    items = schema["properties"]["calls"]
-    assert (items["minItems"], items["maxItems"]) == (1, 3)
-    assert items["items"]["enum"] == [
+    assert list(schema["properties"]) == ["call", "then"]
+    assert schema["required"] == ["call", "then"]
+    assert schema["properties"]["call"]["enum"] == [
         "list_tasks",
         "create_task",
         "search",
         "general_knowledge_or_chat",
         "beyond_these_functions",
+    ]
+    assert schema["properties"]["then"]["enum"] == [
+        "answer_the_user",
+        "list_tasks",
+        "create_task",
+        "search",
     ]
     # list_tasks takes no input and has run: its repeat could only return the same lines
     assert later.schema["properties"]["call"]["enum"] == [
@@ -588,3 +594,45 @@ async def test_a_planned_write_asks_first_and_answering_skips_it(box: TaskBox) -
     ]
     assert "Planned next: create_task" in gate.prompt
     assert result.text == "No."
+
+
+def first_then(call: str, then: str = "answer_the_user") -> dict[str, Any]:
+    """A first plan as the real conductor now writes it: a call, then one more or none."""
+    return {"json": {"call": call, "then": then}}
+
+
+async def test_a_first_plan_then_answer_the_user_runs_one_call_and_answers(box: TaskBox) -> None:
+    """``"then": "answer_the_user"`` is a plan of one call: the turn answers right after it,
+    with no second planning call (docs/design.md, "The plan": the 1.5B model listed a
+    neighbouring function after the one it needed when the plan was a list)."""
+    model = FakeModel([first_then("list_tasks"), text("Milk and mom.")])
+    result = await run_turn(model, tools=box.tools)
+    assert box.runs == {"list_tasks": 1}
+    assert labels(model) == ["conductor", "answer"]
+    assert result.text == "Milk and mom."
+
+
+async def test_a_first_plan_then_a_write_checks_first_and_asks_before_the_write(
+    box: TaskBox,
+) -> None:
+    """``then`` naming a write is a check-then-act plan: the read runs, the write is gated."""
+    model = FakeModel(
+        [
+            first_then("search", "create_task"),
+            args(query="milk"),
+            {"json": {"call": "create_task"}},
+            args(title="milk"),
+            text("Added milk."),
+        ]
+    )
+    result = await run_turn(model, "add milk unless it's there", tools=box.tools)
+    assert box.runs == {"search": 1, "create_task": 1}
+    assert labels(model) == ["conductor", "worker", "conductor", "worker", "answer"]
+    assert result.text == "Added milk."
+
+
+async def test_a_first_plan_of_a_no_function_option_ignores_its_then(box: TaskBox) -> None:
+    model = FakeModel([first_then("general_knowledge_or_chat", "list_tasks"), text("8.")])
+    result = await run_turn(model, "ounces in a cup?", tools=box.tools)
+    assert box.runs == {} and result.text == "8."
+    assert labels(model) == ["conductor", "answer"]
