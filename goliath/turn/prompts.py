@@ -432,12 +432,12 @@ def answer_system(
         )
     else:
         rule = (
-            "Answer the user's ask from what you found below, in two or three short sentences. "
-            "State only what the results show, with names, times, dates and numbers exactly as "
-            "written there; if they do not hold what was asked, say you could not find it. Say "
-            "what was done; a change that was skipped or declined was not done. With no results, "
-            "answer from general knowledge, without claiming anything about the user's own "
-            "things. Do not mention functions or tools."
+            "Answer the user's ask in two or three short sentences, from the results below: "
+            "give the names, titles, times, dates and numbers it asks about, exactly as written "
+            "there. Say what was done; a change that was skipped or declined was not done. If "
+            "the results lack a part of the ask, say which part. With no results, answer from "
+            "general knowledge, without claiming anything about the user's own things. Do not "
+            "mention functions or tools."
         )
     known = (
         "\nKnown:\n" + "\n".join(f"{key}: {value}" for key, value in facts.items()) if facts else ""

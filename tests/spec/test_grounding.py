@@ -60,11 +60,11 @@ async def test_numbers_from_the_ask_and_the_results_need_no_retry(box: TaskBox) 
 async def test_an_answer_that_echoes_its_instructions_is_replaced_by_the_step_summary(
     box: TaskBox,
 ) -> None:
-    echo = "State only what the results show, with names, times, dates and numbers exactly."
+    echo = "Say what was done; a change that was skipped or declined was not done."
     fake = FakeModel([use("list_tasks"), answer_plan(), text(echo)])
     result = await run_turn(fake, tools=box.tools)
     assert result.text.startswith("Here is what I found:")
-    assert "State only what" not in result.text
+    assert "skipped or declined" not in result.text
 
 
 async def test_an_answer_that_repeats_a_line_is_never_shown() -> None:
