@@ -44,7 +44,7 @@ class Plan:
     rest: tuple[str, ...] = ()
     """The calls a first plan put after this one, run next (a write asks first)."""
     whole: bool = False
-    """Whether this came from a whole plan (``{"calls": [...]}``), which the turn then follows."""
+    """Whether this came from a first plan (``{"call", "then"}`` or ``{"calls"}``), which the turn then follows."""
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind, "brief": self.brief}
