@@ -44,7 +44,8 @@ class Plan:
     rest: tuple[str, ...] = ()
     """The calls a first plan put after this one, run next (a write asks first)."""
     whole: bool = False
-    """Whether this came from a first plan (``{"call", "then"}`` or ``{"calls"}``), which the turn then follows."""
+    """Whether this came from a first plan (``{"call", "then"}`` or ``{"calls"}``), which the
+    turn then follows."""
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind, "brief": self.brief}
@@ -95,8 +96,8 @@ def _from_option(
 
 def parse_plan(text: str, tool_names: Sequence[str]) -> Plan | InvalidPlan:
     """A plan from a reply: a first plan ``{"call", "then"}`` (or ``{"calls": [...]}``), a later
-    one ``{"call": NAME}``,
-    or the original form ``{"kind", "tool", "brief"}`` that scripts and hooks may use.
+    one ``{"call": NAME}``, or the original form ``{"kind", "tool", "brief"}`` that scripts and
+    hooks may use.
 
     Option names stand for answering (``general_knowledge_or_chat``, ``answer_the_user``) and
     for the hand-off (``beyond_these_functions``); a tool plan's brief is filled in by the turn.

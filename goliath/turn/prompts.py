@@ -205,10 +205,12 @@ def _hand_off_line(name: str) -> str:
 
 
 def _kind_examples(no_tool: str, hand_off: str, done: str) -> str:
-    """Worked examples of the two options that are not functions, from apps other than this one.
+    """Worked first plans from apps other than this one: one read, one change, a check then a
+    change, and the two options that are not functions.
 
-    Generic on purpose (kinds of asks, never an app's own wording): a 1.5B model picks the
-    hand-off almost never from its description alone (docs/design.md, "The plan").
+    Generic on purpose (kinds of asks, never an app's own wording or functions): a 1.5B model
+    picks the hand-off almost never from its description alone, and without a one-call example
+    it lists a second function (docs/design.md, "The plan").
     """
     lines = [
         ("what's on my packing list?", ["get_packing_list"]),
