@@ -213,11 +213,11 @@ def _kind_examples(no_tool: str, hand_off: str, done: str) -> str:
     it lists a second function (docs/design.md, "The plan").
     """
     lines = [
-        ("what's on my packing list?", ["get_packing_list"]),
-        ("put sunscreen on the packing list", ["add_packing_item"]),
+        ("what's on my reading list?", ["get_reading_list"]),
+        ("put Dune on my reading list", ["add_reading_item"]),
         (
-            "add a towel unless it's already on the packing list",
-            ["get_packing_list", "add_packing_item"],
+            "add Emma unless it's already on the reading list",
+            ["get_reading_list", "add_reading_item"],
         ),
         ("how many ounces are in a pound?", [no_tool]),
         ("cheers, you're a lifesaver", [no_tool]),
