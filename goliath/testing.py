@@ -31,7 +31,9 @@ class FakeModel:
 
     Args:
         script: a list of replies consumed one per call — ``{"text": str}``, ``{"json": value}``
-            (its JSON text), ``{"error": exc}`` (raised after the call is recorded) — or a
+            (its JSON text), ``{"error": exc}`` (raised after the call is recorded), with an
+            optional ``"scores"`` (option -> log-probability, reported for a request that asks
+            to ``score`` a field, as llama.cpp does) — or a
             function of the :class:`GenerateRequest` returning such a reply (sync or async).
             A list entry may itself be such a function.
         delay: seconds each call takes (use with Trio's autojump clock; never a real sleep).
@@ -111,10 +113,12 @@ class FakeModel:
         if "error" in entry:
             raise entry["error"]
         text = entry["text"] if "text" in entry else json.dumps(entry["json"])
+        scores = entry.get("scores") if request.score is not None else None
         return Generation(
             text=text,
             input_tokens=math.ceil(len(json.dumps([request.system, request.prompt])) / 4),
             output_tokens=math.ceil(len(text) / 4),
+            scores={str(k): float(v) for k, v in scores.items()} if scores else None,
         )
 
     async def generate_stream(self, request: GenerateRequest, on_text: TextSink) -> Generation:

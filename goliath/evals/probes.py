@@ -40,6 +40,7 @@ __all__ = [
     "ProbeOutcome",
     "ProbeReport",
     "format_probe_report",
+    "hand_off_line",
     "perfect_answer",
     "perfect_script",
     "run_probe",
@@ -104,6 +105,8 @@ class _Splice:
         self.seconds = 0.0
         self.input_tokens = 0
         self.planned: list[Any] = []
+        self.scores: dict[str, float] | None = None
+        """The first real reply's scored options (the first plan's, where the bridge scores)."""
 
     def observe(self, event: Any) -> None:
         """Keep the plan and what follows it (an escalation of the plan's own asking)."""
@@ -131,6 +134,8 @@ class _Splice:
             started = time.perf_counter()
             reply: Generation = await self.real.generate(request)
             self.reply, self.request = reply, request
+            if self.scores is None and reply.scores:
+                self.scores = dict(reply.scores)
             self.seconds += time.perf_counter() - started
             self.input_tokens += reply.input_tokens
             return reply
@@ -162,6 +167,11 @@ class ProbeOutcome:
     reasons: list[str]
     input_tokens: int
     seconds: float
+    scores: dict[str, float] | None = None
+    """The first plan's options' log-probabilities (decision and plan probes, llama.cpp)."""
+    wanted: str = ""
+    """What the probe wanted: ``escalate`` for an ask that must be handed over, else
+    ``device`` (decision and plan probes)."""
 
 
 @attrs.frozen
@@ -381,6 +391,10 @@ async def _probe_one(
                 reasons,
                 splice.input_tokens,
                 round(splice.seconds, 3),
+                scores=splice.scores if probe in ("decision", "plan") else None,
+                wanted=("escalate" if fixture.handled_by == "cloud" else "device")
+                if probe in ("decision", "plan")
+                else "",
             )
         )
     return outcomes
@@ -448,6 +462,8 @@ def format_probe_report(report: ProbeReport) -> str:
         for o in report.outcomes
         if not o.passed
     ]
+    if report.probe in ("decision", "plan"):
+        lines.append(hand_off_line(report))
     seconds = sum(o.seconds for o in report.outcomes)
     tokens = sum(o.input_tokens for o in report.outcomes)
     count = max(1, report.total)
@@ -456,3 +472,16 @@ def format_probe_report(report: ProbeReport) -> str:
         f"{tokens / count:.0f} prompt tokens · {seconds / count:.2f} s per call"
     )
     return "\n".join(lines)
+
+
+def hand_off_line(report: ProbeReport) -> str:
+    """The hand-off decision in both directions: asks that must go to the cloud handed over,
+    and every other ask handed over (which should be none)."""
+    must = [o for o in report.outcomes if o.wanted == "escalate"]
+    other = [o for o in report.outcomes if o.wanted == "device"]
+    handed = sum(o.reply == "escalate" for o in must)
+    wrongly = sum(o.reply == "escalate" for o in other)
+    return (
+        f"hand-off: must-escalate handed over {handed}/{len(must)}; "
+        f"device asks handed over {wrongly}/{len(other)}"
+    )

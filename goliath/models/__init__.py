@@ -36,7 +36,9 @@ class GenerateRequest(msgspec.Struct, frozen=True, kw_only=True):
     """One model call: a fresh context, a system and a user prompt, and an optional schema.
 
     ``schema`` is a JSON Schema; when present the reply must be constrained to it.
-    ``label`` names the harness stage making the call.
+    ``label`` names the harness stage making the call. ``score`` names a top-level ``enum``
+    property of the schema whose options a bridge that sees its logits scores
+    (:attr:`Generation.scores`); bridges that cannot ignore it.
     """
 
     label: Label
@@ -44,18 +46,22 @@ class GenerateRequest(msgspec.Struct, frozen=True, kw_only=True):
     prompt: str
     schema: dict[str, Any] | None = None
     max_output_tokens: int = 256
+    score: str | None = None
 
 
 class Generation(msgspec.Struct, frozen=True, kw_only=True):
     """A model's reply and what it cost, in tokens.
 
     ``queue_ms`` is filled in by the model worker: how long the call waited for the model.
+    ``scores``: for a request with ``score``, each option's log-probability at the token where
+    that property's value began (``None`` when the bridge cannot tell).
     """
 
     text: str
     input_tokens: int = 0
     output_tokens: int = 0
     queue_ms: float = 0.0
+    scores: dict[str, float] | None = None
 
 
 @runtime_checkable

@@ -30,6 +30,7 @@ import trio
 
 from ..errors import ConfigError, ContextWindowError, ModelError, ModelUnavailableError
 from . import GenerateRequest, Generation, TextSink
+from ._choices import ChoiceScorer, enum_of
 from ._json import compact_json, limit_strings, parse_reply, resolve_max_length, with_schema_note
 from ._llama_internals import (
     Snapshot,
@@ -160,6 +161,8 @@ class LlamaCppModel:
         self._vocab_lock = threading.Lock()
         self._generate_lock = trio.Lock()
         self._grammars: OrderedDict[str, Any] = OrderedDict()
+        self._single_tokens: dict[str, list[int]] = {}
+        """Text -> the one token whose text it is (or none), for scoring enum options."""
         self._snapshots: OrderedDict[str, Snapshot] = OrderedDict()
         self._stats = {"calls": 0, "prompt": 0, "reused": 0, "output": 0, "restores": 0}
 
@@ -367,9 +370,15 @@ class LlamaCppModel:
         generated: list[int] = []
         finished = False
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        scorer = self._scorer(request)
         try:
             for token in llm.generate(tokens, temp=0.0, repeat_penalty=1.0, grammar=grammar):
                 trio.from_thread.check_cancelled()
+                if scorer is not None and scorer.pending:
+                    piece = llm.detokenize([token], prev_tokens=tokens + generated)
+                    scorer.observe(
+                        piece.decode("utf-8", errors="replace"), self._logprobs(llama_cpp, llm)
+                    )
                 if llama_cpp.llama_vocab_is_eog(self.vocab, token):
                     finished = True
                     break
@@ -408,7 +417,52 @@ class LlamaCppModel:
             complete = finished or (text.rstrip().endswith(("}", "]")) and parses(text))
             parse_reply(text, finished=complete, max_output_tokens=request.max_output_tokens)
             text = text.strip()
-        return Generation(text=text, input_tokens=len(tokens), output_tokens=len(generated))
+        return Generation(
+            text=text,
+            input_tokens=len(tokens),
+            output_tokens=len(generated),
+            scores=scorer.scores if scorer is not None else None,
+        )
+
+    def _scorer(self, request: GenerateRequest) -> ChoiceScorer | None:
+        """A scorer for the request's ``score`` field, when its schema has that enum."""
+        if request.score is None:
+            return None
+        options = enum_of(request.schema, request.score)
+        if not options:
+            return None
+        llm = self._llm
+
+        def token_ids(text: str) -> list[int]:
+            found = self._single_tokens.get(text)
+            if found is None:
+                ids = llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+                found = self._single_tokens[text] = ids if len(ids) == 1 else []
+            return found
+
+        return ChoiceScorer(request.score, options, token_ids)
+
+    @staticmethod
+    def _logprobs(llama_cpp: Any, llm: Any) -> Callable[[Any], list[float]]:
+        """Log-softmax of the logits that produced the token just generated, for some ids.
+
+        The sampler has just read them (no decode has run since), so they are the raw,
+        unconstrained distribution at that position.
+        """
+
+        def read(ids: Any) -> list[float]:
+            import numpy as np
+
+            n_vocab = int(
+                llama_cpp.llama_vocab_n_tokens(llama_cpp.llama_model_get_vocab(llm.model))
+            )
+            pointer = llama_cpp.llama_get_logits_ith(llm.ctx, -1)
+            logits = np.ctypeslib.as_array(pointer, shape=(n_vocab,)).astype(np.float64)
+            high = float(logits.max())
+            total = high + float(np.log(np.exp(logits - high).sum()))
+            return [float(logits[i]) - total for i in ids]
+
+        return read
 
     def prompt_tokens(self, request: GenerateRequest) -> list[int]:
         """The exact tokens the model reads for ``request`` (chat template applied).

@@ -12,6 +12,7 @@ free text, because a 1.5B model picks among names far more reliably than it writ
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
@@ -30,6 +31,7 @@ __all__ = [
     "plan_from_patch",
     "planning_prompts",
     "request_plan",
+    "weigh_options",
 ]
 
 PlanKind = Literal["tool", "answer", "escalate"]
@@ -46,6 +48,8 @@ class Plan:
     whole: bool = False
     """Whether this came from a first plan (``{"call", "then"}`` or ``{"calls"}``), which the
     turn then follows."""
+    scores: dict[str, float] | None = attrs.field(default=None, eq=False)
+    """The first plan's options' log-probabilities, when the bridge reported them."""
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind, "brief": self.brief}
@@ -166,12 +170,64 @@ async def request_plan(
     else:
         schema = plan_schema(names, require_tool=require_tool)
     try:
-        generation = await caller.call("conductor", system, prompt, schema, compactable=True)
+        generation = await caller.call(
+            "conductor",
+            system,
+            prompt,
+            schema,
+            compactable=True,
+            score="call" if first and not require_tool else None,
+        )
     except Exception as exc:
         if origin_of(exc) == "model" and is_invalid_output(exc):
             return InvalidPlan(_malformed_hint(tool_names))
         raise
-    return parse_plan(generation.text, tool_names)
+    plan = parse_plan(generation.text, tool_names)
+    if isinstance(plan, Plan) and generation.scores:
+        plan = attrs.evolve(plan, scores=dict(generation.scores))
+    return plan
+
+
+HAND_OFF_BIAS = 0.0
+"""Log-probability added to the hand-off option before the first plan's options are compared
+(tuned on the dev half's decision probe; docs/design.md, "The hand-off decision")."""
+NO_TOOL_BIAS = 0.0
+"""Log-probability added to the no-function option, likewise."""
+
+Weighed = Literal["keep", "tool", "answer", "escalate"]
+
+
+def weigh_options(
+    plan: Plan,
+    tool_names: Sequence[str],
+    *,
+    hand_off_bias: float | None = None,
+    no_tool_bias: float | None = None,
+) -> Weighed:
+    """What the first plan's scored options say, once the two options that are not functions
+    are weighed by their bias: ``keep`` the generated plan (same kind of choice), or switch to
+    a ``tool`` (re-plan among the functions), ``answer`` or ``escalate``.
+
+    Greedy generation takes the best first token, and a 1.5B model puts the hand-off well below
+    a function it half fits; the biases move that line, measured on dev (both directions).
+    """
+    scores = plan.scores
+    if not scores:
+        return "keep"
+    hand_off_bias = HAND_OFF_BIAS if hand_off_bias is None else hand_off_bias
+    no_tool_bias = NO_TOOL_BIAS if no_tool_bias is None else no_tool_bias
+    options = plan_options(tool_names)
+    functions = [scores[name] for name in tool_names if name in scores]
+    best_function = max(functions, default=-math.inf)
+    weighed = {
+        "tool": best_function,
+        "answer": scores.get(options.no_tool, -math.inf) + no_tool_bias,
+        "escalate": scores.get(options.hand_off, -math.inf) + hand_off_bias,
+    }
+    choice = max(weighed, key=lambda kind: weighed[kind])
+    if weighed[choice] == -math.inf:
+        return "keep"
+    return "keep" if choice == plan.kind else choice
 
 
 WORKED_EXAMPLES_WINDOW = 2048

@@ -149,6 +149,7 @@ class ModelCaller:
         schema: dict[str, Any] | None = None,
         *,
         compactable: bool,
+        score: str | None = None,
     ) -> Generation:
         """Count, maybe compact, report, check and send one model call.
 
@@ -178,6 +179,7 @@ class ModelCaller:
             prompt=text,
             schema=schema,
             max_output_tokens=OUTPUT_CAPS[label],
+            score=score,
         )
         started = trio.current_time()
         try:

@@ -8,6 +8,7 @@ actor calls :func:`run_turn` with a ``generate`` port that reaches the model wor
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -30,7 +31,7 @@ from ..records import FallbackRequest, RunResult, StepRecord
 from ..session import Session
 from ..tools import Tool
 from .answer import AnswerInvalid, compose_answer
-from .conductor import InvalidPlan, Plan, planning_prompts, request_plan
+from .conductor import InvalidPlan, Plan, planning_prompts, request_plan, weigh_options
 from .generation import ModelPort
 from .grounding import echoes, grounding_note, step_summary, ungrounded_numbers
 from .hooks import OBSERVER_SECONDS, StopRun
@@ -214,6 +215,8 @@ class Turn(TurnState):
             require_tool=failed is not None and failed.needs_tool,
             first=first,
         )
+        if first and isinstance(plan, Plan):
+            plan = await self._weighed(plan, available, system, prompt, offered)
         if isinstance(plan, Plan) and plan.kind == "tool":
             if first:
                 self.planned = list(plan.rest) if plan.whole else None
@@ -223,6 +226,33 @@ class Turn(TurnState):
                 tool = next(t for t in available if t.name == plan.tool)
                 plan = attrs.evolve(plan, brief=tool.description)
         return plan
+
+    async def _weighed(
+        self,
+        plan: Plan,
+        available: list[Tool],
+        system: str,
+        prompt: Callable[[bool], str],
+        offered: list[str],
+    ) -> Plan | InvalidPlan:
+        """The first plan once its scored options are weighed (design.md, "The hand-off
+        decision"): the same plan, the hand-off, a reply, or a plan among the functions alone."""
+        weighed = weigh_options(plan, [tool.name for tool in available])
+        if weighed == "keep":
+            return plan
+        if weighed == "escalate":
+            return Plan(kind="escalate", brief="beyond this device's functions")
+        if weighed == "answer":
+            return Plan(kind="answer", brief="reply")
+        return await request_plan(
+            self.caller,
+            system=system,
+            prompt=prompt,
+            tool_names=[t.name for t in available],
+            offered=offered,
+            require_tool=True,
+            first=True,
+        )
 
     def _offered(self, available: list[Tool]) -> list[str]:
         """The names a plan may pick: not a read without parameters that already ran, whose
