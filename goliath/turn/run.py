@@ -43,7 +43,7 @@ from .prompts import (
 )
 from .remember import remember, remember_what_ran
 from .state import TurnState, resolve_window
-from .tool_step import resume_tool_step, run_tool_step
+from .tool_step import Withheld, resume_tool_step, run_tool_step
 
 __all__ = ["DEVICE_FAILED", "Turn", "run_turn"]
 
@@ -170,9 +170,12 @@ class Turn(TurnState):
                 return await self._escalate("conductor-asked")
             if plan.kind == "answer":
                 return await self._answer(plan)
-            escalation = await run_tool_step(self, plan, {tool.name: tool for tool in available})
-            if escalation is not None:
-                return await self._escalate(escalation.reason, escalation.error)
+            outcome = await run_tool_step(self, plan, {tool.name: tool for tool in available})
+            if isinstance(outcome, Withheld):  # the ask did not ask for this write: answer
+                self.notes.append(outcome.note)
+                return await self._answer(Plan(kind="answer", brief="reply"))
+            if outcome is not None:
+                return await self._escalate(outcome.reason, outcome.error)
 
     async def _plan(
         self, available: list[Tool], context_text: str | None, failed: InvalidPlan | None
@@ -303,6 +306,7 @@ class Turn(TurnState):
         return step_summary(self.steps) if looked else NO_ANSWER
 
     async def _compose(self, *, best_effort: bool, notes: tuple[str, ...] = ()) -> tuple[str, Any]:
+        notes = (*self.notes, *notes)
         system = answer_system(
             instructions=self.instructions,
             structured=self.output_schema is not None,

@@ -51,6 +51,8 @@ class TurnState:
         """The first plan's calls still to come; ``None`` while the turn is planned one step at
         a time (a script's or a hook's ``{"kind", "tool", "brief"}`` plan)."""
         """The calls the first plan put after the one running: a hint to the next steps."""
+        self.notes: list[str] = []
+        """What the answer must be told that no step shows (a write the harness withheld)."""
         self.trace: list[Event] = []
         self.handled_by: HandledBy = "device"
         self.escalating = False

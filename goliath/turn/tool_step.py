@@ -43,6 +43,7 @@ from .hooks import Denied
 from .judge import duplicate_verdict, last_two_failed, prerequisites_met
 from .prompts import answer_user, arguments_correction, worker_system
 from .state import TurnState
+from .write_gate import withheld_write
 from .worker import (
     Arguments,
     Malformed,
@@ -52,7 +53,7 @@ from .worker import (
     validate_arguments,
 )
 
-__all__ = ["Escalation", "Skipped", "resume_tool_step", "run_tool_step"]
+__all__ = ["Escalation", "Skipped", "Withheld", "resume_tool_step", "run_tool_step"]
 
 PENDING_RESULT = "(tool execution did not complete)"
 PROCESSING_RESULT = "(tool executed; output processing did not complete)"
@@ -71,6 +72,13 @@ class Escalation:
 
 
 @attrs.frozen
+class Withheld:
+    """The write was not called: the ask did not ask for it (write_gate); the answer says why."""
+
+    note: str
+
+
+@attrs.frozen
 class Skipped:
     """Why a planned call did not run, and the text the model sees in its place."""
 
@@ -82,8 +90,9 @@ class Skipped:
 
 async def run_tool_step(
     turn: TurnState, plan: Plan, available: Mapping[str, Tool]
-) -> Escalation | None:
-    """Carry out the tool call ``plan`` names; the escalation it calls for, or ``None``."""
+) -> Escalation | Withheld | None:
+    """Carry out the tool call ``plan`` names; the escalation it calls for, a write withheld
+    because the ask did not ask for it, or ``None``."""
     tool = available.get(plan.tool or "")
     if tool is None:
         return Escalation("plan-invalid")
@@ -115,6 +124,11 @@ async def run_tool_step(
         except Exception:
             return Escalation("tool-args-invalid")
     await trio.lowlevel.checkpoint_if_cancelled()
+    if skipped is None and tool.writes:
+        context = [f"{e.ask} {e.answer}" for e in turn.view.recent[-2:]]
+        note = withheld_write(tool, tool_input, turn.steps, turn.ask, context)
+        if note is not None:
+            return Withheld(note)
 
     input_snapshot = try_snapshot(tool_input)
     earlier: StepRecord | None = None

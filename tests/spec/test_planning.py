@@ -619,16 +619,16 @@ async def test_a_first_plan_then_a_write_checks_first_and_asks_before_the_write(
     model = FakeModel(
         [
             first_then("search", "create_task"),
-            args(query="milk"),
+            args(query="eggs"),
             {"json": {"call": "create_task"}},
-            args(title="milk"),
-            text("Added milk."),
+            args(title="eggs"),
+            text("Added eggs."),
         ]
     )
-    result = await run_turn(model, "add milk unless it's there", tools=box.tools)
+    result = await run_turn(model, "add eggs unless it's there", tools=box.tools)
     assert box.runs == {"search": 1, "create_task": 1}
     assert labels(model) == ["conductor", "worker", "conductor", "worker", "answer"]
-    assert result.text == "Added milk."
+    assert result.text == "Added eggs."
 
 
 async def test_a_first_plan_of_a_no_function_option_ignores_its_then(box: TaskBox) -> None:

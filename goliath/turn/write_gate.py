@@ -1,0 +1,154 @@
+"""A write only when the ask asks for that change: the checks the harness can decide alone.
+
+After a read in the same turn, a small model still adds what the read shows is already there
+("add it unless it's on the list", answered by adding a second copy) and completes or moves an
+item the ask never named (the one the read listed first). Both are visible without a model:
+the read's raw output holds the items, and the write's target is one of its string arguments.
+
+- A write that **adds** (its name starts with a verb like ``add``, ``create``, ``new``) whose
+  target's words all appear in the same field of an item the turn already read (a task's
+  ``title`` for ``create_task(title)``) is withheld: the item is there.
+- A write that **changes an existing item** (any other write) is withheld when no item the
+  read returned shares a word with its target (there is nothing of that name to change), or
+  when the items that do share no word with the ask or the recent exchanges (the ask named
+  something else).
+
+Each check applies only when it can decide: the write has a required string argument naming
+its item, and a read of this turn returned items with a field of that name (items of the same
+kind). Otherwise the write goes
+ahead to the person's confirmation as before. A withheld write runs no tool and adds no step;
+the answer is told why (docs/design.md, "Writes the ask did not ask for").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ..records import StepRecord
+from ..tools import Tool
+
+__all__ = ["ADDING_VERBS", "withheld_write"]
+
+ADDING_VERBS = frozenset({"add", "create", "new", "make", "insert", "save", "put", "schedule"})
+"""First words of a write's name that mean it makes a new item (``create_task``, ``addItem``)."""
+
+_STOP = frozenset(
+    """a an the and or of to on in at for from by with my me i it its is are be was were this
+    that these those please can could would you your our we us do does did done if not
+    unless already still there here yet any some all one as so up out off just also then
+    task tasks item items list lists note notes event events thing things""".split()  # noqa: SIM905
+)
+"""Words that say nothing about which item is meant (articles, pronouns, the item's kind)."""
+_WORD = re.compile(r"[a-z0-9]+")
+_MAX_ITEMS = 500
+
+
+def withheld_write(
+    tool: Tool,
+    arguments: Mapping[str, Any],
+    steps: Sequence[StepRecord],
+    ask: str,
+    context: Iterable[str] = (),
+) -> str | None:
+    """Why this write must not run (a note for the answer), or ``None`` to go on."""
+    if not tool.writes:
+        return None
+    found = _target(tool, arguments)
+    if found is None:
+        return None
+    parameter, target = found
+    values = _read_values(steps, parameter)
+    wanted = _words(target)
+    if not values or not wanted:
+        return None  # no read of this kind of item ran: nothing to decide by
+    if _adds(tool.name):
+        same = [value for value in values if wanted <= _words(value)]
+        if same:
+            return (
+                f'"{same[0][:80]}" is already there, so {tool.name} was not called: nothing was '
+                "added. Tell the user it is already there."
+            )
+        return None
+    matching = [value for value in values if wanted & _words(value)]
+    if not matching:
+        return (
+            f'No {parameter} like "{target}" is among the items found, so {tool.name} was not '
+            "called: nothing was changed. Tell the user it was not found."
+        )
+    asked = _words(" ".join([ask, *context]))
+    if not any(_words(value) & asked for value in matching):
+        return (
+            f'The ask does not name "{target}", so {tool.name} was not called: nothing was '
+            "changed. Tell the user what you could not find."
+        )
+    return None
+
+
+def _adds(name: str) -> bool:
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+    first = re.split(r"[_\-\s.]+", spaced.strip("_"))[0]
+    return first in ADDING_VERBS
+
+
+NAMING_PARAMETERS = ("title", "name", "item", "song", "track", "subject")
+"""Parameter names that say "this is the item" (preferred over the first required string)."""
+
+
+def _target(tool: Tool, arguments: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The parameter that names the item the write adds or changes, and its value: a naming
+    parameter, else the first required free string."""
+    schema = tool.schema if isinstance(tool.schema, dict) else {}
+    properties = schema.get("properties") or {}
+    strings = [
+        name
+        for name in schema.get("required") or []
+        if (properties.get(name) or {}).get("type") == "string"
+        and "enum" not in (properties.get(name) or {})
+        and isinstance(arguments.get(name), str)
+        and arguments[name].strip()
+    ]
+    if not strings:
+        return None
+    named = [name for name in NAMING_PARAMETERS if name in strings]
+    parameter = named[0] if named else strings[0]
+    return parameter, str(arguments[parameter]).strip()
+
+
+def _read_values(steps: Sequence[StepRecord], key: str) -> list[str]:
+    """The ``key`` field of every item that a read of this turn returned: items of the kind
+    the write names (a task's ``title`` for ``complete_task(title)``), none for another kind."""
+    found: list[str] = []
+    for step in steps:
+        if step.kind != "tool" or step.writes or step.failed or step.skipped:
+            continue
+        for item in _items(step.output):
+            value = item.get(key)
+            if isinstance(value, str) and value.strip():
+                found.append(value)
+    return found[:_MAX_ITEMS]
+
+
+def _items(output: Any) -> list[Mapping[str, Any]]:
+    if isinstance(output, list):
+        return [item for item in output if isinstance(item, Mapping)]
+    if isinstance(output, Mapping):  # {"tasks": [...]} or {"items": [...], "count": 3}
+        lists = [value for value in output.values() if isinstance(value, list)]
+        if len(lists) == 1:
+            return [item for item in lists[0] if isinstance(item, Mapping)]
+        return [output]  # one item: a contact, a note
+    return []
+
+
+def _words(text: str) -> set[str]:
+    return {_stem(word) for word in _WORD.findall(text.lower()) if word not in _STOP}
+
+
+def _stem(word: str) -> str:
+    """A crude singular, so "bags" finds "bag" and "stamps" finds "stamp"."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
