@@ -43,7 +43,6 @@ from .hooks import Denied
 from .judge import duplicate_verdict, last_two_failed, prerequisites_met
 from .prompts import answer_user, arguments_correction, worker_system
 from .state import TurnState
-from .write_gate import withheld_write
 from .worker import (
     Arguments,
     Malformed,
@@ -52,6 +51,7 @@ from .worker import (
     request_arguments,
     validate_arguments,
 )
+from .write_gate import withheld_write
 
 __all__ = ["Escalation", "Skipped", "Withheld", "resume_tool_step", "run_tool_step"]
 
