@@ -1,8 +1,9 @@
 """Is an answer grounded in what the turn found? Numbers, echoes, and a plain fallback.
 
 A small model's closing answer can state a time, an amount or a count that no step returned,
-repeat the instruction it was given, or loop on one line. The answer stage checks the reply
-here: an invented number gets one retry with a note naming it, and a reply that is still
+say that nothing was found over a read that returned items (a wrong negative: "you have no
+tasks" over a list of five), repeat the instruction it was given, or loop on one line. The answer stage checks the reply
+here: an invented number or a wrong negative gets one retry with a note naming it, and a reply that is still
 ungrounded, or that echoes its own prompt, is replaced by a plain summary of the steps, which
 can be short but is never wrong.
 """
@@ -17,7 +18,15 @@ from typing import Any
 from ..compress import clip
 from ..records import StepRecord
 
-__all__ = ["echoes", "grounding_note", "step_summary", "ungrounded_numbers"]
+__all__ = [
+    "denial_note",
+    "denies_finding",
+    "echoes",
+    "found_items",
+    "grounding_note",
+    "step_summary",
+    "ungrounded_numbers",
+]
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 _WORDS = re.compile(r"[a-z']+")
@@ -117,3 +126,42 @@ def step_summary(steps: Sequence[StepRecord]) -> str:
     if not parts:
         return "I could not find an answer to that."
     return "\n".join(parts)
+
+
+_DENIAL = re.compile(
+    r"\b(there (are|is|were|was) no|(has|have|had) no|(you )?(do not|don't|did not|didn't) have any|nothing (is|was|on|in"
+    r"|found|scheduled)|no (\w+ )?(\w+ )?(found|scheduled|listed|on your|in your)|"
+    r"(couldn't|could not|can't|cannot|didn't|did not|was unable to|were unable to) find|"
+    r"(is|are) empty|not find any|none (found|on|in|scheduled))\b"
+)
+
+
+def found_items(steps: Sequence[StepRecord]) -> int:
+    """How many items the turn's last successful read returned (0 for no read, or a read
+    that returned no list)."""
+    for step in reversed(steps):
+        if step.kind != "tool" or step.failed or step.skipped:
+            continue
+        if step.writes:
+            return 0  # after a write, "nothing" may be about the change
+        output = step.output
+        if isinstance(output, dict):
+            lists = [value for value in output.values() if isinstance(value, list)]
+            output = lists[0] if len(lists) == 1 else None
+        return len(output) if isinstance(output, list) else 0
+    return 0
+
+
+def denies_finding(text: str) -> bool:
+    """Whether an answer says that nothing was there or could be found."""
+    return bool(_DENIAL.search(text.lower().replace("’", "'")))
+
+
+def denial_note(count: int) -> str:
+    """The retry's note for a wrong negative: the read returned items."""
+    shown = "1 item" if count == 1 else f"{count} items"
+    return (
+        f"Your previous reply said nothing was found, but the results above hold {shown}. "
+        "Answer again from those results: name what the ask wants from them; if it is not "
+        "among them, say exactly what is missing. Do not mention this notice."
+    )

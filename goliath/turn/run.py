@@ -33,7 +33,15 @@ from ..tools import Tool
 from .answer import AnswerInvalid, compose_answer
 from .conductor import InvalidPlan, Plan, planning_prompts, request_plan, weigh_options
 from .generation import ModelPort
-from .grounding import echoes, grounding_note, step_summary, ungrounded_numbers
+from .grounding import (
+    denial_note,
+    denies_finding,
+    echoes,
+    found_items,
+    grounding_note,
+    step_summary,
+    ungrounded_numbers,
+)
 from .hooks import OBSERVER_SECONDS, StopRun
 from .judge import cap_reached
 from .prompts import (
@@ -296,13 +304,16 @@ class Turn(TurnState):
             if echoes(text, rules):
                 break
             invented = ungrounded_numbers(text, self.steps, known) if looked else []
-            if not invented:
+            found = found_items(self.steps) if attempt == 0 and not invented else 0
+            denied = found > 0 and denies_finding(text)
+            if not invented and not denied:
                 return text
             if attempt == 0:
-                retried, _ = await self._compose(
-                    best_effort=False, notes=(grounding_note(invented),)
-                )
+                note = grounding_note(invented) if invented else denial_note(found)
+                retried, _ = await self._compose(best_effort=False, notes=(note,))
                 text = retried.strip() or text
+                continue
+            break
         return step_summary(self.steps) if looked else NO_ANSWER
 
     async def _compose(self, *, best_effort: bool, notes: tuple[str, ...] = ()) -> tuple[str, Any]:

@@ -105,3 +105,48 @@ def test_numbers_compare_in_one_spelling() -> None:
     )
     assert ungrounded_numbers("4:50, 11,482 steps, 47.4 and 3 pm", [step]) == []
     assert ungrounded_numbers("at 5:50", [step]) == ["5:50"]
+
+
+async def test_an_answer_that_denies_what_the_read_returned_is_retried_once(box: TaskBox) -> None:
+    """A wrong negative ("you have no tasks" over a list of two) gets one retry naming the count;
+    the retry's answer stands."""
+    fake = FakeModel(
+        [
+            use("list_tasks"),
+            answer_plan(),
+            text("There are no tasks on your list."),
+            text("You have Buy milk and Call mom."),
+        ]
+    )
+    result = await run_turn(fake, tools=box.tools)
+    assert result.text == "You have Buy milk and Call mom."
+    first, retry = calls(fake, "answer")
+    assert "said nothing was found" not in first.prompt
+    assert "said nothing was found, but the results above hold 2 items" in retry.prompt
+
+
+async def test_a_negative_over_an_empty_read_or_a_plain_no_needs_no_retry(box: TaskBox) -> None:
+    box.tasks.clear()
+    fake = FakeModel([use("list_tasks"), answer_plan(), text("There are no tasks on your list.")])
+    result = await run_turn(fake, tools=box.tools)
+    assert result.text == "There are no tasks on your list." and len(calls(fake, "answer")) == 1
+    box.tasks.append({"title": "Buy milk"})
+    fake = FakeModel([use("list_tasks"), answer_plan(), text("No, eggs are not on your list.")])
+    result = await run_turn(fake, "are eggs on my list?", tools=box.tools)
+    assert result.text == "No, eggs are not on your list." and len(calls(fake, "answer")) == 1
+
+
+async def test_a_negative_that_survives_its_retry_is_kept(box: TaskBox) -> None:
+    """One retry only: a second negative is the model's answer (it may be right: the item the
+    ask wants is not among the results)."""
+    fake = FakeModel(
+        [
+            use("list_tasks"),
+            answer_plan(),
+            text("You have no dentist task."),
+            text("There is no dentist task on your list."),
+        ]
+    )
+    result = await run_turn(fake, "is the dentist on my list?", tools=box.tools)
+    assert result.text == "There is no dentist task on your list."
+    assert len(calls(fake, "answer")) == 2
