@@ -231,7 +231,7 @@ def weigh_options(
 
 
 WORKED_EXAMPLES_WINDOW = 2048
-"""The smallest window whose first plan carries the worked examples (~170 tokens)."""
+"""The smallest window whose first plan carries the worked examples (~250 tokens)."""
 
 
 def planning_prompts(

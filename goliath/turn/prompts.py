@@ -206,7 +206,8 @@ def _hand_off_line(name: str) -> str:
 
 def _kind_examples(no_tool: str, hand_off: str, done: str) -> str:
     """Worked first plans from apps other than this one: one read, one change, a check then a
-    change, and the two options that are not functions.
+    change, a completion, a message, a question about a person (a read, never a send), a
+    search then a read of its hit, and the two options that are not functions.
 
     Generic on purpose (kinds of asks, never an app's own wording or functions): a 1.5B model
     picks the hand-off almost never from its description alone, and without a one-call example
@@ -219,6 +220,10 @@ def _kind_examples(no_tool: str, hand_off: str, done: str) -> str:
             "add Emma unless it's already on the reading list",
             ["get_reading_list", "add_reading_item"],
         ),
+        ("I finished Dune, tick it off", ["mark_item_read"]),
+        ("tell Omar I'm running ten minutes late", ["send_chat"]),
+        ("what's Omar's phone number?", ["find_person"]),
+        ("how long does my lasagna recipe bake?", ["search_recipes", "open_recipe"]),
         ("how many ounces are in a pound?", [no_tool]),
         ("cheers, you're a lifesaver", [no_tool]),
         ("wire 200 dollars to Priya for the rent", [hand_off]),
