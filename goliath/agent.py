@@ -108,6 +108,8 @@ class Agent(Generic[Deps, Out]):
         on_event: called with every trace event of every run.
         facts: ``dict[str, str]`` the conductor knows, or a callable returning one per turn.
         examples: worked plans shown to the conductor.
+        tool_retrieval: show the first plan only the this many functions that best match the
+            ask (for toolsets of dozens; ``None``: all of them).
         extensions: :class:`~goliath.Extension` objects, run in this order.
         output_schema: a pydantic model class for structured answers.
         session_retry_after: seconds before a conversation handed to the fallback probes the
@@ -140,6 +142,7 @@ class Agent(Generic[Deps, Out]):
         on_event: EventCallback | None = None,
         facts: FactsSource | None = None,
         examples: Sequence[Mapping[str, Any]] | None = None,
+        tool_retrieval: int | None = None,
         extensions: Sequence[Any] = (),
         output_schema: type[Out] | None = None,
         session_retry_after: float | None = DEFAULT_SESSION_RETRY_AFTER,

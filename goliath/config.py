@@ -53,6 +53,16 @@ def _checked_window(window: WindowSource) -> WindowSource:
     return window
 
 
+def _checked_tool_retrieval(value: int | None) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(
+            f"tool_retrieval must be None or a positive number of tools, got {value!r}."
+        )
+    return value
+
+
 def _checked_max_steps(max_steps: int) -> int:
     if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 0:
         raise ConfigError(f"max_steps must be a nonnegative integer, got {max_steps!r}.")
@@ -165,6 +175,7 @@ class AgentConfig:
     on_event: EventCallback | None = None
     facts: FactsSource | None = None
     examples: Sequence[Mapping[str, Any]] | None = None
+    tool_retrieval: int | None = attrs.field(default=None, converter=_checked_tool_retrieval)
 
 
 RUNTIME_FIELDS = frozenset({"progress", "resume"})

@@ -50,6 +50,7 @@ from .prompts import (
     compact_steps,
 )
 from .remember import remember, remember_what_ran
+from .retrieval import retrieve_tools
 from .state import TurnState, resolve_window
 from .tool_step import Withheld, resume_tool_step, run_tool_step
 
@@ -191,6 +192,8 @@ class Turn(TurnState):
         if not available:
             return Plan(kind="answer", brief="reply")
         first = not self.steps
+        if first and self.config.tool_retrieval is not None:
+            available = retrieve_tools(available, self.ask, self.config.tool_retrieval)
         names = {tool.name for tool in available}
         offered = self._offered(available)
         if not first and self.planned is not None:  # following a whole plan

@@ -1,0 +1,74 @@
+"""Tool retrieval: the first plan sees the few functions that best match the ask."""
+
+from __future__ import annotations
+
+import pytest
+
+from goliath import Agent, tool
+from goliath.errors import ConfigError
+from goliath.testing import FakeModel
+from goliath.tools import Tool
+from goliath.turn.retrieval import retrieve_tools
+
+
+def make(name: str, description: str, requires: tuple[str, ...] = ()) -> Tool:
+    def run() -> str:
+        return "ok"
+
+    run.__name__ = name
+    run.__doc__ = description
+    return tool(run, requires=requires) if requires else tool(run)
+
+
+TOOLS = [
+    make("list_tasks", "List the tasks on the to-do list."),
+    make("create_task", "Add a task to the to-do list."),
+    make("list_events", "List calendar events for a day."),
+    make("get_weather", "Today's weather forecast for a city."),
+    make("play_song", "Play a song or an album."),
+    make("set_alarm", "Set an alarm for a time."),
+    make("find_contact", "Find a contact's phone number and email."),
+    make("send_message", "Send a text message to a contact.", requires=("find_contact",)),
+]
+
+
+def names(tools: list[Tool]) -> list[str]:
+    return [t.name for t in tools]
+
+
+def test_the_best_matching_functions_are_kept_in_the_apps_order() -> None:
+    kept = retrieve_tools(TOOLS, "will it rain in Lisbon? check the weather", 2)
+    assert "get_weather" in names(kept) and len(kept) == 2
+    assert names(retrieve_tools(TOOLS, "add a task: buy milk", 2))[0:2] == [
+        "list_tasks",
+        "create_task",
+    ]
+
+
+def test_a_kept_function_brings_the_ones_it_requires() -> None:
+    kept = names(retrieve_tools(TOOLS, "send a text message to Ana", 1))
+    assert kept == ["find_contact", "send_message"]
+
+
+def test_a_small_toolset_is_shown_whole() -> None:
+    assert retrieve_tools(TOOLS, "anything", 8) == TOOLS
+    assert retrieve_tools(TOOLS[:3], "weather", 5) == TOOLS[:3]
+
+
+async def test_the_first_plan_offers_only_the_retrieved_functions() -> None:
+    model = FakeModel(
+        [{"json": {"call": "get_weather", "then": "answer_the_user"}}, {"text": "Sunny."}]
+    )
+    async with Agent(model, tools=TOOLS, tool_retrieval=3) as agent:
+        result = await agent.run("what's the weather forecast for Lisbon?")
+    schema = model.calls[0].schema
+    assert schema is not None
+    offered = schema["properties"]["call"]["enum"]
+    assert "get_weather" in offered and len(offered) == 3 + 2
+    assert "play_song" not in model.calls[0].system
+    assert result.text == "Sunny."
+
+
+def test_tool_retrieval_must_be_a_positive_count() -> None:
+    with pytest.raises(ConfigError, match="tool_retrieval"):
+        Agent(FakeModel([]), tool_retrieval=0)
