@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import threading
 from pathlib import Path
 from typing import Any
@@ -107,6 +108,49 @@ class TestConstrainedGeneration:
         )
         assert generation.output_tokens == 7
         assert generation.text
+
+
+class TestScoredChoices:
+    CHOICE = {
+        "type": "object",
+        "properties": {
+            "call": {"type": "string", "enum": ["apple", "banana", "cherry"]},
+            "then": {"type": "string", "enum": ["stop", "go"]},
+        },
+        "required": ["call", "then"],
+        "additionalProperties": False,
+    }
+
+    async def test_a_scored_field_reports_every_option_with_the_pick_most_likely(
+        self, smollm: LlamaCppModel
+    ):
+        """The options' log-probabilities are read at the token where the value starts: the
+        greedy pick has the highest, and options with distinct first tokens share at most all
+        of the probability."""
+        generation = await smollm.generate(
+            request(
+                schema=self.CHOICE,
+                prompt="Which fruit is red and small? Reply with JSON.",
+                max_output_tokens=32,
+                score="call",
+            )
+        )
+        picked = json.loads(generation.text)["call"]
+        scores = generation.scores
+        assert scores is not None and set(scores) == {"apple", "banana", "cherry"}
+        assert all(value <= 0.0 for value in scores.values())
+        assert scores[picked] == max(scores.values())
+        assert sum(math.exp(value) for value in scores.values()) <= 1.0 + 1e-6
+
+    async def test_no_score_is_asked_or_a_field_without_an_enum_reports_none(
+        self, smollm: LlamaCppModel
+    ):
+        plain = await smollm.generate(request(schema=self.CHOICE, max_output_tokens=32))
+        assert plain.scores is None
+        free = await smollm.generate(
+            request(schema=self.CHOICE, max_output_tokens=32, score="missing_field")
+        )
+        assert free.scores is None
 
 
 class TestStreaming:
