@@ -145,6 +145,7 @@ class TurnState:
             {
                 "label": call.label,
                 "ms": call.ms,
+                "max_output_tokens": call.max_output_tokens,
                 "queue_ms": call.queue_ms,
                 "input_tokens": call.input_tokens,
                 "output_tokens": call.output_tokens,
