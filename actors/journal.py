@@ -18,10 +18,9 @@ import msgspec
 import outcome
 
 from goliath.config import TurnRequest
-from goliath.durable import mark_outcome_unknown, payload_fingerprint
+from goliath.durable import PENDING_RESULT, mark_outcome_unknown, payload_fingerprint
 from goliath.records import ConfirmRequest, RunResult
 from goliath.snapshot import try_snapshot
-from goliath.turn.tool_step import PENDING_RESULT
 
 from .messages import TurnState
 from .store import (

@@ -16,14 +16,20 @@ from typing import Any, Literal, Protocol
 import msgspec
 
 from goliath.durable import Checkpoint
-from goliath.records import ConfirmRequest, Exchange, MemoryState, RunResult, StepRecord
-from goliath.turn.scribe import RECENT_KEEP
+from goliath.records import (
+    RECENT_KEEP,
+    ConfirmRequest,
+    Exchange,
+    MemoryState,
+    RunResult,
+    StepRecord,
+)
 
 from .messages import TurnState
-from .ticket import Approval
 
 __all__ = [
     "FINAL_STATES",
+    "Approval",
     "Fence",
     "FencedError",
     "Store",
@@ -39,6 +45,15 @@ INTERRUPTED_ANSWER = ""
 
 class FencedError(Exception):
     """A write was refused: this node no longer owns the conversation's shard (stale epoch)."""
+
+
+class Approval(msgspec.Struct, frozen=True, kw_only=True):
+    """A person's answer to one paused call, bound to the call's fingerprint (stored)."""
+
+    call_id: str
+    fingerprint: str
+    approved: bool
+    reason: str | None = None
 
 
 class TurnRecord(msgspec.Struct, kw_only=True, omit_defaults=True):

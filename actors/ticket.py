@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import attrs
-import msgspec
 import outcome
 import trio
 
@@ -18,12 +17,9 @@ from goliath.events import Event
 from goliath.records import ConfirmRequest, Decision, RunResult, StepRecord
 
 from .messages import ConfirmAsk, EventMessage, Outbound, Token, TurnState
+from .store import Approval, TurnRecord
 
-if TYPE_CHECKING:
-    from .journal import Journal
-    from .store import TurnRecord
-
-__all__ = ["Approval", "ReplyWaiter", "Ticket"]
+__all__ = ["Approval", "ReplyWaiter", "Ticket", "TurnLog"]
 
 
 @attrs.define(eq=False)
@@ -61,16 +57,16 @@ class ReplyWaiter:
         return self.decision
 
 
-class Approval(msgspec.Struct, frozen=True, kw_only=True):
-    """A person's answer to one paused call, bound to the call's fingerprint (stored)."""
-
-    call_id: str
-    fingerprint: str
-    approved: bool
-    reason: str | None = None
-
-
 Outbox = Callable[[Outbound], None]
+
+
+class TurnLog(Protocol):
+    """Where a turn's progress is made durable: the journal (``actors/journal.py``). The
+    journal reads tickets, so a ticket names only what it and its actor call of it."""
+
+    async def update(self, ticket: Ticket, status: TurnState) -> None: ...
+
+    async def finish(self, ticket: Ticket, result: RunResult | None = None) -> None: ...
 
 
 @attrs.define(eq=False)
@@ -99,7 +95,7 @@ class Ticket:
     pending: dict[str, ReplyWaiter] = attrs.field(factory=dict)
     error_code: str | None = None
     created_at: float = attrs.field(factory=time.time)
-    journal: Journal | None = None
+    journal: TurnLog | None = None
     steps: list[StepRecord] = attrs.field(factory=list)
     checkpoint: Checkpoint | None = None
     """The paused write while the turn awaits its confirmation."""

@@ -14,6 +14,7 @@ from .events import Event
 from .snapshot import json_snapshot, to_builtins_hook
 
 __all__ = [
+    "RECENT_KEEP",
     "ConfirmRequest",
     "Decision",
     "Exchange",
@@ -75,8 +76,13 @@ class Exchange(msgspec.Struct, kw_only=True, omit_defaults=True):
     interrupted: bool = False
 
 
+RECENT_KEEP = 3
+"""How many exchanges a conversation keeps verbatim (older ones are folded into the brief)."""
+
+
 class MemoryState(msgspec.Struct, kw_only=True):
-    """What a conversation remembers: a rolling brief and the last three exchanges verbatim."""
+    """What a conversation remembers: a rolling brief and the last ``RECENT_KEEP`` exchanges
+    verbatim."""
 
     summary: str = ""
     recent: list[Exchange] = msgspec.field(default_factory=list)
