@@ -41,6 +41,7 @@ from .messages import (
     Inbound,
     MemoryReply,
     Outbound,
+    Outbox,
     ResultMessage,
     Run,
     TurnStatus,
@@ -59,9 +60,6 @@ __all__ = [
     "failure_code",
     "final_message",
 ]
-
-Outbox = Callable[[Outbound], None]
-"""Where a remote caller's replies go; called without blocking the turn."""
 
 
 @attrs.frozen(kw_only=True)

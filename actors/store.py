@@ -11,7 +11,7 @@ tokens so a node that lost a shard cannot change it).
 from __future__ import annotations
 
 import time
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 import msgspec
 
@@ -25,7 +25,7 @@ from goliath.records import (
     StepRecord,
 )
 
-from .messages import TurnState
+from .messages import TicketStatus
 
 __all__ = [
     "FINAL_STATES",
@@ -39,7 +39,7 @@ __all__ = [
     "memory_key",
 ]
 
-FINAL_STATES: frozenset[TurnState] = frozenset({"done", "cancelled", "failed", "interrupted"})
+FINAL_STATES: frozenset[TicketStatus] = frozenset({"done", "cancelled", "failed", "interrupted"})
 INTERRUPTED_ANSWER = ""
 
 
@@ -61,7 +61,7 @@ class TurnRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     turn_id: str
     conversation_id: str | None
-    status: TurnState
+    status: TicketStatus
     ask: str = ""
     result: RunResult | None = None
     error: str | None = None
@@ -190,8 +190,3 @@ def encode_record(record: TurnRecord) -> str:
 
 def decode_record(text: str | bytes) -> TurnRecord:
     return _record_decoder.decode(text)
-
-
-Status = Literal[
-    "queued", "running", "awaiting_confirmation", "done", "cancelled", "interrupted", "failed"
-]

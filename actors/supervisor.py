@@ -348,8 +348,5 @@ class Supervisor:
             turn_records=len(self._turns),
         )
 
-    def actor(self, key: str) -> ConversationActor | None:
-        return self._actors.get(key)
-
     def describe(self) -> dict[str, Any]:
         return attrs.asdict(self.statistics())

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 import attrs
 import outcome
@@ -16,7 +15,7 @@ from goliath.errors import TurnCancelled
 from goliath.events import Event
 from goliath.records import ConfirmRequest, Decision, RunResult, StepRecord
 
-from .messages import ConfirmAsk, EventMessage, Outbound, Token, TurnState
+from .messages import ConfirmAsk, EventMessage, Outbound, Outbox, TicketStatus, Token
 from .store import Approval, TurnRecord
 
 __all__ = ["Approval", "ReplyWaiter", "Ticket", "TurnLog"]
@@ -57,14 +56,11 @@ class ReplyWaiter:
         return self.decision
 
 
-Outbox = Callable[[Outbound], None]
-
-
 class TurnLog(Protocol):
     """Where a turn's progress is made durable: the journal (``actors/journal.py``). The
     journal reads tickets, so a ticket names only what it and its actor call of it."""
 
-    async def update(self, ticket: Ticket, status: TurnState) -> None: ...
+    async def update(self, ticket: Ticket, status: TicketStatus) -> None: ...
 
     async def finish(self, ticket: Ticket, result: RunResult | None = None) -> None: ...
 
@@ -87,7 +83,7 @@ class Ticket:
     key: str
     subscribers: list[Outbox] = attrs.field(factory=list)
     remote: bool = False
-    status: TurnState = "queued"
+    status: TicketStatus = "queued"
     done: trio.Event = attrs.field(factory=trio.Event)
     outcome: outcome.Outcome[RunResult] | None = None
     scope: trio.CancelScope | None = None
@@ -137,7 +133,7 @@ class Ticket:
             self.done.set()
 
     def fail(
-        self, error: BaseException, *, status: TurnState = "failed", code: str = "error"
+        self, error: BaseException, *, status: TicketStatus = "failed", code: str = "error"
     ) -> None:
         if not self.done.is_set():
             self.status = status
@@ -337,10 +333,3 @@ class Ticket:
         wrote, self.running_call = self.running_call is not None, None
         if self.journal is not None and (wrote or (steps and steps[-1].writes)):
             await self.journal.update(self, "running")
-
-    def info(self) -> dict[str, Any]:
-        return {
-            "turn_id": self.turn_id,
-            "conversation_id": self.conversation_id,
-            "status": self.status,
-        }

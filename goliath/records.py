@@ -81,8 +81,7 @@ RECENT_KEEP = 3
 
 
 class MemoryState(msgspec.Struct, kw_only=True):
-    """What a conversation remembers: a rolling brief and the last ``RECENT_KEEP`` exchanges
-    verbatim."""
+    """What a conversation remembers: a rolling brief and the last three exchanges verbatim."""
 
     summary: str = ""
     recent: list[Exchange] = msgspec.field(default_factory=list)

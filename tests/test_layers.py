@@ -633,3 +633,26 @@ def test_the_checker_reads_an_aliased_import_module_and_an_f_string_name(tmp_pat
         ("goliath.ids", "goliath"),
         ("goliath.memory", "goliath"),
     }
+
+
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+DOCUMENTED_FOLDERS = ("goliath", "goliath/turn", "actors", "transports")
+"""Folders whose every module docs/architecture.md names (the others are named as folders)."""
+
+
+def test_the_floor_plan_page_names_every_module_of_the_main_folders() -> None:
+    """docs/architecture.md names each module of goliath/, goliath/turn/, actors/ and
+    transports/ (``name.py``), and each subpackage of goliath/ as a folder."""
+    page = ARCHITECTURE.read_text(encoding="utf-8")
+    missing = [
+        f"{folder}/{path.name}"
+        for folder in DOCUMENTED_FOLDERS
+        for path in sorted((ROOT / folder).glob("*.py"))
+        if f"`{path.name}`" not in page and not (path.name == "__init__.py" and folder != "goliath")
+    ]
+    missing += [
+        f"goliath/{path.name}/"
+        for path in sorted((ROOT / "goliath").iterdir())
+        if (path / "__init__.py").is_file() and f"`goliath/{path.name}/`" not in page
+    ]
+    assert not missing, "docs/architecture.md does not name: " + ", ".join(missing)

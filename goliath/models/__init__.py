@@ -22,6 +22,7 @@ __all__ = [
     "GenerateRequest",
     "Generation",
     "Model",
+    "ModelSource",
     "Streaming",
     "TextSink",
     "TokenCounting",
@@ -70,6 +71,9 @@ class Model(Protocol):
 
     async def generate(self, request: GenerateRequest) -> Generation: ...
 
+
+ModelSource = Model | Callable[[], Model]
+"""A model, or a zero-argument factory of one (the runtime calls it once, before the first call)."""
 
 TextSink = Callable[[str], None]
 """Receives a reply's text as it is generated, one delta at a time (called in the Trio thread)."""

@@ -12,11 +12,11 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from .._util import compact_json
 from ..errors import ConfigError, InvalidOutputError
 
 __all__ = [
     "check_max_length",
-    "compact_json",
     "limit_strings",
     "max_length_for",
     "parse_reply",
@@ -82,11 +82,6 @@ def limit_strings(schema: Any, max_length: int) -> Any:
     if is_string and not any(marker in out for marker in _UNBOUNDED_MARKERS):
         out["maxLength"] = max_length
     return out
-
-
-def compact_json(value: Any) -> str:
-    """JSON without spaces, keeping key order (property order is generation order)."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def with_schema_note(system: str, schema: Mapping[str, Any] | None) -> str:

@@ -28,11 +28,11 @@ from typing import Any
 import attrs
 import trio
 
+from .._util import compact_json
 from ..errors import ConfigError, ContextWindowError, ModelError, ModelUnavailableError
 from . import GenerateRequest, Generation, TextSink
 from ._json import (
     check_max_length,
-    compact_json,
     limit_strings,
     max_length_for,
     parse_reply,
