@@ -73,7 +73,7 @@ class Model(Protocol):
 
 
 ModelSource = Model | Callable[[], Model]
-"""A model, or a zero-argument factory of one (the runtime calls it once, before the first call)."""
+"""A model, or a zero-argument factory of one (the model worker calls it for each call)."""
 
 TextSink = Callable[[str], None]
 """Receives a reply's text as it is generated, one delta at a time (called in the Trio thread)."""
