@@ -66,9 +66,8 @@ def checkpoint(turn_id: str = "t-1") -> Checkpoint:
 
 async def begun(journal: Journal, turn_id: str = "t-1") -> Ticket:
     """A remote turn recorded as the runtime records one, journal attached."""
-    made = Ticket(request=request(turn_id), key="alice", remote=True)
+    made = Ticket.remote(request(turn_id), lambda message: None, journal=journal)
     assert await journal.begin(made.request) is None
-    made.journal = journal
     return made
 
 

@@ -7,14 +7,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
-import attrs
 import pytest
 import trio
 import trio.testing
 
 from actors.messages import ConfirmAsk, Failure, Outbound, ResultMessage
 from actors.model_worker import ModelWorker, RunningCall
-from actors.supervisor import Supervisor, conversation_key
+from actors.supervisor import Supervisor
 from actors.ticket import Ticket
 from goliath import tool
 from goliath.config import AgentConfig, TurnRequest
@@ -76,8 +75,7 @@ async def supervising(
 
 
 def ticket(ask: str, turn_id: str, conversation_id: str | None = None) -> Ticket:
-    request = TurnRequest(ask=ask, turn_id=turn_id, conversation_id=conversation_id)
-    return Ticket(request=request, key=conversation_key(conversation_id))
+    return Ticket.local(TurnRequest(ask=ask, turn_id=turn_id, conversation_id=conversation_id))
 
 
 def held() -> tuple[trio.Event, Any]:
@@ -108,12 +106,7 @@ def holding_model() -> FakeModel:
 def remote_ticket(ask: str, turn_id: str, outbox: Callable[[Outbound], None]) -> Ticket:
     """A ticket as the runtime makes one for a remote caller: its messages go to ``outbox``
     and a write waits for a confirmation reply."""
-    request = TurnRequest(ask=ask, turn_id=turn_id)
-    made = Ticket(request=request, key=conversation_key(None), remote=True, subscribers=[outbox])
-    made.request = attrs.evolve(
-        request, progress=made, confirm=made.confirm_remotely, on_event=made.publish
-    )
-    return made
+    return Ticket.remote(TurnRequest(ask=ask, turn_id=turn_id), outbox)
 
 
 async def test_an_enqueued_turn_runs_in_its_conversations_actor() -> None:
@@ -249,7 +242,7 @@ async def test_an_actor_that_keeps_crashing_is_stopped_and_its_conversation_refu
     async with supervising(answering(), make_session=flaky, restart_limit=3) as supervisor:
         doomed = ticket("hi", "t-bad", "bad")
         told: list[Outbound] = []
-        doomed.subscribers.append(told.append)
+        doomed.subscribe(told.append)
         supervisor.enqueue(doomed)
         with trio.fail_after(10):
             await doomed.done.wait()

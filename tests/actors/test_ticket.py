@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import ast
+import textwrap
+from pathlib import Path
 from typing import Any
 
+import attrs
 import msgspec
 import outcome
 import pytest
@@ -14,7 +18,7 @@ from actors.messages import ConfirmAsk, EventMessage, Outbound, Token
 from actors.store import Approval, TurnRecord
 from actors.ticket import ReplyWaiter, Ticket
 from goliath.config import TurnRequest
-from goliath.durable import Checkpoint, PendingCall
+from goliath.durable import Checkpoint, PendingCall, payload_fingerprint
 from goliath.errors import GoliathError, TurnCancelled
 from goliath.events import AnswerEvent
 from goliath.records import ConfirmRequest, Decision, RunResult, StepRecord
@@ -25,11 +29,16 @@ def request(turn_id: str = "t-1") -> TurnRequest:
 
 
 def local() -> Ticket:
-    return Ticket(request=request(), key="alice")
+    return Ticket.local(request())
 
 
 def remote(*outboxes: Any) -> Ticket:
-    return Ticket(request=request(), key="alice", remote=True, subscribers=list(outboxes))
+    """A remote ticket whose first outbox is the caller's, the rest subscribed after."""
+    first, *more = outboxes or (lambda message: None,)
+    ticket = Ticket.remote(request(), first)
+    for outbox in more:
+        ticket.subscribe(outbox)
+    return ticket
 
 
 PENDING = PendingCall(
@@ -77,11 +86,76 @@ async def test_cancelling_a_queued_turn_ends_it_and_a_running_one_is_told_to_sto
 
     running = local()
     with trio.CancelScope() as scope:
-        running.scope = scope
+        running.running_in(scope)
+        assert running.status == "running"
         running.cancel("deadline")
         await trio.sleep_forever()
+    running.stopped()
     assert scope.cancelled_caught and running.cancel_reason == "deadline"
-    assert not running.done.is_set()
+    assert not running.done.is_set() and running.scope is None
+
+
+async def test_a_cancel_asked_for_before_the_turn_starts_applies_when_it_does() -> None:
+    """``cancel_queued`` marks a waiting turn once (a second mark is refused); the actor that
+    then starts it finds its scope cancelled at once."""
+    queued = local()
+    assert queued.cancel_queued("client") and not queued.cancel_queued("again")
+    assert (queued.status, queued.cancel_reason) == ("cancelled", "client")
+    with trio.CancelScope() as scope:
+        queued.running_in(scope)
+        await trio.sleep_forever()
+    assert scope.cancelled_caught
+
+
+def test_the_constructors_wire_the_request_to_the_ticket() -> None:
+    """A local ticket takes the turn's progress; a remote one its confirmations, events and
+    tokens too, and its caller's outbox is its first subscriber; both fingerprint the ask."""
+    mine = Ticket.local(request())
+    assert mine.request.progress is mine and mine.request.confirm is None
+    assert (mine.key, mine.is_remote, mine.status) == ("alice", False, "queued")
+    seen: list[Outbound] = []
+    theirs = Ticket.remote(request(), seen.append)
+    assert theirs.request.progress is theirs and theirs.is_remote
+    assert theirs.request.confirm == theirs.confirm_remotely
+    assert theirs.request.on_event == theirs.publish
+    assert theirs.request.on_token == theirs.publish_token
+    assert theirs.outbox == seen.append
+    assert mine.payload == theirs.payload == payload_fingerprint("add eggs", None)
+
+
+async def test_a_resumed_ticket_carries_on_from_its_checkpoint_with_its_recorded_answer() -> None:
+    """From a record paused at a write: remote, awaiting confirmation, the checkpoint's steps,
+    the recorded answer and the record's fingerprint and age; resuming, it stays awaiting."""
+    step = StepRecord(index=0, kind="tool", brief="read", tool="list_tasks")
+    point = Checkpoint(steps=[step], pending=PENDING)
+    approval = Approval(call_id="call-0", fingerprint="f0", approved=True)
+    record = TurnRecord(
+        turn_id="t-1",
+        conversation_id="alice",
+        status="awaiting_confirmation",
+        ask="add eggs",
+        created_at=12.5,
+        payload="p0",
+        checkpoint=point,
+        approval=approval,
+    )
+    ticket = Ticket.resumed(record, journal=None)
+    assert (ticket.is_remote, ticket.status, ticket.steps, ticket.approval) == (
+        True,
+        "awaiting_confirmation",
+        [step],
+        approval,
+    )
+    assert (ticket.created_at, ticket.payload, ticket.request.resume) == (12.5, "p0", point)
+    assert ticket.asking() is not None and ticket.subscribers == []
+    with trio.CancelScope() as scope:
+        ticket.running_in(scope)
+        await trio.lowlevel.checkpoint()
+    assert ticket.status == "awaiting_confirmation"
+    with pytest.raises(ValueError, match="no checkpoint"):
+        Ticket.resumed(
+            TurnRecord(turn_id="t-2", conversation_id=None, status="running"), journal=None
+        )
 
 
 def test_messages_go_to_every_subscriber_and_one_that_fails_is_dropped() -> None:
@@ -219,3 +293,86 @@ def test_a_ticket_from_a_record_answers_as_the_turn_did() -> None:
         TurnRecord(turn_id="t-3", conversation_id="bob", status="running", ask="c"), None
     )
     assert not running.done.is_set() and running.status == "running"
+
+
+ROOT = Path(__file__).resolve().parents[2]
+FIELDS = frozenset(field.name for field in attrs.fields(Ticket))
+
+
+def field_writes(path: Path, root: Path = ROOT) -> list[str]:
+    """Where ``path`` assigns a Ticket field (or mutates one in place) on something other than
+    ``self``: ``x.status = ...``, ``x.steps += ...``, ``with ... as x.scope``,
+    ``x.subscribers.append(...)``, ``x.pending[key] = ...``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: list[str] = []
+
+    def written(target: ast.expr) -> None:
+        if isinstance(target, ast.Subscript):
+            target = target.value
+        if (
+            isinstance(target, ast.Attribute)
+            and target.attr in FIELDS
+            and not (isinstance(target.value, ast.Name) and target.value.id in ("self", "cls"))
+        ):
+            found.append(f"{path.relative_to(root)}:{target.lineno} {ast.unparse(target)}")
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                written(target)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            written(node.target)
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            written(node.optional_vars)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("append", "extend", "remove", "clear", "setdefault", "pop")
+        ):
+            written(node.func.value)
+    return found
+
+
+def test_no_field_of_a_ticket_is_written_outside_its_module() -> None:
+    """The runtime, the supervisor, the actor and the edges move a ticket on only through its
+    methods (only the ticket's own module writes its fields)."""
+    writes = [
+        write
+        for package in ("actors", "transports", "goliath")
+        for path in sorted((ROOT / package).rglob("*.py"))
+        if path != ROOT / "actors" / "ticket.py"
+        for write in field_writes(path)
+        if _is_ticket(write)
+    ]
+    assert writes == []
+
+
+def _is_ticket(write: str) -> bool:
+    """Other classes have fields of the same names (a job's ``scope``, a feed's ``payload``);
+    a ticket is held in names that say so."""
+    holder = write.split(" ", 1)[1].split(".", 1)[0]
+    return "ticket" in holder.lower() or holder in ("known", "found", "existing", "oldest")
+
+
+def test_the_field_write_check_sees_each_kind_of_write(tmp_path: Path) -> None:
+    """The check above is not blind: each way of writing a field is reported."""
+    module = tmp_path / "probe.py"
+    module.write_text(
+        textwrap.dedent(
+            """\
+            def f(ticket, scope):
+                ticket.status = "running"
+                ticket.steps += []
+                ticket.subscribers.append(print)
+                ticket.pending["c"] = None
+                with scope as ticket.scope:
+                    pass
+                self.status = "fine"
+            """
+        ),
+        encoding="utf-8",
+    )
+    writes = sorted(write.split(" ", 1)[1] for write in field_writes(module, tmp_path))
+    assert writes == sorted(
+        ["ticket.status", "ticket.steps", "ticket.subscribers", "ticket.pending", "ticket.scope"]
+    )
