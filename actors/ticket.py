@@ -69,9 +69,19 @@ class ReplyWaiter:
         return self.decision
 
 
+def _request_of(record: TurnRecord) -> TurnRequest:
+    """The request a stored turn was made of (what a record keeps of it)."""
+    return TurnRequest(
+        ask=record.ask,
+        turn_id=record.turn_id,
+        conversation_id=record.conversation_id,
+        context=record.context,
+    )
+
+
 class TurnLog(Protocol):
     """Where a turn's progress is made durable: the journal (``actors/journal.py``). The
-    journal reads tickets, so a ticket names only what it and its actor call of it."""
+    journal reads tickets, so a ticket knows it only by these two calls (no import back)."""
 
     async def update(self, ticket: Ticket, status: TicketStatus) -> None: ...
 
@@ -146,12 +156,7 @@ class Ticket:
         checkpoint = record.checkpoint
         if checkpoint is None:
             raise ValueError(f"turn {record.turn_id} has no checkpoint to resume from")
-        request = TurnRequest(
-            ask=record.ask,
-            turn_id=record.turn_id,
-            conversation_id=record.conversation_id,
-            context=record.context,
-        )
+        request = _request_of(record)
         ticket = cls(
             request=request,
             key=conversation_key(record.conversation_id),
@@ -170,12 +175,7 @@ class Ticket:
     @classmethod
     def from_record(cls, record: TurnRecord, request: TurnRequest | None) -> Ticket:
         """A finished (or still unfinished elsewhere) turn known only from the store."""
-        request = request or TurnRequest(
-            ask=record.ask,
-            turn_id=record.turn_id,
-            conversation_id=record.conversation_id,
-            context=record.context,
-        )
+        request = request or _request_of(record)
         ticket = cls(
             request=request,
             key=conversation_key(record.conversation_id),
