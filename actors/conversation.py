@@ -80,8 +80,6 @@ class ConversationActor:
         self.current = ticket
         self.control = control = Mailbox[Control](CONTROL_MAILBOX)
         resumed = ticket.request.resume is not None
-        if not resumed:  # a resumed turn is still waiting on its paused write
-            ticket.status = "running"
         key = self.key
 
         port = _ModelPort(self._start, key, ticket.turn_id)
@@ -90,9 +88,7 @@ class ConversationActor:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._serve_control, ticket, control)
                 with trio.CancelScope() as scope:
-                    ticket.scope = scope
-                    if ticket.cancel_reason is not None:
-                        scope.cancel()
+                    ticket.running_in(scope)  # a resumed turn still waits on its paused write
                     try:
                         if ticket.journal is not None and not resumed:
                             await ticket.journal.update(ticket, "running")
@@ -118,7 +114,7 @@ class ConversationActor:
             self.turns_run += 1
             self.current = None
             self.control = None
-            ticket.scope = None
+            ticket.stopped()
             if ticket.parked and not ticket.done.is_set():
                 ticket.fail(
                     TurnCancelled(f"turn {ticket.turn_id} was parked for a restart"),

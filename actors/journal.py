@@ -18,12 +18,11 @@ import msgspec
 import outcome
 
 from goliath.config import TurnRequest
-from goliath.durable import mark_outcome_unknown, payload_fingerprint
+from goliath.durable import PENDING_RESULT, mark_outcome_unknown, payload_fingerprint
 from goliath.records import ConfirmRequest, RunResult
 from goliath.snapshot import try_snapshot
-from goliath.turn.tool_step import PENDING_RESULT
 
-from .messages import TurnState
+from .messages import TicketStatus
 from .store import (
     Fence,
     FencedError,
@@ -53,7 +52,7 @@ class Journal:
         return self._fence(conversation_id) if self._fence is not None else None
 
     def _record(
-        self, request: TurnRequest, status: TurnState, created_at: float = 0.0, **fields: object
+        self, request: TurnRequest, status: TicketStatus, created_at: float = 0.0, **fields: object
     ) -> TurnRecord:
         now = time.time()
         return TurnRecord(
@@ -69,7 +68,7 @@ class Journal:
             **fields,  # type: ignore[arg-type]
         )
 
-    def _of(self, ticket: Ticket, status: TurnState, **fields: object) -> TurnRecord:
+    def _of(self, ticket: Ticket, status: TicketStatus, **fields: object) -> TurnRecord:
         """The record of ``ticket`` as it stands: steps, checkpoint, answer, write-ahead mark.
 
         Steps are copied here, in the Trio thread: the store encodes them in a worker thread
@@ -110,7 +109,7 @@ class Journal:
         """Drop the record of a run that was refused before it was queued."""
         await self.store.delete_turn(turn_id)
 
-    async def update(self, ticket: Ticket, status: TurnState) -> None:
+    async def update(self, ticket: Ticket, status: TicketStatus) -> None:
         """Write where the turn stands; raises (``FencedError``) when the shard moved on."""
         await self.store.update_turn(self._of(ticket, status), self.fence(ticket.conversation_id))
 

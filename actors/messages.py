@@ -8,6 +8,7 @@ rules) new fields get defaults and existing types never change.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 import msgspec
@@ -37,10 +38,11 @@ __all__ = [
     "MemoryReply",
     "Message",
     "Outbound",
+    "Outbox",
     "ResultMessage",
     "Run",
+    "TicketStatus",
     "Token",
-    "TurnState",
     "TurnStatus",
     "decode_json",
     "decode_msgpack",
@@ -157,9 +159,11 @@ class Generate(Message, tag="generate", frozen=True):
     conversation_id: str | None = None
 
 
-TurnState = Literal[
+TicketStatus = Literal[
     "queued", "running", "awaiting_confirmation", "done", "cancelled", "interrupted", "failed"
 ]
+"""Where a turn stands in the runtime (a ticket's, a record's, a :class:`TurnStatus`'s status).
+Not :class:`goliath.turn.state.TurnState`, which is what a running turn knows."""
 
 
 class TurnStatus(Message, tag="turn_status", frozen=True):
@@ -170,7 +174,7 @@ class TurnStatus(Message, tag="turn_status", frozen=True):
     """
 
     conversation_id: str | None
-    status: TurnState
+    status: TicketStatus
     result: RunResult | None = None
     pending: PendingCall | None = None
     steps: list[StepRecord] = msgspec.field(default_factory=list)
@@ -217,6 +221,8 @@ Control = Cancel | ConfirmReply
 Outbound = (
     ConfirmAsk | EventMessage | Token | ResultMessage | Failure | TurnStatus | MemoryReply | Ack
 )
+Outbox = Callable[[Outbound], None]
+"""Where a remote caller's replies go; called without blocking the turn."""
 AnyMessage = (
     Run
     | Cancel

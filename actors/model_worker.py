@@ -21,13 +21,12 @@ import outcome
 import trio
 
 from goliath.errors import BusyError, ModelError
-from goliath.models import GenerateRequest, Generation, Model, TextSink
+from goliath.models import GenerateRequest, Generation, Model, ModelSource, TextSink
 
 from .messages import Generate
 
 __all__ = ["ModelSource", "ModelWorker", "ModelWorkerStatistics", "RunningCall", "StartCall"]
 
-ModelSource = Model | Callable[[], Model]
 DEFAULT_QUEUE_LIMIT = 10_000
 """Model calls that may wait at once across all conversations before callers get BusyError."""
 

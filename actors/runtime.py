@@ -41,13 +41,14 @@ from .messages import (
     Inbound,
     MemoryReply,
     Outbound,
+    Outbox,
     ResultMessage,
     Run,
     TurnStatus,
 )
 from .model_worker import ModelSource, ModelWorker, RunningCall
 from .store import Store, TurnRecord
-from .supervisor import Supervisor, conversation_key
+from .supervisor import Supervisor
 from .ticket import Ticket
 
 __all__ = [
@@ -59,9 +60,6 @@ __all__ = [
     "failure_code",
     "final_message",
 ]
-
-Outbox = Callable[[Outbound], None]
-"""Where a remote caller's replies go; called without blocking the turn."""
 
 
 @attrs.frozen(kw_only=True)
@@ -173,22 +171,11 @@ class Runtime:
         payload = payload_fingerprint(request.ask, request.context)
         ticket = await self._seen(request)
         if ticket is None:
-            ticket = Ticket(request=request, key=conversation_key(request.conversation_id))
-            ticket.payload = payload
-            if outbox is not None:
-                ticket.subscribers.append(outbox)
-                ticket.remote = True
-            if outbox is not None:
-                ticket.request = attrs.evolve(
-                    request,
-                    progress=ticket,
-                    confirm=ticket.confirm_remotely,
-                    on_event=ticket.publish,
-                    on_token=ticket.publish_token,
-                )
-            else:
-                ticket.request = attrs.evolve(request, progress=ticket)
-            ticket = await self._enqueue(ticket)
+            ticket = await self._enqueue(
+                Ticket.local(request, journal=self.journal)
+                if outbox is None
+                else Ticket.remote(request, outbox, journal=self.journal)
+            )
         if ticket.conversation_id != request.conversation_id:
             raise RequestError(
                 "conflict", f"turn id {request.turn_id!r} belongs to another conversation"
@@ -200,7 +187,7 @@ class Runtime:
                 "context); a turn id names one request — use a new id for a new ask",
             )
         if outbox is not None and outbox not in ticket.subscribers:  # a retry of an earlier run
-            if ticket.remote and not ticket.done.is_set():
+            if ticket.is_remote and not ticket.done.is_set():
                 ticket.subscribe(outbox)  # rejoin: the pending ask now, the rest as it comes
             else:
                 await ticket.done.wait()
@@ -231,7 +218,6 @@ class Runtime:
             with trio.CancelScope(shield=True):
                 await self.journal.forget(ticket.turn_id)  # refused: a retry may reuse the id
             raise
-        ticket.journal = self.journal
         return ticket
 
     # ---------------------------------------------------------------- fleet hooks
@@ -243,35 +229,7 @@ class Runtime:
         retries the run (same turn id) rejoins it, ``GET /v1/turns/{id}`` shows the pending
         call, and an approval — already recorded, or sent now — runs the write once.
         """
-        checkpoint = record.checkpoint
-        assert checkpoint is not None
-        request = TurnRequest(
-            ask=record.ask,
-            turn_id=record.turn_id,
-            conversation_id=record.conversation_id,
-            context=record.context,
-        )
-        ticket = Ticket(
-            request=request,
-            key=conversation_key(record.conversation_id),
-            remote=True,
-            status="awaiting_confirmation",
-        )
-        ticket.created_at = record.created_at
-        ticket.payload = record.payload
-        ticket.steps = list(checkpoint.steps)
-        ticket.checkpoint = checkpoint
-        ticket.approval = record.approval
-        ticket.journal = self.journal
-        ticket.request = attrs.evolve(
-            request,
-            progress=ticket,
-            resume=checkpoint,
-            confirm=ticket.confirm_remotely,
-            on_event=ticket.publish,
-            on_token=ticket.publish_token,
-        )
-        self.supervisor.enqueue(ticket, resumed=True)
+        self.supervisor.enqueue(Ticket.resumed(record, journal=self.journal), resumed=True)
 
     async def claimed(self, shard: int, epoch: int) -> None:
         """A shard became ours: turns the last owner left paused at a write resume here; the

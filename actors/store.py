@@ -11,19 +11,25 @@ tokens so a node that lost a shard cannot change it).
 from __future__ import annotations
 
 import time
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 import msgspec
 
 from goliath.durable import Checkpoint
-from goliath.records import ConfirmRequest, Exchange, MemoryState, RunResult, StepRecord
-from goliath.turn.scribe import RECENT_KEEP
+from goliath.records import (
+    RECENT_KEEP,
+    ConfirmRequest,
+    Exchange,
+    MemoryState,
+    RunResult,
+    StepRecord,
+)
 
-from .messages import TurnState
-from .ticket import Approval
+from .messages import TicketStatus
 
 __all__ = [
     "FINAL_STATES",
+    "Approval",
     "Fence",
     "FencedError",
     "Store",
@@ -33,7 +39,7 @@ __all__ = [
     "memory_key",
 ]
 
-FINAL_STATES: frozenset[TurnState] = frozenset({"done", "cancelled", "failed", "interrupted"})
+FINAL_STATES: frozenset[TicketStatus] = frozenset({"done", "cancelled", "failed", "interrupted"})
 INTERRUPTED_ANSWER = ""
 
 
@@ -41,12 +47,21 @@ class FencedError(Exception):
     """A write was refused: this node no longer owns the conversation's shard (stale epoch)."""
 
 
+class Approval(msgspec.Struct, frozen=True, kw_only=True):
+    """A person's answer to one paused call, bound to the call's fingerprint (stored)."""
+
+    call_id: str
+    fingerprint: str
+    approved: bool
+    reason: str | None = None
+
+
 class TurnRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     """What the store knows of one turn. New fields get defaults (records outlive versions)."""
 
     turn_id: str
     conversation_id: str | None
-    status: TurnState
+    status: TicketStatus
     ask: str = ""
     result: RunResult | None = None
     error: str | None = None
@@ -175,8 +190,3 @@ def encode_record(record: TurnRecord) -> str:
 
 def decode_record(text: str | bytes) -> TurnRecord:
     return _record_decoder.decode(text)
-
-
-Status = Literal[
-    "queued", "running", "awaiting_confirmation", "done", "cancelled", "interrupted", "failed"
-]

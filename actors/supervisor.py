@@ -27,7 +27,7 @@ from goliath.turn import run_turn
 from .conversation import ConversationActor
 from .messages import Cancel, ConfirmReply, Failure
 from .model_worker import StartCall
-from .ticket import Ticket
+from .ticket import Ticket, conversation_key
 
 logger = logging.getLogger("goliath.runtime")
 
@@ -37,11 +37,6 @@ async def _no_model(request: GenerateRequest) -> Generation:
 
 
 __all__ = ["Supervisor", "SupervisorStatistics", "conversation_key"]
-
-
-def conversation_key(conversation_id: str | None) -> str:
-    """The registry key of a conversation (the default conversation is ``""``)."""
-    return conversation_id or ""
 
 
 @attrs.frozen
@@ -163,10 +158,8 @@ class Supervisor:
             except trio.WouldBlock:
                 pass
         if ticket.scope is None and self._nursery is not None:
-            if ticket.cancel_reason is None:  # still queued: it never runs, but its observers
-                ticket.cancel_reason = reason  # see it aborted (design.md, D6), and the journal
-                ticket.status = "cancelled"  # records it
-                self._nursery.start_soon(self._cancel_queued, ticket)
+            if ticket.cancel_queued(reason):  # it never runs, but its observers see it aborted
+                self._nursery.start_soon(self._cancel_queued, ticket)  # (D6), the journal too
             return True
         ticket.cancel(reason)
         return True
@@ -182,7 +175,6 @@ class Supervisor:
         except Exception:  # the observers' own failures cannot change a cancelled turn
             pass
         finally:
-            ticket.scope = None
             ticket.cancel(ticket.cancel_reason or "client")
             if ticket.journal is not None:
                 with trio.CancelScope(shield=True):
@@ -347,9 +339,6 @@ class Supervisor:
             restarts=self.restarts,
             turn_records=len(self._turns),
         )
-
-    def actor(self, key: str) -> ConversationActor | None:
-        return self._actors.get(key)
 
     def describe(self) -> dict[str, Any]:
         return attrs.asdict(self.statistics())

@@ -1,29 +1,37 @@
-"""A turn inside the runtime: its request, its status, its cancel scope, how it ended."""
+"""A turn inside the runtime: its request, its status, its cancel scope, how it ended.
+
+A ticket is made by one of its named constructors — :meth:`Ticket.local` (an in-process caller
+waits on it), :meth:`Ticket.remote` (its messages go to outboxes), :meth:`Ticket.resumed` (a
+turn paused at a write, carried on after a restart) or :meth:`Ticket.from_record` (a turn known
+only from the store) — and changes only through its own methods, like trio's memory channel
+state: the runtime, the supervisor and the actor ask it to move on, none of them writes its
+fields.
+"""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import attrs
-import msgspec
 import outcome
 import trio
 
 from goliath.config import TurnRequest
-from goliath.durable import Checkpoint
-from goliath.errors import TurnCancelled
+from goliath.durable import Checkpoint, payload_fingerprint
+from goliath.errors import GoliathError, TurnCancelled
 from goliath.events import Event
 from goliath.records import ConfirmRequest, Decision, RunResult, StepRecord
 
-from .messages import ConfirmAsk, EventMessage, Outbound, Token, TurnState
+from .messages import ConfirmAsk, EventMessage, Outbound, Outbox, TicketStatus, Token
+from .store import Approval, TurnRecord
 
-if TYPE_CHECKING:
-    from .journal import Journal
-    from .store import TurnRecord
+__all__ = ["Approval", "ReplyWaiter", "Ticket", "TurnLog", "conversation_key"]
 
-__all__ = ["Approval", "ReplyWaiter", "Ticket"]
+
+def conversation_key(conversation_id: str | None) -> str:
+    """The registry key of a conversation (the default conversation is ``""``)."""
+    return conversation_id or ""
 
 
 @attrs.define(eq=False)
@@ -61,23 +69,30 @@ class ReplyWaiter:
         return self.decision
 
 
-class Approval(msgspec.Struct, frozen=True, kw_only=True):
-    """A person's answer to one paused call, bound to the call's fingerprint (stored)."""
+def _request_of(record: TurnRecord) -> TurnRequest:
+    """The request a stored turn was made of (what a record keeps of it)."""
+    return TurnRequest(
+        ask=record.ask,
+        turn_id=record.turn_id,
+        conversation_id=record.conversation_id,
+        context=record.context,
+    )
 
-    call_id: str
-    fingerprint: str
-    approved: bool
-    reason: str | None = None
 
+class TurnLog(Protocol):
+    """Where a turn's progress is made durable: the journal (``actors/journal.py``). The
+    journal reads tickets, so a ticket knows it only by these two calls (no import back)."""
 
-Outbox = Callable[[Outbound], None]
+    async def update(self, ticket: Ticket, status: TicketStatus) -> None: ...
+
+    async def finish(self, ticket: Ticket, result: RunResult | None = None) -> None: ...
 
 
 @attrs.define(eq=False)
 class Ticket:
     """One submitted turn, shared by the caller, the supervisor and the conversation actor.
 
-    A remote turn (``remote``) sends its events, confirmation asks and final message to every
+    A remote turn (``is_remote``) sends its events, confirmation asks and final message to every
     subscribed outbox without blocking the turn — a client that reconnects with the same turn
     id subscribes again and is shown the pending confirmation at once — and waits for
     confirmation replies instead of calling a handler. In-process callers wait on :attr:`done`.
@@ -90,8 +105,9 @@ class Ticket:
     request: TurnRequest
     key: str
     subscribers: list[Outbox] = attrs.field(factory=list)
-    remote: bool = False
-    status: TurnState = "queued"
+    is_remote: bool = False
+    """Its caller is elsewhere (:meth:`remote`, :meth:`resumed`): messages go to outboxes."""
+    status: TicketStatus = "queued"
     done: trio.Event = attrs.field(factory=trio.Event)
     outcome: outcome.Outcome[RunResult] | None = None
     scope: trio.CancelScope | None = None
@@ -99,7 +115,7 @@ class Ticket:
     pending: dict[str, ReplyWaiter] = attrs.field(factory=dict)
     error_code: str | None = None
     created_at: float = attrs.field(factory=time.time)
-    journal: Journal | None = None
+    journal: TurnLog | None = None
     steps: list[StepRecord] = attrs.field(factory=list)
     checkpoint: Checkpoint | None = None
     """The paused write while the turn awaits its confirmation."""
@@ -111,6 +127,96 @@ class Ticket:
     """The fingerprint of the ask and context (a turn id names one request)."""
     parked: bool = False
     """Stopped at shutdown to be resumed from its checkpoint by the next start (or node)."""
+
+    # ---------------------------------------------------------------- named constructors
+
+    @classmethod
+    def local(cls, request: TurnRequest, *, journal: TurnLog | None = None) -> Ticket:
+        """A turn whose caller is in this process and waits on :attr:`done`; its handler (if
+        any) answers confirmations, and the ticket takes its progress reports."""
+        ticket = cls._new(request, journal)
+        ticket.request = attrs.evolve(request, progress=ticket)
+        return ticket
+
+    @classmethod
+    def remote(
+        cls, request: TurnRequest, outbox: Outbox, *, journal: TurnLog | None = None
+    ) -> Ticket:
+        """A turn whose caller is elsewhere: its events, answer tokens, confirmation asks and
+        last message go to ``outbox`` (and to later subscribers), and a write waits for a
+        :class:`~actors.messages.ConfirmReply` instead of calling a handler here."""
+        ticket = cls._new(request, journal, is_remote=True, subscribers=[outbox])
+        ticket.request = ticket._remotely(request)
+        return ticket
+
+    @classmethod
+    def resumed(cls, record: TurnRecord, *, journal: TurnLog | None) -> Ticket:
+        """A turn paused at a write when its node stopped (or died), carried on from its
+        checkpoint as a remote turn with no client yet; an answer already recorded is kept."""
+        checkpoint = record.checkpoint
+        if checkpoint is None:
+            raise ValueError(f"turn {record.turn_id} has no checkpoint to resume from")
+        request = _request_of(record)
+        ticket = cls(
+            request=request,
+            key=conversation_key(record.conversation_id),
+            is_remote=True,
+            status="awaiting_confirmation",
+            created_at=record.created_at,
+            payload=record.payload,
+            journal=journal,
+            steps=list(checkpoint.steps),
+            checkpoint=checkpoint,
+            approval=record.approval,
+        )
+        ticket.request = attrs.evolve(ticket._remotely(request), resume=checkpoint)
+        return ticket
+
+    @classmethod
+    def from_record(cls, record: TurnRecord, request: TurnRequest | None) -> Ticket:
+        """A finished (or still unfinished elsewhere) turn known only from the store."""
+        request = request or _request_of(record)
+        ticket = cls(
+            request=request,
+            key=conversation_key(record.conversation_id),
+            status=record.status,
+            created_at=record.created_at,
+            steps=list(record.steps),
+            checkpoint=record.checkpoint,
+            approval=record.approval,
+            payload=record.payload,
+        )
+        if record.status == "done" and record.result is not None:
+            ticket.outcome = outcome.Value(record.result)
+            ticket.done.set()
+        elif record.final:
+            error = GoliathError(record.error or f"the turn is {record.status}")
+            ticket.error_code = record.error_code or record.status
+            ticket.outcome = outcome.Error(error)
+            ticket.done.set()
+        return ticket
+
+    @classmethod
+    def _new(cls, request: TurnRequest, journal: TurnLog | None, **fields: Any) -> Ticket:
+        return cls(
+            request=request,
+            key=conversation_key(request.conversation_id),
+            payload=payload_fingerprint(request.ask, request.context),
+            journal=journal,
+            **fields,
+        )
+
+    def _remotely(self, request: TurnRequest) -> TurnRequest:
+        """``request`` wired to this ticket: progress, confirmations, events and tokens."""
+        return attrs.evolve(
+            request,
+            progress=self,
+            confirm=self.confirm_remotely,
+            on_event=self.publish,
+            on_token=self.publish_token,
+        )
+
+    # ---------------------------------------------------------------- what it is
 
     @property
     def turn_id(self) -> str:
@@ -141,7 +247,7 @@ class Ticket:
             self.done.set()
 
     def fail(
-        self, error: BaseException, *, status: TurnState = "failed", code: str = "error"
+        self, error: BaseException, *, status: TicketStatus = "failed", code: str = "error"
     ) -> None:
         if not self.done.is_set():
             self.status = status
@@ -149,6 +255,30 @@ class Ticket:
             self.checkpoint = None
             self.outcome = outcome.Error(error)
             self.done.set()
+
+    # ---------------------------------------------------------------- transitions
+
+    def running_in(self, scope: trio.CancelScope) -> None:
+        """The actor starts the turn under ``scope``: a cancel asked for already applies at
+        once; a resumed turn stays awaiting its confirmation."""
+        if self.request.resume is None:
+            self.status = "running"
+        self.scope = scope
+        if self.cancel_reason is not None:
+            scope.cancel()
+
+    def stopped(self) -> None:
+        """The actor's run of the turn is over: nothing is left to cancel through its scope."""
+        self.scope = None
+
+    def cancel_queued(self, reason: str) -> bool:
+        """Mark a turn that never started as cancelled, so its actor skips it and its end can
+        be recorded; ``False`` if a cancel was asked for already."""
+        if self.cancel_reason is not None:
+            return False
+        self.cancel_reason = reason
+        self.status = "cancelled"
+        return True
 
     def cancel(self, reason: str = "client") -> None:
         """Cancel: a running turn stops at its next checkpoint, a queued one ends now."""
@@ -167,7 +297,7 @@ class Ticket:
     def parkable(self) -> bool:
         """Paused at a write with a durable checkpoint: shutdown may leave it for a restart."""
         return (
-            self.remote
+            self.is_remote
             and self.journal is not None
             and self.status == "awaiting_confirmation"
             and self.checkpoint is not None
@@ -187,33 +317,6 @@ class Ticket:
         assert isinstance(self.outcome, outcome.Value)
         value: RunResult = self.outcome.value
         return value
-
-    @classmethod
-    def from_record(cls, record: TurnRecord, request: TurnRequest | None) -> Ticket:
-        """A finished (or still unfinished elsewhere) turn known only from the store."""
-        from goliath.errors import GoliathError
-
-        request = request or TurnRequest(
-            ask=record.ask,
-            turn_id=record.turn_id,
-            conversation_id=record.conversation_id,
-            context=record.context,
-        )
-        ticket = cls(request=request, key=record.conversation_id or "", status=record.status)
-        ticket.created_at = record.created_at
-        ticket.steps = list(record.steps)
-        ticket.checkpoint = record.checkpoint
-        ticket.approval = record.approval
-        ticket.payload = record.payload
-        if record.status == "done" and record.result is not None:
-            ticket.outcome = outcome.Value(record.result)
-            ticket.done.set()
-        elif record.final:
-            error = GoliathError(record.error or f"the turn is {record.status}")
-            ticket.error_code = record.error_code or record.status
-            ticket.outcome = outcome.Error(error)
-            ticket.done.set()
-        return ticket
 
     # ---------------------------------------------------------------- the remote caller's side
 
@@ -313,7 +416,7 @@ class Ticket:
     async def paused(self, checkpoint: Checkpoint) -> None:
         """The turn is about to ask for approval: a remote turn leaves a checkpoint."""
         self.steps = checkpoint.steps
-        if not self.remote:
+        if not self.is_remote:
             return
         if self.approval is not None and self.approval.call_id != checkpoint.pending.call_id:
             self.approval = None
@@ -341,10 +444,3 @@ class Ticket:
         wrote, self.running_call = self.running_call is not None, None
         if self.journal is not None and (wrote or (steps and steps[-1].writes)):
             await self.journal.update(self, "running")
-
-    def info(self) -> dict[str, Any]:
-        return {
-            "turn_id": self.turn_id,
-            "conversation_id": self.conversation_id,
-            "status": self.status,
-        }

@@ -33,16 +33,15 @@ from .config import (
     DEFAULT_TOOL_TIMEOUT,
     AgentConfig,
     ConfirmHandler,
-    EventCallback,
     FactsSource,
     Fallback,
     TurnRequest,
     WindowSource,
 )
 from .errors import ConfigError, GoliathError
-from .events import Event
+from .events import Event, EventCallback
 from .memory import InMemory, Memory
-from .models import Model, TextSink
+from .models import ModelSource, TextSink
 from .records import Out, RunResult
 from .session import Session
 from .snapshot import DEFAULT_RAW_OUTPUT_BYTES
@@ -64,9 +63,6 @@ CANCEL_GRACE = 10.0
 """Seconds a cancelled caller waits (shielded) for its turn to stop and run its observers."""
 
 MemorySource = Memory | Callable[[str | None], "Memory | Awaitable[Memory]"]
-ModelSource = Model | Callable[[], Model]
-"""A model, or a zero-argument factory of one."""
-
 TURN_OPTIONS = frozenset(field.name for field in attrs.fields(AgentConfig))
 """The options a turn reads: the fields of :class:`~goliath.config.AgentConfig`."""
 RUNTIME_OPTIONS = frozenset({"memory", "runtime_limits", "store", "cluster"})

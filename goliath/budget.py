@@ -2,15 +2,15 @@
 
 Small windows fail late and badly (an overflow can kill a native session just under the
 limit), so every prompt is counted before it is sent and kept within 70% of the window, and
-every stage has an output cap. The estimator is deliberately pessimistic (+15% on ASCII, UTF-8
-bytes for everything else); a real tokenizer replaces it when the model offers one.
+every model call has an output cap (each stage's is in ``goliath/turn/stages.py``). The
+estimator is deliberately pessimistic (+15% on ASCII, UTF-8 bytes for everything else); a real
+tokenizer replaces it when the model offers one.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable
-from typing import Literal
 
 import attrs
 
@@ -19,12 +19,10 @@ from .errors import ConfigError
 
 __all__ = [
     "DEFAULT_WINDOW",
-    "OUTPUT_CAPS",
     "PROMPT_OVERHEAD_TOKENS",
     "Budgets",
     "ContentBudgets",
     "ResultBudget",
-    "Stage",
     "TokenCounter",
     "clip_tokens",
     "estimate_tokens",
@@ -33,11 +31,6 @@ __all__ = [
 
 DEFAULT_WINDOW = 4096
 """Apple's on-device window, input and output together; Goliath's conservative default."""
-
-Stage = Literal["conductor", "worker", "answer", "scribe"]
-
-OUTPUT_CAPS: dict[Stage, int] = {"conductor": 256, "worker": 512, "answer": 384, "scribe": 192}
-"""Maximum output tokens per stage: a plan is short, arguments may be longer, a brief shortest."""
 
 PROMPT_OVERHEAD_TOKENS = 8
 """Added to every counted prompt for the chat template's own tokens."""
@@ -83,10 +76,11 @@ def clip_tokens(text: str, budget: int) -> str:
     return text[:low] + ELLIPSIS
 
 
-def input_limit(window: int, stage: Stage) -> int:
-    """The largest prompt, in tokens, a stage may send: ``min(70% of W, W − cap − reserve)``."""
+def input_limit(window: int, output_tokens: int) -> int:
+    """The largest prompt, in tokens, a call whose reply may take ``output_tokens`` may send:
+    ``min(70% of W, W − cap − reserve)``."""
     reserve = max(RESERVE_MIN, math.ceil(window * RESERVE_SHARE))
-    return min(math.floor(window * INPUT_SHARE), window - OUTPUT_CAPS[stage] - reserve)
+    return min(math.floor(window * INPUT_SHARE), window - output_tokens - reserve)
 
 
 def brief_allowance(window: int) -> int:

@@ -29,10 +29,10 @@ from typing import TextIO
 import trio
 
 from .agent import Agent
-from .errors import GoliathError
+from .errors import ConfigError, GoliathError
 from .events import EscalateEvent, Event
 from .records import ConfirmRequest, Decision, RunResult
-from .resolve import SPEC_FORMS, resolve_model, resolve_object
+from .resolve import SPEC_FORMS, ModelSpec, resolve_model, resolve_object
 from .tools import Tool
 from .turn.prompts import step_log
 
@@ -423,8 +423,10 @@ _CHILD_ENV = "GOLIATH_MODEL_CHILD"
 
 
 def _runs_llama_cpp(spec: str) -> bool:
-    kind = spec.strip().partition(":")[0]
-    return kind in ("local", "small", "llamacpp")
+    try:
+        return ModelSpec.parse(spec).runs_llama_cpp
+    except ConfigError:
+        return False  # the command itself reports the spec, with the forms it takes
 
 
 def _supervised(argv: Sequence[str], err: TextIO) -> int:

@@ -11,7 +11,7 @@ import pydantic
 from .budget import DEFAULT_WINDOW, Budgets, TokenCounter
 from .durable import Checkpoint, TurnProgress
 from .errors import ConfigError
-from .events import Event
+from .events import EventCallback
 from .extensions import check_extensions
 from .ids import check_conversation_id
 from .models import TextSink
@@ -40,7 +40,6 @@ DEFAULT_TOOL_TIMEOUT = 120.0
 
 ConfirmHandler = Callable[[ConfirmRequest], "bool | Decision | Awaitable[bool | Decision]"]
 Fallback = Callable[[FallbackRequest], "str | dict[str, Any] | Awaitable[str | dict[str, Any]]"]
-EventCallback = Callable[[Event], Any]
 WindowSource = int | Callable[[], "int | Awaitable[int]"]
 FactsSource = Mapping[str, str] | Callable[[], "Mapping[str, str] | Awaitable[Mapping[str, str]]"]
 

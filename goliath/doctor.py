@@ -154,16 +154,13 @@ def _build_check() -> Check:
 
 
 def _model_check(spec: str) -> tuple[Check, Path | None]:
-    from .models.packaged import DEFAULT_MODEL, SMOLLM2_135M, PackagedModel, packaged_model
+    from .resolve import ModelSpec
 
-    kind, _, rest = spec.partition(":")
-    packaged: PackagedModel | None = None
-    if kind == "local":
-        packaged = packaged_model(rest) if rest else DEFAULT_MODEL
-    elif kind == "small" and not rest:
-        packaged = SMOLLM2_135M
-    elif kind == "llamacpp" and rest:
-        path = Path(rest).expanduser()
+    parsed = ModelSpec.parse(spec)
+    if parsed.kind == "local":
+        packaged = parsed.packaged()
+    elif parsed.kind == "llamacpp":
+        path = Path(parsed.target).expanduser()
         if not path.is_file():
             return (
                 Check(

@@ -23,6 +23,7 @@ from .records import StepRecord
 
 __all__ = [
     "OUTCOME_UNKNOWN_RESULT",
+    "PENDING_RESULT",
     "Checkpoint",
     "PendingCall",
     "TurnProgress",
@@ -37,6 +38,10 @@ OUTCOME_UNKNOWN_RESULT = (
     "Check before doing it again."
 )
 """The result text of a write cut off mid-run (what the model and the person read)."""
+
+PENDING_RESULT = "(tool execution did not complete)"
+"""The result a tool step holds while its tool runs: a write still holding it when a turn is
+cut off was running, so its outcome is unknown."""
 
 _canonical = msgspec.json.Encoder(order="sorted")
 

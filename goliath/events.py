@@ -6,6 +6,7 @@ agree. Events are appended to ``RunResult.trace`` and handed to ``on_event`` cal
 transports send them as they happen (Server-Sent Events, MessagePack frames).
 """
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 import msgspec
@@ -18,6 +19,7 @@ __all__ = [
     "EscalateEvent",
     "Event",
     "EventBase",
+    "EventCallback",
     "MemoryErrorEvent",
     "PlanEvent",
     "RecallEvent",
@@ -144,6 +146,9 @@ Event = (
     | MemoryErrorEvent
     | BudgetEvent
 )
+
+EventCallback = Callable[[Event], Any]
+"""Receives each trace event as the turn emits it (an agent's or a client's ``on_event``)."""
 
 
 def event_types() -> tuple[str, ...]:

@@ -191,8 +191,8 @@ class Extension:
         return None
 
     def on_model_call(self, ctx: HookContext) -> Awaitable[None] | None:
-        """A model call ended: ``label``, ``ms``, ``queue_ms``, ``input_tokens``,
-        ``output_tokens``, ``error``. Observation only (what tracing needs)."""
+        """A model call ended: ``label``, ``ms``, ``max_output_tokens``, ``queue_ms``,
+        ``input_tokens``, ``output_tokens``, ``error``. Observation only (what tracing needs)."""
         return None
 
 

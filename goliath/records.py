@@ -14,6 +14,7 @@ from .events import Event
 from .snapshot import json_snapshot, to_builtins_hook
 
 __all__ = [
+    "RECENT_KEEP",
     "ConfirmRequest",
     "Decision",
     "Exchange",
@@ -73,6 +74,10 @@ class Exchange(msgspec.Struct, kw_only=True, omit_defaults=True):
     best_effort: bool = False
     steps: list[StepRecord] = msgspec.field(default_factory=list)
     interrupted: bool = False
+
+
+RECENT_KEEP = 3
+"""How many exchanges a conversation keeps verbatim (older ones are folded into the brief)."""
 
 
 class MemoryState(msgspec.Struct, kw_only=True):

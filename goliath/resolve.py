@@ -18,18 +18,75 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from typing import Any
+from typing import Any, Literal
+
+import attrs
 
 from .errors import ConfigError
-from .models.packaged import DEFAULT_MODEL, SMOLLM2_135M, packaged_model
+from .models.packaged import DEFAULT_MODEL, SMOLLM2_135M, PackagedModel, packaged_model
 
-__all__ = ["SPEC_FORMS", "resolve_model", "resolve_object"]
+__all__ = ["SPEC_FORMS", "ModelSpec", "resolve_model", "resolve_object"]
 
 SPEC_FORMS = "local, local:NAME, small, llamacpp:PATH, apple, openai:BASE_URL#MODEL, fake:PATH"
 API_KEY_ENV = "OPENAI_API_KEY"
 
 
-def resolve_model(spec: str, **options: Any) -> Any:
+@attrs.frozen
+class ModelSpec:
+    """A ``--model`` spec, parsed once: the bridge it names and what that bridge is given.
+
+    ``target`` is the packaged model's name for ``local`` (empty: the default), the file for
+    ``llamacpp`` and ``fake``, the base URL for ``openai``; ``model`` is the server's model name
+    for ``openai``. The CLI, ``goliath doctor`` and :func:`resolve_model` all read this.
+    """
+
+    kind: Literal["local", "llamacpp", "apple", "openai", "fake"]
+    target: str = ""
+    model: str = ""
+
+    @classmethod
+    def parse(cls, spec: object) -> ModelSpec:
+        """Read ``spec``; a ConfigError names what is wrong (or lists the accepted forms)."""
+        if not isinstance(spec, str) or not spec.strip():
+            raise ConfigError(f"A model spec is one of: {SPEC_FORMS}; got {spec!r}.")
+        kind, _, rest = spec.strip().partition(":")
+        if kind == "small" and not rest:
+            return cls("local", SMOLLM2_135M.name)
+        if kind == "local":
+            if rest:
+                packaged_model(rest)  # an unknown name is refused here, listing the known ones
+            return cls("local", rest)
+        if kind == "llamacpp":
+            if not rest:
+                raise ConfigError("llamacpp:PATH needs the path of a .gguf file after the colon.")
+            return cls("llamacpp", rest)
+        if kind == "apple" and not rest:
+            return cls("apple")
+        if kind == "openai":
+            base_url, _, model = rest.rpartition("#")
+            if not base_url or not model:
+                raise ConfigError(
+                    f"openai:BASE_URL#MODEL needs a URL and a model name, e.g. "
+                    f"openai:http://127.0.0.1:8080/v1#smollm2; got {spec!r}."
+                )
+            return cls("openai", base_url, model)
+        if kind == "fake":
+            if not rest:
+                raise ConfigError("fake:PATH needs the path of a JSON script after the colon.")
+            return cls("fake", rest)
+        raise ConfigError(f"Unknown model spec {spec!r}; use one of: {SPEC_FORMS}.")
+
+    @property
+    def runs_llama_cpp(self) -> bool:
+        """The model runs in this process, on llama.cpp (a crash of the build kills it)."""
+        return self.kind in ("local", "llamacpp")
+
+    def packaged(self) -> PackagedModel:
+        """The packaged model a ``local`` spec names."""
+        return packaged_model(self.target) if self.target else DEFAULT_MODEL
+
+
+def resolve_model(spec: str | ModelSpec, **options: Any) -> Any:
     """Build the model a ``--model`` spec names; ``options`` go to the bridge's constructor.
 
     A packaged model is located (and assembled from its parts, once) here, so the first turn
@@ -39,47 +96,31 @@ def resolve_model(spec: str, **options: Any) -> Any:
         ConfigError: the spec is malformed (the message lists the accepted forms).
         ModelUnavailableError: the bridge or model it names is not installed here.
     """
-    if not isinstance(spec, str) or not spec.strip():
-        raise ConfigError(f"A model spec is one of: {SPEC_FORMS}; got {spec!r}.")
-    kind, _, rest = spec.strip().partition(":")
-    if kind == "small" and not rest:
-        kind, rest = "local", SMOLLM2_135M.name
-    if kind == "local":
+    parsed = spec if isinstance(spec, ModelSpec) else ModelSpec.parse(spec)
+    if parsed.kind == "local":
         from .models.llamacpp import LlamaCppModel
 
-        packaged = packaged_model(rest) if rest else DEFAULT_MODEL
+        packaged = parsed.packaged()
         packaged.path()  # fail now, with the extra to install, and assemble parts once
         return LlamaCppModel(packaged, **options)
-    if kind == "llamacpp":
+    if parsed.kind == "llamacpp":
         from .models.llamacpp import LlamaCppModel
 
-        if not rest:
-            raise ConfigError("llamacpp:PATH needs the path of a .gguf file after the colon.")
-        return LlamaCppModel(rest, **options)
-    if kind == "apple" and not rest:
+        return LlamaCppModel(parsed.target, **options)
+    if parsed.kind == "apple":
         from .models.apple import AppleModel
 
         return AppleModel(**options)
-    if kind == "openai":
+    if parsed.kind == "openai":
         from .models.openai import OpenAICompatibleModel
 
-        base_url, _, model = rest.rpartition("#")
-        if not base_url or not model:
-            raise ConfigError(
-                f"openai:BASE_URL#MODEL needs a URL and a model name, e.g. "
-                f"openai:http://127.0.0.1:8080/v1#smollm2; got {spec!r}."
-            )
         options.setdefault("api_key", os.environ.get(API_KEY_ENV) or None)
-        return OpenAICompatibleModel(base_url, model, **options)
-    if kind == "fake":
-        from .testing import FakeModel
+        return OpenAICompatibleModel(parsed.target, parsed.model, **options)
+    from .testing import FakeModel
 
-        if not rest:
-            raise ConfigError("fake:PATH needs the path of a JSON script after the colon.")
-        if options:
-            raise ConfigError("fake:PATH takes no options.")
-        return FakeModel.from_file(rest)
-    raise ConfigError(f"Unknown model spec {spec!r}; use one of: {SPEC_FORMS}.")
+    if options:
+        raise ConfigError("fake:PATH takes no options.")
+    return FakeModel.from_file(parsed.target)
 
 
 def resolve_object(reference: str) -> Any:

@@ -22,7 +22,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .budget import OUTPUT_CAPS
 from .extensions import Extension, HookContext
 
 try:
@@ -128,11 +127,10 @@ class Tracing(Extension):
             OPERATION: "chat",
             "goliath.stage": ctx.label,
             "goliath.queue_ms": float(ctx.queue_ms),
+            MAX_TOKENS: ctx.max_output_tokens,
             **self._model_attributes(),
             **_conversation(ctx),
         }
-        if ctx.label in OUTPUT_CAPS:
-            attributes[MAX_TOKENS] = OUTPUT_CAPS[ctx.label]
         if ctx.error is None:
             attributes[INPUT_TOKENS] = ctx.input_tokens
             attributes[OUTPUT_TOKENS] = ctx.output_tokens

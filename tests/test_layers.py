@@ -1,9 +1,11 @@
 """The floor plan, pinned: which part of Goliath may import which (docs/architecture.md).
 
 Every module's imports are read with :mod:`ast` — at the top, inside functions, under
-``TYPE_CHECKING``, and ``importlib.import_module("...")`` strings — so an arrow hidden from linters
-is still an arrow. A module may import its own floor and the floors its row names; nothing else.
-Private names (a leading underscore) stay inside the package that defines them.
+``TYPE_CHECKING``, and ``importlib.import_module("...")`` strings (under any alias, and the fixed
+start of an f-string) — so an arrow hidden from linters is still an arrow. A module may import
+its own floor and the floors its row names; nothing else. Private names (a leading underscore)
+stay inside the package that defines them; the runtime reaches the turn only through its face,
+``goliath.turn``; and no import cycle runs through the runtime or the floors below the turn.
 """
 
 from __future__ import annotations
@@ -15,25 +17,62 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import attrs
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("goliath", "actors", "transports")
 
+GROUND = (
+    "goliath._origin",
+    "goliath._retry",
+    "goliath._util",
+    "goliath.budget",
+    "goliath.classify",
+    "goliath.durable",
+    "goliath.errors",
+    "goliath.events",
+    "goliath.extensions",
+    "goliath.ids",
+    "goliath.models",
+    "goliath.records",
+    "goliath.schema",
+    "goliath.session",
+    "goliath.snapshot",
+)
+"""The words every floor speaks: records, events, errors, ids, budgets, the model port, the
+extension hooks, snapshots and small helpers. They import only each other."""
+
+TOOLKIT = ("goliath.compress", "goliath.config", "goliath.memory.*", "goliath.tools")
+"""What a turn is made of and an agent is configured with: tools, options, memory, compressed
+results."""
+
+HARNESS = ("add-ons", "toolkit", "ground")
+
 FLOORS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # floor: (its modules, the floors it may import)
-    "harness": (("goliath.*",), ()),
-    "turn": (("goliath.turn.*",), ("harness",)),
-    "runtime": (("actors.*",), ("turn", "harness")),
-    "edges": (("transports.*",), ("runtime", "harness")),
-    "facade": (("goliath", "goliath.agent"), ("runtime", "harness")),
+    "ground": (GROUND, ()),
+    "toolkit": (TOOLKIT, ("ground",)),
+    # everything else in goliath/: the bridges, filesystem, MCP, fallback, tracing, testing,
+    # resolve, doctor, demo... Nothing below the facade may import one (a new module lands here).
+    "add-ons": (("goliath.*",), ("toolkit", "ground")),
+    "turn": (("goliath.turn.*",), ("toolkit", "ground")),
+    "runtime": (("actors.*",), ("turn", "toolkit", "ground")),
+    "edges": (("transports.*",), ("runtime", "toolkit", "ground")),
+    "facade": (("goliath", "goliath.agent"), ("runtime", *HARNESS)),
     "apps": (
         ("goliath.evals.*", "transports.serve"),
-        ("facade", "edges", "runtime", "turn", "harness"),
+        ("facade", "edges", "runtime", "turn", *HARNESS),
     ),
-    "command line": (("goliath.cli",), ("apps", "facade", "edges", "runtime", "turn", "harness")),
+    "command line": (("goliath.cli",), ("apps", "facade", "edges", "runtime", "turn", *HARNESS)),
 }
 """Bottom to top. ``pkg.*`` is a package and everything in it; a bare name is that one module.
 The most specific entry wins: a bare name over a pattern, a longer pattern over a shorter one."""
+
+TURN_FACE = "goliath.turn"
+"""The one module of the turn the runtime may import (``run_turn``, the reasons)."""
+
+ACYCLIC = ("ground", "toolkit", "add-ons", "runtime")
+"""Floors with no import cycle inside them either."""
 
 
 @attrs.frozen
@@ -80,6 +119,7 @@ def imports(name: str, path: Path, known: Mapping[str, Path]) -> Iterator[Import
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     is_package = path.name == "__init__.py"
     first_party = {module.split(".")[0] for module in known}
+    loaders = _import_module_aliases(tree)
 
     def ours(target: str) -> bool:
         return target.split(".")[0] in first_party
@@ -99,10 +139,10 @@ def imports(name: str, path: Path, known: Mapping[str, Path]) -> Iterator[Import
                     yield Import(name, submodule, node.lineno)
                 else:
                     yield Import(name, source, node.lineno, alias.name)
-        elif isinstance(node, ast.Call) and _is_import_module(node.func):
+        elif isinstance(node, ast.Call) and _is_import_module(node.func, loaders):
             argument = node.args[0] if node.args else None
-            if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
-                target = argument.value
+            target = _static_module_name(argument)
+            if target is not None:
                 if target.startswith("."):
                     dots = len(target) - len(target.lstrip("."))
                     target = _resolve(name, is_package, dots, target.lstrip(".") or None)
@@ -110,10 +150,58 @@ def imports(name: str, path: Path, known: Mapping[str, Path]) -> Iterator[Import
                     yield Import(name, target, node.lineno)
 
 
-def _is_import_module(func: ast.expr) -> bool:
+def _import_module_aliases(tree: ast.Module) -> set[str]:
+    """Names ``import_module`` is bound to in a module (``from importlib import import_module
+    as load``, ``load = importlib.import_module``), besides its own name and ``__import__``."""
+    names = {"import_module", "__import__"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "importlib":
+            names.update(
+                alias.asname
+                for alias in node.names
+                if alias.name == "import_module" and alias.asname
+            )
+    for node in ast.walk(tree):  # after the imports: an assignment may rename an alias
+        if isinstance(node, ast.Assign) and _is_import_module(node.value, names):
+            names.update(target.id for target in node.targets if isinstance(target, ast.Name))
+    return names
+
+
+def _is_import_module(func: ast.expr, names: set[str]) -> bool:
     if isinstance(func, ast.Attribute):
         return func.attr == "import_module"
-    return isinstance(func, ast.Name) and func.id in ("import_module", "__import__")
+    return isinstance(func, ast.Name) and func.id in names
+
+
+def _static_module_name(argument: ast.expr | None) -> str | None:
+    """The module an ``import_module`` argument names, as far as the source fixes it.
+
+    A string constant is the module. An f-string (or ``"pkg." + name``) with a fixed start names
+    at least the package that start ends in: ``f"actors.{name}"`` imports from ``actors``.
+    """
+    if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+        return argument.value
+    start = _fixed_start(argument)
+    if start is None:
+        return None
+    dots = len(start) - len(start.lstrip("."))
+    package = start[dots:].rpartition(".")[0]  # whole names only: "actors.st" is in "actors"
+    if not package and not dots:
+        return None  # f"act{x}" fixes no module
+    return "." * dots + package
+
+
+def _fixed_start(argument: ast.expr | None) -> str | None:
+    """The literal text an f-string or a ``+`` concatenation begins with, if any."""
+    if isinstance(argument, ast.JoinedStr) and argument.values:
+        first = argument.values[0]
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            return first.value
+    if isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Add):
+        if isinstance(argument.left, ast.Constant) and isinstance(argument.left.value, str):
+            return argument.left.value
+        return _fixed_start(argument.left)
+    return None
 
 
 def floor_of(module: str, floors: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]) -> str:
@@ -191,17 +279,46 @@ def private_crossings(root: Path, packages: Sequence[str] = PACKAGES) -> list[Im
     return bad
 
 
-def cycles_between_floors(root: Path) -> list[list[str]]:
-    """Import cycles (strongly connected modules) that span more than one floor."""
-    known = modules(root)
-    graph = {
+def _graph(root: Path, packages: Sequence[str] = PACKAGES) -> dict[str, set[str]]:
+    known = modules(root, packages)
+    return {
         name: {_owner(found.imported, known) for found in imports(name, path, known)} - {""}
         for name, path in known.items()
     }
+
+
+def cycles_between_floors(root: Path) -> list[list[str]]:
+    """Import cycles (strongly connected modules) that span more than one floor."""
     return [
         sorted(component)
-        for component in _components(graph)
+        for component in _components(_graph(root))
         if len({floor_of(module, FLOORS) for module in component}) > 1
+    ]
+
+
+def cycles_within(
+    root: Path,
+    floors: Sequence[str] = ACYCLIC,
+    plan: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = FLOORS,
+    packages: Sequence[str] = PACKAGES,
+) -> list[list[str]]:
+    """Import cycles with a module on one of ``floors`` (inside it, or through it)."""
+    return [
+        sorted(component)
+        for component in _components(_graph(root, packages))
+        if any(floor_of(module, plan) in floors for module in component)
+    ]
+
+
+def past_the_turns_face(root: Path, packages: Sequence[str] = PACKAGES) -> list[Import]:
+    """Imports of the runtime that reach into the turn past ``goliath.turn`` itself."""
+    known = modules(root, packages)
+    return [
+        found
+        for name, path in known.items()
+        if name == "actors" or name.startswith("actors.")
+        for found in imports(name, path, known)
+        if _owner(found.imported, known).startswith(TURN_FACE + ".")
     ]
 
 
@@ -267,6 +384,18 @@ def test_imports_only_point_down() -> None:
 def test_no_cycle_spans_two_floors() -> None:
     """Modules that import each other (directly or round a loop) share a floor."""
     assert cycles_between_floors(ROOT) == []
+
+
+def test_no_import_cycle_in_the_runtime_or_below_the_turn() -> None:
+    """Within the runtime, ground, toolkit and add-ons, no modules import each other round a
+    loop (a cycle inside the turn or an edge is a matter for its own floor)."""
+    assert cycles_within(ROOT) == []
+
+
+def test_the_runtime_reaches_the_turn_only_through_its_face() -> None:
+    """``actors`` imports ``goliath.turn`` (run_turn) and no stage module behind it."""
+    bad = past_the_turns_face(ROOT)
+    assert not bad, "the runtime reaching into the turn:\n" + _described(bad)
 
 
 def test_private_names_stay_in_their_package() -> None:
@@ -373,3 +502,157 @@ def test_the_checker_catches_private_crossings(tmp_path: Path) -> None:
         ("actors", "goliath._util", "helper"),
         ("actors.store", "goliath.memory.sqlite", "_Database"),
     }
+
+
+def _repository_copy(root: Path, extra: Mapping[str, str]) -> Path:
+    """A copy of the three packages with ``extra`` appended to (or written as) some modules."""
+    files = {
+        str(path.relative_to(ROOT)): path.read_text(encoding="utf-8")
+        for package in PACKAGES
+        for path in (ROOT / package).rglob("*.py")
+    }
+    for relative, text in extra.items():
+        files[relative] = files.get(relative, "") + "\n\n" + textwrap.dedent(text)
+    return _tree(root, files)
+
+
+@pytest.mark.parametrize(
+    ("module", "breach", "arrow"),
+    [
+        ("goliath/errors.py", "from . import resolve", ("goliath.errors", "goliath.resolve")),
+        ("goliath/records.py", "from . import doctor", ("goliath.records", "goliath.doctor")),
+        ("goliath/events.py", "from .tools import Tool", ("goliath.events", "goliath.tools")),
+        ("goliath/config.py", "from . import tracing", ("goliath.config", "goliath.tracing")),
+        (
+            "goliath/memory/codec.py",
+            "from ..models import llamacpp",
+            ("goliath.memory.codec", "goliath.models.llamacpp"),
+        ),
+        (
+            "goliath/turn/judge.py",
+            "from ..testing import FakeModel",
+            ("goliath.turn.judge", "goliath.testing"),
+        ),
+        (
+            "actors/runtime.py",
+            "from goliath.testing import FakeModel",
+            ("actors.runtime", "goliath.testing"),
+        ),
+        (
+            "transports/base.py",
+            "from goliath.turn import run_turn",
+            ("transports.base", "goliath.turn"),
+        ),
+    ],
+)
+def test_each_floor_below_the_turn_is_pinned(
+    tmp_path: Path, module: str, breach: str, arrow: tuple[str, str]
+) -> None:
+    """Ground imports nothing above it, the toolkit no add-on, and neither the turn nor the
+    runtime an add-on; an edge does not run turns itself."""
+    root = _repository_copy(tmp_path, {module: breach})
+    found = {(item.importer, item.imported) for item in upward_imports(root)}
+    assert arrow in found
+
+
+def test_the_checker_catches_the_runtime_reaching_past_the_turns_face(tmp_path: Path) -> None:
+    """``actors`` importing a stage module (as the journal once did) is reported."""
+    root = _repository_copy(
+        tmp_path, {"actors/journal.py": "from goliath.turn.tool_step import run_tool_step"}
+    )
+    found = {(item.importer, item.imported) for item in past_the_turns_face(root)}
+    assert found == {("actors.journal", "goliath.turn.tool_step")}
+
+
+def test_the_checker_catches_a_cycle_inside_a_floor(tmp_path: Path) -> None:
+    """Two runtime modules that import each other form a cycle, even under TYPE_CHECKING."""
+    root = _repository_copy(
+        tmp_path,
+        {
+            "actors/store.py": """\
+                from typing import TYPE_CHECKING
+                if TYPE_CHECKING:
+                    from .ticket import Ticket
+                """
+        },
+    )
+    assert ["actors.store", "actors.ticket"] in [
+        [module for module in cycle if module in ("actors.store", "actors.ticket")]
+        for cycle in cycles_within(root)
+    ]
+
+
+def test_the_checker_reads_an_aliased_import_module_and_an_f_string_name(tmp_path: Path) -> None:
+    """``import_module`` under another name, and an f-string or ``+`` module name with a fixed
+    start, are arrows to the package that start names."""
+    root = _tree(
+        tmp_path,
+        {
+            "goliath/__init__.py": "",
+            "goliath/records.py": """\
+                from importlib import import_module as load
+                def f():
+                    return load("actors.runtime")
+                """,
+            "goliath/events.py": """\
+                import importlib
+                def f(name):
+                    return importlib.import_module(f"actors.{name}")
+                """,
+            "goliath/errors.py": """\
+                import importlib
+                fetch = importlib.import_module
+                def f(name):
+                    return fetch("actors." + name)
+                """,
+            "goliath/ids.py": """\
+                import importlib
+                def f(name):
+                    return importlib.import_module(f".{name}", __package__)
+                """,
+            "goliath/memory/__init__.py": """\
+                import importlib
+                def f(name):
+                    return importlib.import_module(f"..agent_{name}")
+                def g(name):
+                    return importlib.import_module(f"{name}.x")
+                """,
+            "goliath/agent.py": "",
+            "actors/__init__.py": "",
+            "actors/runtime.py": "",
+        },
+    )
+    found = {
+        (item.importer, item.imported)
+        for item in upward_imports(root, SMALL_PLAN, ("goliath", "actors"))
+    }
+    assert found == {
+        ("goliath.records", "actors.runtime"),
+        ("goliath.events", "actors"),
+        ("goliath.errors", "actors"),
+        ("goliath.ids", "goliath"),
+        ("goliath.memory", "goliath"),
+    }
+
+
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+DOCUMENTED_FOLDERS = ("goliath", "goliath/turn", "actors", "transports")
+"""Folders whose every module docs/architecture.md names (the others are named as folders)."""
+
+
+def test_the_floor_plan_page_names_every_module_of_the_main_folders() -> None:
+    """docs/architecture.md names each module of goliath/, goliath/turn/, actors/ and
+    transports/ (``name.py``), and each subpackage of goliath/ as a folder."""
+    page = ARCHITECTURE.read_text(encoding="utf-8")
+    missing = [
+        f"{folder}/{path.name}"
+        for folder in DOCUMENTED_FOLDERS
+        for path in sorted((ROOT / folder).glob("*.py"))
+        if f"`{path.name}`" not in page and not (path.name == "__init__.py" and folder != "goliath")
+    ]
+    missing += [
+        f"goliath/{path.name}/"
+        for path in sorted((ROOT / "goliath").iterdir())
+        if (path / "__init__.py").is_file() and f"`goliath/{path.name}/`" not in page
+    ]
+    assert not missing, "docs/architecture.md does not name: " + ", ".join(missing)

@@ -39,7 +39,7 @@ from actors.messages import (
 )
 from goliath.durable import PendingCall
 from goliath.errors import GoliathError
-from goliath.events import Event
+from goliath.events import Event, EventCallback
 from goliath.records import ConfirmRequest, Decision, MemoryState, RunResult, StepRecord
 
 from .base import Transport, TransportError
@@ -58,7 +58,6 @@ class RemoteError(GoliathError):
 
 
 ConfirmCallback = Callable[[ConfirmRequest], Any]
-EventCallback = Callable[[Event], Any]
 _event_decoder = msgspec.json.Decoder(Event)
 _result_decoder = msgspec.json.Decoder(RunResult)
 _memory_decoder = msgspec.json.Decoder(MemoryState)

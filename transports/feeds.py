@@ -98,10 +98,6 @@ class TurnFeed:
         self._changed = trio.Event()
         self.push("turn", {"turn_id": turn_id, "conversation_id": conversation_id})
 
-    @property
-    def last_id(self) -> int:
-        return self._next_id - 1
-
     def push(self, name: str, payload: Any, *, last: bool = False) -> None:
         if self.finished:
             return

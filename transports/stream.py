@@ -50,7 +50,6 @@ __all__ = [
     "MAX_FRAME_BYTES",
     "SocketPathError",
     "StreamTransport",
-    "encode_reply",
     "read_frame",
     "serve_stream",
     "write_frame",
@@ -125,11 +124,6 @@ CLAIMS_KEPT = 10_000
 """Turns a connection remembers having started (for its cancels and confirmations)."""
 _INT_RANGE = (-(2**63), 2**64 - 1)
 _ENDS = frozenset({"result", "failure"})
-
-
-def encode_reply(message: Outbound) -> bytes:
-    """The frame payload for one reply (see :func:`_encode`)."""
-    return _encode(message)[0]
 
 
 def _encode(message: Outbound) -> tuple[bytes, bool]:

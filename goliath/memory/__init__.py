@@ -22,7 +22,6 @@ __all__ = [
     "Memory",
     "MemoryState",
     "SQLiteMemory",
-    "empty_memory",
 ]
 
 
@@ -33,7 +32,3 @@ class Memory(Protocol):
     async def load(self) -> MemoryState: ...
 
     async def save(self, state: MemoryState) -> None: ...
-
-
-def empty_memory() -> MemoryState:
-    return MemoryState(summary="", recent=[])

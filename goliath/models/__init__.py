@@ -14,38 +14,40 @@ model. Bridges live in submodules and import their SDKs lazily:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import msgspec
 
 __all__ = [
     "GenerateRequest",
     "Generation",
-    "Label",
     "Model",
+    "ModelSource",
     "Streaming",
     "TextSink",
     "TokenCounting",
     "Windowed",
 ]
 
-Label = Literal["conductor", "worker", "answer", "scribe"]
-
 
 class GenerateRequest(msgspec.Struct, frozen=True, kw_only=True):
-    """One model call: a fresh context, a system and a user prompt, and an optional schema.
+    """One model call: a fresh context, a system and a user prompt, an optional schema, caps.
 
-    ``schema`` is a JSON Schema; when present the reply must be constrained to it.
-    ``label`` names the harness stage making the call. ``score`` names a top-level ``enum``
-    property of the schema whose options a bridge that sees its logits scores
-    (:attr:`Generation.scores`); bridges that cannot ignore it.
+    ``schema`` is a JSON Schema; when present the reply must be constrained to it, and a bridge
+    gives every string of it without a bound ``maxLength: max_string_length`` (``0``: none).
+    ``max_output_tokens`` caps the reply. The caller sets the numbers (the turn takes them from
+    its stage table; a caller that does not gets the tight defaults); ``label`` names the caller
+    for traces and error messages only — a bridge decides nothing by it.
+    ``score`` names a top-level ``enum`` property of the schema whose options a bridge that
+    sees its logits scores (:attr:`Generation.scores`); bridges that cannot ignore it.
     """
 
-    label: Label
+    label: str
     system: str
     prompt: str
     schema: dict[str, Any] | None = None
     max_output_tokens: int = 256
+    max_string_length: int = 200
     score: str | None = None
 
 
@@ -75,6 +77,9 @@ class Model(Protocol):
 
     async def generate(self, request: GenerateRequest) -> Generation: ...
 
+
+ModelSource = Model | Callable[[], Model]
+"""A model, or a zero-argument factory of one (the model worker calls it for each call)."""
 
 TextSink = Callable[[str], None]
 """Receives a reply's text as it is generated, one delta at a time (called in the Trio thread)."""

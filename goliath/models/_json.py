@@ -12,24 +12,16 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import InvalidOutputError
+from .._util import compact_json
+from ..errors import ConfigError, InvalidOutputError
 
 __all__ = [
-    "DEFAULT_MAX_STRING_LENGTH",
-    "compact_json",
+    "check_max_length",
     "limit_strings",
+    "max_length_for",
     "parse_reply",
-    "resolve_max_length",
     "with_schema_note",
 ]
-
-DEFAULT_MAX_STRING_LENGTH: dict[str, int] = {
-    "conductor": 200,
-    "worker": 300,
-    "answer": 1000,
-    "scribe": 600,
-}
-"""Characters a free string may hold, per stage: plans and briefs are short, answers longer."""
 
 _UNBOUNDED_MARKERS = ("maxLength", "enum", "const", "pattern", "format")
 _SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
@@ -37,16 +29,31 @@ _SUBSCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
 _SUBSCHEMAS = ("items", "additionalProperties", "not", "if", "then", "else", "contains")
 
 
-def resolve_max_length(option: int | Mapping[str, int] | None, label: str) -> int:
-    """The ``maxLength`` for free strings of ``label``: an int for all stages, or per stage.
+def check_max_length(option: object, bridge: str) -> int | None:
+    """A bridge's ``max_string_length`` option, checked: ``None`` or one int for every call.
 
-    ``0`` means "add no bound" (for servers that reject ``maxLength``).
+    The caps per stage belong to the caller and come with each request
+    (``GenerateRequest.max_string_length``); the option overrides them all, ``0`` meaning "add
+    no bound" (for servers that reject ``maxLength``).
     """
     if option is None:
-        return DEFAULT_MAX_STRING_LENGTH.get(label, 300)
-    if isinstance(option, int):
-        return option
-    return option.get(label, DEFAULT_MAX_STRING_LENGTH.get(label, 300))
+        return None
+    if isinstance(option, Mapping):
+        raise ConfigError(
+            f"{bridge}(max_string_length=...) is one int for every call now, not a mapping by "
+            "stage: each request carries its stage's cap (GenerateRequest.max_string_length, "
+            "from goliath/turn/stages.py). Pass an int to override them all, or leave it out."
+        )
+    if isinstance(option, bool) or not isinstance(option, int) or option < 0:
+        raise ConfigError(
+            f"{bridge}(max_string_length=...) must be an int ≥ 0 (0: no bound), got {option!r}."
+        )
+    return option
+
+
+def max_length_for(option: int | None, request_cap: int) -> int:
+    """The ``maxLength`` a request's free strings get: the bridge's override, else its own."""
+    return request_cap if option is None else option
 
 
 def limit_strings(schema: Any, max_length: int) -> Any:
@@ -75,11 +82,6 @@ def limit_strings(schema: Any, max_length: int) -> Any:
     if is_string and not any(marker in out for marker in _UNBOUNDED_MARKERS):
         out["maxLength"] = max_length
     return out
-
-
-def compact_json(value: Any) -> str:
-    """JSON without spaces, keeping key order (property order is generation order)."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def with_schema_note(system: str, schema: Mapping[str, Any] | None) -> str:

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 import trio
 
-from ..budget import estimate_tokens
+from ..budget import DEFAULT_WINDOW, estimate_tokens
 from ..errors import (
     ContextWindowError,
     GuardrailError,
@@ -37,7 +37,6 @@ __all__ = ["AppleModel", "apple_schema"]
 
 T = TypeVar("T")
 
-DEFAULT_WINDOW = 4096
 """Apple's on-device window; used until the SDK reports ``context_size``."""
 CANCEL_GRACE = 2.0
 """Seconds a cancelled call waits for the SDK to finish cancelling its native request."""

@@ -28,10 +28,17 @@ from typing import Any
 import attrs
 import trio
 
+from .._util import compact_json
 from ..errors import ConfigError, ContextWindowError, ModelError, ModelUnavailableError
 from . import GenerateRequest, Generation, TextSink
 from ._choices import ChoiceScorer, enum_of
-from ._json import compact_json, limit_strings, parse_reply, resolve_max_length, with_schema_note
+from ._json import (
+    check_max_length,
+    limit_strings,
+    max_length_for,
+    parse_reply,
+    with_schema_note,
+)
 from ._llama_internals import (
     Snapshot,
     Vocabulary,
@@ -80,9 +87,9 @@ class LlamaCppModel:
         n_ctx: the context window in tokens (prompt and reply together).
         n_threads: CPU threads for generation and prompt evaluation.
         n_batch: prompt tokens evaluated per llama.cpp batch.
-        max_string_length: ``maxLength`` given to schema strings that have no bound: one int
-            for every stage, or a mapping from stage label to int (defaults: conductor 200,
-            worker 300, answer 1000, scribe 600 characters).
+        max_string_length: ``maxLength`` given to schema strings that have no bound, for every
+            call (``0``: none); by default each request's own
+            (``GenerateRequest.max_string_length``: the turn's stage caps).
         schema_in_prompt: append the reply's JSON Schema to the system prompt (the harness's
             prompts refer to "the schema"; a grammar alone does not say what fields mean).
         prefix_cache: keep KV-cache snapshots per stage and system prompt, so stages do not
@@ -108,7 +115,7 @@ class LlamaCppModel:
         *,
         n_threads: int = DEFAULT_THREADS,
         n_batch: int = 512,
-        max_string_length: int | Mapping[str, int] | None = None,
+        max_string_length: int | None = None,
         schema_in_prompt: bool = True,
         prefix_cache: bool = True,
         chat_template: str | None = None,
@@ -145,7 +152,7 @@ class LlamaCppModel:
         self._n_ctx = n_ctx
         self._n_threads = n_threads
         self._n_batch = n_batch
-        self._max_string_length = max_string_length
+        self._max_string_length = check_max_length(max_string_length, "LlamaCppModel")
         self._schema_in_prompt = schema_in_prompt
         self._prefix_cache = prefix_cache
         self._chat_template = chat_template
@@ -222,9 +229,11 @@ class LlamaCppModel:
             self._snapshots.clear()
             self._grammars.clear()
 
-    def check_schema(self, schema: Mapping[str, Any], label: str = "worker") -> None:
+    def check_schema(
+        self, schema: Mapping[str, Any], label: str = "checked", max_string_length: int = 300
+    ) -> None:
         """Build (and cache) the grammar for ``schema``; a ConfigError says why it cannot be."""
-        self._grammar(dict(schema), label)
+        self._grammar(dict(schema), label, max_string_length)
 
     async def generate(self, request: GenerateRequest) -> Generation:
         """Answer one request; see the class docstring.
@@ -363,7 +372,11 @@ class LlamaCppModel:
             )
         room = window - len(tokens)
         cap = min(request.max_output_tokens, room)
-        grammar = None if request.schema is None else self._grammar(request.schema, request.label)
+        grammar = (
+            None
+            if request.schema is None
+            else self._grammar(request.schema, request.label, request.max_string_length)
+        )
         if self._prefix_cache and restore_snapshot(llama_cpp, llm, self._snapshots, tokens):
             self._stats["restores"] += 1
         reused = min(common_prefix(llm.input_ids[: llm.n_tokens], tokens), len(tokens) - 1)
@@ -498,8 +511,8 @@ class LlamaCppModel:
             return text
         return self._defuse_pattern.sub(lambda match: "\u200b".join(match.group(0)), text)
 
-    def _grammar(self, schema: Mapping[str, Any], label: str) -> Any:
-        limited = limit_strings(schema, resolve_max_length(self._max_string_length, label))
+    def _grammar(self, schema: Mapping[str, Any], label: str, max_string_length: int) -> Any:
+        limited = limit_strings(schema, max_length_for(self._max_string_length, max_string_length))
         key = compact_json(limited)  # key order kept: property order is generation order
         grammar = self._grammars.get(key)
         if grammar is not None:

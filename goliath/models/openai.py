@@ -27,7 +27,7 @@ from ..errors import (
     ModelUnavailableError,
 )
 from . import GenerateRequest, Generation, TextSink
-from ._json import limit_strings, parse_reply, resolve_max_length, with_schema_note
+from ._json import check_max_length, limit_strings, max_length_for, parse_reply, with_schema_note
 
 __all__ = ["OpenAICompatibleModel", "ResponseFormatStyle"]
 
@@ -83,7 +83,7 @@ class OpenAICompatibleModel:
         window: int = 4096,
         response_format_style: ResponseFormatStyle = "json_object_schema",
         strict: bool = False,
-        max_string_length: int | Mapping[str, int] | None = None,
+        max_string_length: int | None = None,
         schema_in_prompt: bool = True,
         timeout: float = DEFAULT_TIMEOUT,
         headers: Mapping[str, str] | None = None,
@@ -115,7 +115,7 @@ class OpenAICompatibleModel:
         self.response_format_style = response_format_style
         self._window = window
         self._strict = strict
-        self._max_string_length = max_string_length
+        self._max_string_length = check_max_length(max_string_length, "OpenAICompatibleModel")
         self._schema_in_prompt = schema_in_prompt
         self._timeout = httpx.Timeout(timeout, connect=min(CONNECT_TIMEOUT, timeout))
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
@@ -147,7 +147,7 @@ class OpenAICompatibleModel:
         }
         if request.schema is not None:
             schema = limit_strings(
-                request.schema, resolve_max_length(self._max_string_length, request.label)
+                request.schema, max_length_for(self._max_string_length, request.max_string_length)
             )
             if self.response_format_style == "json_object_schema":
                 body["response_format"] = {"type": "json_object", "schema": schema}

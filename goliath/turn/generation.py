@@ -17,18 +17,11 @@ import attrs
 import trio
 
 from .._origin import mark, origin
-from ..budget import (
-    OUTPUT_CAPS,
-    PROMPT_OVERHEAD_TOKENS,
-    Stage,
-    TokenCounter,
-    count_text,
-    estimate_tokens,
-    input_limit,
-)
+from ..budget import PROMPT_OVERHEAD_TOKENS, TokenCounter, count_text, estimate_tokens
 from ..errors import BudgetError, ModelError
 from ..events import BudgetEvent, Event
 from ..models import GenerateRequest, Generation, TextSink
+from .stages import stage
 
 __all__ = ["ModelCall", "ModelCallObserver", "ModelCaller", "ModelPort", "Usage"]
 
@@ -53,6 +46,7 @@ class ModelCall:
 
     label: str
     ms: float
+    max_output_tokens: int
     queue_ms: float = 0.0
     input_tokens: int = 0
     output_tokens: int = 0
@@ -143,7 +137,7 @@ class ModelCaller:
 
     async def call(
         self,
-        label: Stage,
+        label: str,
         system: str,
         prompt: Callable[[bool], str],
         schema: dict[str, Any] | None = None,
@@ -154,11 +148,13 @@ class ModelCaller:
         """Count, maybe compact, report, check and send one model call.
 
         ``prompt(compact)`` renders the user prompt; ``compact=True`` asks for the compacted
-        step log. Raises :class:`BudgetError` (origin ``budget``) when the prompt cannot fit,
-        and re-raises provider failures tagged with origin ``model``.
+        step log. ``label`` names the stage; its caps come from the stage table. Raises
+        :class:`BudgetError` (origin ``budget``) when the prompt cannot fit, and re-raises
+        provider failures tagged with origin ``model``.
         """
         await trio.lowlevel.checkpoint_if_cancelled()
-        limit = input_limit(self.window, label)
+        caps = stage(label)
+        limit = caps.input_limit(self.window)
         text = prompt(False)
         tokens = await self.count(system, schema, text)
         if tokens > limit and compactable:
@@ -178,7 +174,8 @@ class ModelCaller:
             system=system,
             prompt=text,
             schema=schema,
-            max_output_tokens=OUTPUT_CAPS[label],
+            max_output_tokens=caps.output_tokens,
+            max_string_length=caps.string_length,
             score=score,
         )
         started = trio.current_time()
@@ -188,7 +185,14 @@ class ModelCaller:
         except Exception as exc:
             if self.observe is not None:
                 elapsed = (trio.current_time() - started) * 1000
-                await self.observe(ModelCall(label=label, ms=round(elapsed, 3), error=exc))
+                await self.observe(
+                    ModelCall(
+                        label=label,
+                        ms=round(elapsed, 3),
+                        max_output_tokens=caps.output_tokens,
+                        error=exc,
+                    )
+                )
             raise
         elapsed = round((trio.current_time() - started) * 1000, 3)
         usage = self.usage
@@ -202,6 +206,7 @@ class ModelCaller:
                 ModelCall(
                     label=label,
                     ms=elapsed,
+                    max_output_tokens=caps.output_tokens,
                     queue_ms=generation.queue_ms,
                     input_tokens=generation.input_tokens,
                     output_tokens=generation.output_tokens,

@@ -1,4 +1,9 @@
-"""Every prompt the harness sends, in one place.
+"""The system and user prompts of every stage, in one place.
+
+A few shorter texts the model reads live beside the rule that writes them: the conductor's
+hints after a malformed plan or an unknown tool (``conductor.py``), the retry note for numbers
+no step returned (``grounding.py``), and the results a tool step records when its tool did not
+run or finish (``tool_step.py``).
 
 Design rules the texts embody:
 

@@ -16,13 +16,11 @@ from .._origin import origin_of
 from .._util import message_of
 from ..budget import brief_allowance, clip_tokens
 from ..events import Event, MemoryErrorEvent
-from ..records import Exchange, MemoryState
+from ..records import RECENT_KEEP, Exchange, MemoryState
 from .generation import ModelCaller
 from .prompts import scribe_system, scribe_user
 
 __all__ = ["RECENT_KEEP", "fold_memory"]
-
-RECENT_KEEP = 3
 
 
 async def fold_memory(

@@ -48,9 +48,9 @@ class TurnState:
         self.output_schema = request.output_schema or config.output_schema
         self.steps: list[StepRecord] = []
         self.planned: list[str] | None = None
-        """The first plan's calls still to come; ``None`` while the turn is planned one step at
-        a time (a script's or a hook's ``{"kind", "tool", "brief"}`` plan)."""
-        """The calls the first plan put after the one running: a hint to the next steps."""
+        """The first plan's calls still to come (its reads run as planned; a write is offered
+        alone, or the answer); ``None`` while the turn is planned one step at a time (a
+        script's or a hook's ``{"kind", "tool", "brief"}`` plan)."""
         self.notes: list[str] = []
         """What the answer must be told that no step shows (a write the harness withheld)."""
         self.trace: list[Event] = []
@@ -147,6 +147,7 @@ class TurnState:
             {
                 "label": call.label,
                 "ms": call.ms,
+                "max_output_tokens": call.max_output_tokens,
                 "queue_ms": call.queue_ms,
                 "input_tokens": call.input_tokens,
                 "output_tokens": call.output_tokens,

@@ -27,6 +27,7 @@ from .._util import maybe_await, message_of
 from ..budget import ResultBudget, fit_excerpt
 from ..compress import RESULT_CHARS, clip, summarize_tool_result
 from ..durable import (
+    PENDING_RESULT,
     Checkpoint,
     PendingCall,
     call_fingerprint,
@@ -55,7 +56,6 @@ from .write_gate import withheld_write
 
 __all__ = ["Escalation", "Skipped", "Withheld", "resume_tool_step", "run_tool_step"]
 
-PENDING_RESULT = "(tool execution did not complete)"
 PROCESSING_RESULT = "(tool executed; output processing did not complete)"
 UNSUMMARIZABLE = "completed (result could not be summarized)"
 CONTENT_CANDIDATE_CHARS = 16384
