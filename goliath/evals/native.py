@@ -376,9 +376,14 @@ def _scan(text: str, *, tagged: bool) -> tuple[list[ToolCall], list[tuple[int, i
         if decoded is None or found is None:
             index = start + 1
             continue
+        end = decoded[1]
+        if text[start - 1 : start] == "{" and text[end : end + 1] == "}":
+            # {{...}}: Qwen2.5's template shows the call form with doubled braces, and the
+            # 1.5B model copies them; the outer pair belongs to the call, not the text.
+            start, end = start - 1, end + 1
         calls.extend(found)
-        spans.append((start, decoded[1]))
-        index = decoded[1]
+        spans.append((start, end))
+        index = end
 
 
 def _without(text: str, spans: Iterable[tuple[int, int]]) -> str:

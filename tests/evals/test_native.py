@@ -176,6 +176,14 @@ EGGS = {"title": "Eggs"}
             ";",
             "json",
         ),
+        # Qwen2.5's template shows the form as {{"name": ...}}; the 1.5B model copies it
+        ('{{"name": "list_tasks", "arguments": {}}}', [("list_tasks", {})], "", "json"),
+        (
+            'Sure. {{"name": "create_task", "arguments": {"title": "Eggs"}}}',
+            [("create_task", EGGS)],
+            "Sure.",
+            "embedded",
+        ),
         # Mistral: a JSON list after [TOOL_CALLS], or name[ARGS]{...} (v11), with a call id or not
         (
             '[TOOL_CALLS][{"name": "create_task", "arguments": {"title": "Eggs"}}]',
