@@ -392,7 +392,8 @@ def _without(text: str, spans: Iterable[tuple[int, int]]) -> str:
         kept.append(text[last:start])
         last = end
     kept.append(text[last:])
-    return re.sub(r"\n{3,}", "\n\n", "".join(kept)).strip()
+    rest = re.sub(r"\n{3,}", "\n\n", "".join(kept)).strip()
+    return "" if not rest.strip("{}[]; \n") else rest  # stray braces of a doubled call
 
 
 def parse_tool_calls(text: str) -> ParsedReply:

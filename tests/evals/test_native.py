@@ -173,11 +173,12 @@ EGGS = {"title": "Eggs"}
         (
             '{"name": "list_tasks", "parameters": {}}; {"name": "create_task", "parameters": {"title": "Eggs"}}',
             [("list_tasks", {}), ("create_task", EGGS)],
-            ";",
+            "",
             "json",
         ),
         # Qwen2.5's template shows the form as {{"name": ...}}; the 1.5B model copies it
         ('{{"name": "list_tasks", "arguments": {}}}', [("list_tasks", {})], "", "json"),
+        ('{{"name": "list_tasks", "arguments": {}}}}\n', [("list_tasks", {})], "", "json"),
         (
             'Sure. {{"name": "create_task", "arguments": {"title": "Eggs"}}}',
             [("create_task", EGGS)],
