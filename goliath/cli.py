@@ -385,10 +385,17 @@ def _parser() -> argparse.ArgumentParser:
         "--fixtures", help="a fixtures module or file (default: evals/everyday.py)"
     )
     evaluate.add_argument(
-        "--baseline", action="store_true", help="also run the naive-loop baseline"
+        "--baseline",
+        nargs="?",
+        const="naive",
+        choices=["naive", "native", "both"],
+        help="also run a baseline: naive (the default of a bare --baseline), native (the "
+        "model's own chat template with tools=) or both",
     )
     evaluate.add_argument(
-        "--baseline-only", action="store_true", help="run only the naive-loop baseline"
+        "--baseline-only",
+        action="store_true",
+        help="run only the baselines of --baseline (default: the naive loop)",
     )
     evaluate.add_argument(
         "--probe",

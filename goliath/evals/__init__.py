@@ -2,7 +2,8 @@
 
 The on-device share — the share of attempts that finished on the device — is the number this
 project lives by; pass^k keeps it honest (a fixture passes only when all k attempts pass). The
-naive-loop baseline runs the same fixtures on the same model so every report can be compared.
+naive-loop and native-template baselines run the same fixtures on the same model so every
+report can be compared.
 
 ::
 
@@ -25,6 +26,7 @@ from .fixtures import ToolsetFactory as ToolsetFactory
 from .fixtures import load_fixtures as load_fixtures
 from .fixtures import sample_tools as sample_tools
 from .grade import grade as grade
+from .native import NativeTemplateLoop as NativeTemplateLoop
 from .report import EvalAttempt as EvalAttempt
 from .report import EvalOutcome as EvalOutcome
 from .report import EvalReport as EvalReport
@@ -41,6 +43,7 @@ __all__ = [
     "Fixture",
     "FixtureSuite",
     "NaiveLoop",
+    "NativeTemplateLoop",
     "ToolsetFactory",
     "format_comparison",
     "format_report",

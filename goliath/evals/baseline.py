@@ -145,11 +145,7 @@ class NaiveLoop:
         instructions: str = DEFAULT_INSTRUCTIONS,
         facts: FactsSource | None = None,
     ) -> None:
-        if model is None or not (hasattr(model, "generate") or callable(model)):
-            raise ConfigError(
-                f"model must be a goliath.models.Model or a zero-argument factory of one; "
-                f"got {model!r}."
-            )
+        self._check_model(model)
         if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 0:
             raise ConfigError(f"max_steps must be a nonnegative integer, got {max_steps!r}.")
         self.model = model
@@ -177,6 +173,13 @@ class NaiveLoop:
         self.instructions = instructions
         self.facts = facts
         self.schema = action_schema(self.tools.values())
+
+    def _check_model(self, model: Any) -> None:
+        if model is None or not (hasattr(model, "generate") or callable(model)):
+            raise ConfigError(
+                f"model must be a goliath.models.Model or a zero-argument factory of one; "
+                f"got {model!r}."
+            )
 
     async def run(
         self, ask: str, *, context: Any = None, history: Iterable[tuple[str, str]] = ()
@@ -223,9 +226,7 @@ class _Turn:
         self.window = window
         facts = loop.facts
         resolved = await maybe_await(facts()) if callable(facts) else facts
-        system = _system(
-            loop.instructions, loop.tools.values(), dict(resolved or {}), loop.max_steps
-        )
+        system = self._system_prompt(dict(resolved or {}))
         try:
             text = await self._loop(system)
         except _Escalate as escalation:
@@ -235,6 +236,10 @@ class _Turn:
         )
         self.trace.append(AnswerEvent(text=text))
         return self._result(text, "device")
+
+    def _system_prompt(self, facts: Mapping[str, str]) -> str:
+        loop = self.loop
+        return _system(loop.instructions, loop.tools.values(), facts, loop.max_steps)
 
     async def _loop(self, system: str) -> str:
         while True:
@@ -310,6 +315,16 @@ class _Turn:
         if tool is None:
             self._note(f"there is no tool {name!r}; the tools are {', '.join(self.loop.tools)}")
             return
+        text = await self._run_tool(tool, arguments)
+        self.transcript.append(f"Tool result: {text}")
+
+    async def _run_tool(self, tool: Tool, arguments: Any) -> str:
+        """Validate, confirm and run one call as a tool step; returns what the model is shown.
+
+        Shared with the native-template loop, so both baselines run tools, ask for
+        confirmation and record steps exactly alike.
+        """
+        name = tool.name
         started = trio.current_time()
         step = StepRecord(
             index=len(self.steps),
@@ -343,10 +358,10 @@ class _Turn:
             step.input = try_snapshot(values)
             text = await self._execute(tool, values, ctx, step)
         step.result = text
-        self.transcript.append(f"Tool result: {text}")
         elapsed = round((trio.current_time() - started) * 1000, 3)
         shown = text if len(text) <= _TRACE_CHARS else text[: _TRACE_CHARS - 1] + "…"
         self.trace.append(ToolEvent(tool=name, input=step.input, result=shown, ms=elapsed))
+        return text
 
     async def _execute(
         self, tool: Tool, values: dict[str, Any], ctx: ToolContext, step: StepRecord

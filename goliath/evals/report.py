@@ -100,7 +100,7 @@ class EvalReport(msgspec.Struct, kw_only=True):
         mean_steps, mean_model_calls, mean_input_tokens, mean_output_tokens, mean_seconds:
             per attempt, over all attempts, rounded to 2 decimals.
         wall_seconds: the whole evaluation, wall clock.
-        agent: ``"goliath"`` or ``"naive-loop"`` (the baseline).
+        agent: ``"goliath"``, ``"naive-loop"`` or ``"native-template"`` (the baselines).
         metadata: what the caller supplied (model, machine, fixture revision ...), copied.
     """
 

@@ -1,7 +1,7 @@
 """The eval runner: every fixture k times, each attempt in a fresh world, scored pass^k.
 
-Each attempt builds a fresh agent (Goliath's :class:`~goliath.Agent`, or the naive-loop
-baseline) with fresh tools from the fixture's toolset and fresh in-process memory, runs the ask
+Each attempt builds a fresh agent (Goliath's :class:`~goliath.Agent`, the naive-loop baseline
+or the native-template baseline) with fresh tools from the fixture's toolset and fresh in-process memory, runs the ask
 once, and grades the result. Attempts run one after another: a device model serves one request
 at a time, and sequential attempts keep the seconds per attempt honest.
 """
@@ -36,9 +36,11 @@ from .fixtures import (
     toolset_tools,
 )
 from .grade import grade, last_escalation, tool_sequence
+from .native import AGENT_NAME as NATIVE_AGENT
+from .native import NativeTemplateLoop, raw_prompt_model
 from .report import EvalAttempt, EvalOutcome, EvalReport, outcome_of, summarize
 
-__all__ = ["CLOUD_TEXT", "ModelSpec", "Progress", "run_evals"]
+__all__ = ["BASELINES", "CLOUD_TEXT", "ModelSpec", "Progress", "run_evals"]
 
 CLOUD_TEXT = "(cloud)"
 """What the default fallback answers: evals measure where a turn finishes, not the cloud."""
@@ -47,6 +49,12 @@ ModelSpec = Any
 """A Model, a zero-argument factory of one, or a one-argument function of the Fixture."""
 
 _DECLINE_REASON = "not now"
+
+BASELINES: dict[str, tuple[str, type[NaiveLoop]]] = {
+    "naive": ("naive-loop", NaiveLoop),
+    "native": (NATIVE_AGENT, NativeTemplateLoop),
+}
+"""The baselines ``run_evals(baseline=...)`` runs: the name given, its report's agent, its loop."""
 
 
 async def _cloud(_request: FallbackRequest) -> str:
@@ -155,7 +163,7 @@ class _Options:
     toolsets: Mapping[str, ToolsetFactory]
     facts: FactsSource | None
     agent_options: dict[str, Any]
-    baseline: bool
+    baseline: str | None
 
 
 async def _attempt(options: _Options, fixture: Fixture) -> EvalAttempt:
@@ -195,8 +203,8 @@ async def _run_once(options: _Options, fixture: Fixture) -> RunResult:
     tools = toolset_tools(options.toolsets[name], name)
     model = await _model_for(options.model, fixture)
     confirm = _decline if fixture.decline else _approve
-    if options.baseline:
-        loop = NaiveLoop(
+    if options.baseline is not None:
+        loop = BASELINES[options.baseline][1](
             model,
             tools,
             fallback=options.fallback,
@@ -217,6 +225,20 @@ async def _run_once(options: _Options, fixture: Fixture) -> RunResult:
     )
     async with agent:
         return await agent.run(fixture.ask)
+
+
+def _baseline_name(baseline: bool | str | None) -> str | None:
+    """``None`` for Goliath, else the key of :data:`BASELINES` (``True`` is the naive loop)."""
+    if baseline is None or baseline is False:
+        return None
+    if baseline is True:
+        return "naive"
+    if isinstance(baseline, str) and baseline in BASELINES:
+        return baseline
+    raise ConfigError(
+        f"baseline must be False, True or one of {', '.join(map(repr, BASELINES))}; "
+        f"got {baseline!r}."
+    )
 
 
 def history_memory(history: Sequence[tuple[str, str]]) -> InMemory | None:
@@ -241,7 +263,7 @@ async def run_evals(
     metadata: Mapping[str, Any] | None = None,
     toolsets: Mapping[str, ToolsetFactory] | None = None,
     facts: FactsSource | None = None,
-    baseline: bool = False,
+    baseline: bool | str = False,
     progress: bool | None = None,
 ) -> EvalReport:
     """Run every fixture ``runs`` times and report pass^k and where each attempt finished.
@@ -258,7 +280,10 @@ async def run_evals(
         metadata: copied into the report (model, machine, fixture revision ...).
         toolsets: more toolset factories by name (added to the suite's and ``"sample"``).
         facts: what the agent knows on every attempt (default: the suite's ``FACTS``).
-        baseline: run the naive-loop baseline instead of Goliath.
+        baseline: run a baseline instead of Goliath: ``"naive"`` (or ``True``) the naive loop,
+            ``"native"`` the native-template loop (the model's own chat template with
+            ``tools=``; it needs a llama.cpp model or a
+            :class:`~goliath.evals.native.RawPromptModel`).
         progress: show a progress bar on stderr (default: only when stderr is a terminal).
 
     Returns:
@@ -266,7 +291,8 @@ async def run_evals(
 
     Raises:
         ConfigError: ``runs`` is not a positive integer, a fixture names an unknown toolset,
-            ids repeat, or an option is invalid.
+            ids repeat, an option is invalid, or the native-template baseline was asked of a
+            model that cannot run it.
 
     Cancellation: cancelling the caller cancels the running attempt and the whole evaluation
     (``trio.Cancelled`` propagates; no report is returned).
@@ -274,6 +300,11 @@ async def run_evals(
     if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
         raise ConfigError(f"runs must be a positive integer, got {runs!r}.")
     _check_model(model)
+    chosen_baseline = _baseline_name(baseline)
+    if chosen_baseline == "native" and not (
+        isinstance(model, type) or (not hasattr(model, "generate") and callable(model))
+    ):
+        raw_prompt_model(model)  # fail before anything runs, naming what is needed
     if max_steps is not None and (
         isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 0
     ):
@@ -305,9 +336,9 @@ async def run_evals(
         toolsets=registry,
         facts=facts if facts is not None else (dict(suite_facts) or None),
         agent_options=agent_options,
-        baseline=baseline,
+        baseline=chosen_baseline,
     )
-    agent_name = "naive-loop" if baseline else "goliath"
+    agent_name = "goliath" if chosen_baseline is None else BASELINES[chosen_baseline][0]
     bar = Progress(len(chosen) * runs, label=agent_name, enabled=progress)
     started = time.perf_counter()
     outcomes: list[EvalOutcome] = []

@@ -7,10 +7,16 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from goliath.cli import main
 from goliath.evals.cli import eval_command
+from goliath.models import Generation
+from goliath.testing import FakeModel
+
+from .test_native import ScriptedPrompts
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -62,6 +68,95 @@ async def test_with_the_baseline_it_prints_both_and_a_table(tmp_path: Path) -> N
     assert status == 0
     assert out.index("== goliath ==") < out.index("== naive-loop ==") < out.index("| Agent")
     assert "| naive-loop | 1/1 (pass^1) | 100.0%" in out
+
+
+class ScriptedBoth(FakeModel):
+    """A scripted model both ways: Model.generate for Goliath and the naive loop, and the
+    raw-prompt port (a real ChatML template) for the native-template loop."""
+
+    def __init__(self, script: list[dict[str, Any]], raw_replies: list[str]) -> None:
+        super().__init__(script)
+        self.raw = ScriptedPrompts(raw_replies)
+
+    async def render(self, messages: Any, tools: Any) -> str:
+        return await self.raw.render(messages, tools)
+
+    def prompt_tokens(self, prompt: str) -> int:
+        return self.raw.prompt_tokens(prompt)
+
+    def window(self) -> int:
+        return 4096
+
+    async def complete(self, prompt: str, max_tokens: int) -> Generation:
+        return await self.raw.complete(prompt, max_tokens)
+
+
+def scripted_both(monkeypatch: pytest.MonkeyPatch) -> None:
+    model = ScriptedBoth([*GOLIATH_MORNING, {"json": {"answer": "Morning!"}}], ["Good morning!"])
+    monkeypatch.setattr("goliath.evals.cli.resolve_model", lambda spec: model)
+
+
+async def test_with_both_baselines_it_prints_three_reports_and_every_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--baseline both runs the naive and the native-template loop; the table has all three."""
+    _, suite = files(tmp_path, [])
+    scripted_both(monkeypatch)
+    status, out, _ = await run("scripted", 1, suite, "both", False, only=["morning"])
+    assert status == 0
+    assert (
+        out.index("== goliath ==")
+        < out.index("== naive-loop ==")
+        < out.index("== native-template ==")
+        < out.index("| Agent")
+    )
+    table = out[out.index("| Agent") :].splitlines()
+    assert [row.split("|")[1].strip() for row in table[2:]] == [
+        "goliath",
+        "naive-loop",
+        "native-template",
+    ]
+    assert "| native-template | 1/1 (pass^1) | 100.0%" in out
+
+
+async def test_json_keys_every_agent_that_ran_and_baseline_only_drops_goliath(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, suite = files(tmp_path, [])
+    scripted_both(monkeypatch)
+    status, out, _ = await run("scripted", 1, suite, "both", True, only=["morning"])
+    assert status == 0 and list(json.loads(out)) == ["goliath", "naive-loop", "native-template"]
+    scripted_both(monkeypatch)
+    status, out, _ = await run(
+        "scripted", 1, suite, "native", True, only=["morning"], baseline_only=True
+    )
+    document = json.loads(out)
+    assert status == 0 and list(document) == ["native-template"]
+    assert document["native-template"]["outcomes"][0]["text"] == "Good morning!"
+
+
+async def test_the_native_baseline_on_a_model_without_a_template_is_a_usage_error(
+    tmp_path: Path,
+) -> None:
+    """A fake:, openai: or apple model cannot render its own template: status 2, before any run."""
+    spec, suite = files(tmp_path, GOLIATH_MORNING)
+    status, out, err = await run(spec, 1, suite, "native", False, only=["morning"])
+    assert (status, out) == (2, "") and "needs a llama.cpp model" in err  # Goliath did not run
+    status, _, err = await run(spec, 1, suite, "smart", False, only=["morning"])
+    assert status == 2 and "--baseline takes naive, native, both (bare: naive)" in err
+
+
+def test_a_bare_baseline_flag_is_the_naive_loop(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--baseline` alone keeps its old meaning; `--baseline native|both` name the others."""
+    spec, suite = files(tmp_path, [{"json": {"answer": "Morning!"}}])
+    argv = ["eval", "--model", spec, "--fixtures", suite, "--only", "morning", "--json"]
+    assert main([*argv, "--baseline", "--baseline-only"]) == 0
+    assert list(json.loads(capsys.readouterr().out)) == ["naive-loop"]
+    with pytest.raises(SystemExit):
+        main([*argv, "--baseline", "smart"])
+    assert "invalid choice: 'smart'" in capsys.readouterr().err
 
 
 async def test_json_output_is_one_object_keyed_by_agent(tmp_path: Path) -> None:
