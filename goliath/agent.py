@@ -47,7 +47,7 @@ from .records import Out, RunResult
 from .session import Session
 from .snapshot import DEFAULT_RAW_OUTPUT_BYTES
 from .streaming import ResultEvent, StreamEvent, TokenEvent
-from .tools import Deps, Tool
+from .tools import Deps, Tool, ToolErrors
 
 if TYPE_CHECKING:
     from actors.cluster import Cluster
@@ -118,6 +118,9 @@ class Agent(Generic[Deps, Out]):
         raw_output_bytes: the JSON size of a tool's raw output a step keeps (``StepRecord.output``,
             which travels in results, turn records and memory); a larger one is omitted and
             ``output_omitted`` says so (``None``: no cap). The model's summary is unaffected.
+        tool_errors: ``"report"``: a tool that raises is a failed step the model reads
+            (``error: KeyError: 'Paris'. ...``), logged with its traceback on ``goliath.tools``;
+            ``"raise"``: the run raises the tool's own exception (what a test wants).
         runtime_limits: bounds of the runtime (:class:`actors.RuntimeLimits`).
         store: where a daemon keeps memory and turn records (:class:`actors.store.Store`).
         cluster: this node's fleet membership (:class:`actors.cluster.Cluster`).
@@ -147,6 +150,7 @@ class Agent(Generic[Deps, Out]):
         model_timeout: float | None = DEFAULT_MODEL_TIMEOUT,
         tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
         raw_output_bytes: int | None = DEFAULT_RAW_OUTPUT_BYTES,
+        tool_errors: ToolErrors = "report",
         runtime_limits: RuntimeLimits | None = None,
         store: Store | None = None,
         cluster: Cluster | None = None,
