@@ -12,7 +12,15 @@ import contextlib
 import logging
 import math
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generic, Self, overload
 
@@ -64,8 +72,9 @@ CANCEL_GRACE = 10.0
 """Seconds a cancelled caller waits (shielded) for its turn to stop and run its observers."""
 
 MemorySource = Memory | Callable[[str | None], "Memory | Awaitable[Memory]"]
-ModelSource = Model | Callable[[], Model]
-"""A model, or a zero-argument factory of one."""
+ModelSource = Model | Callable[[], Model] | str
+"""A model, a zero-argument factory of one, or a spec naming one (``"local"``, the grammar of
+``--model``), built when the agent starts."""
 
 TURN_OPTIONS = frozenset(field.name for field in attrs.fields(AgentConfig))
 """The options a turn reads: the fields of :class:`~goliath.config.AgentConfig`."""
@@ -88,8 +97,10 @@ class Agent(Generic[Deps, Out]):
     ``agent.run_sync(...)``. The guides in ``docs/`` show each option at work.
 
     Args:
-        model: a :class:`~goliath.models.Model` (something with async ``generate``), or a
-            zero-argument factory returning one (called when the runtime starts).
+        model: a :class:`~goliath.models.Model` (something with async ``generate``), a
+            zero-argument factory returning one (called when the runtime starts), or a spec
+            string in ``--model``'s grammar (``"local"``, ``"openai:URL#model"``, ``"fake:PATH"``),
+            built when the runtime starts, so the app imports without the model installed.
         tools: the tools, as an iterable or a mapping (keyed by each tool's own ``name``).
         memory: a :class:`~goliath.memory.Memory` for the default conversation, or a factory
             ``(conversation_id) -> Memory`` for one per conversation; default: in-process.
@@ -156,19 +167,14 @@ class Agent(Generic[Deps, Out]):
         cluster: Cluster | None = None,
     ) -> None:
         options = {name: value for name, value in locals().items() if name in OPTIONS}
-        if model is None or not (hasattr(model, "generate") or callable(model)):
-            raise ConfigError(
-                f"model must be a goliath.models.Model (something with async generate()) or a "
-                f"zero-argument factory returning one; got {model!r}."
-            )
-        self.model = model
+        model = _checked_model(model)
+        _check_tools_argument(tools)
+        _check_handler("confirm", confirm)
+        _check_handler("fallback", fallback)
+        _check_handler("on_event", on_event)
+        self.model: Any = model
         self._options = options
-        turn_options = {name: options[name] for name in TURN_OPTIONS}
-        if window is None:
-            turn_options["window"] = _model_window(model)
-        if count_tokens is None:
-            turn_options["count_tokens"] = _model_counter(model)
-        self.config = AgentConfig(**turn_options)
+        self.config = self._config_for(model)
         _warn_if_writes_fail_closed(self.config)
         self._memory = memory
         self._memory_is_factory = memory is not None and not _is_memory(memory) and callable(memory)
@@ -185,6 +191,40 @@ class Agent(Generic[Deps, Out]):
         self._exit_stack: contextlib.AsyncExitStack | None = None
         self._nursery: trio.Nursery | None = None
         self._host: AsyncioHost | None = None
+
+    def _config_for(self, model: Any) -> AgentConfig:
+        """The turn options, with the window and token counter of ``model`` unless given."""
+        turn_options = {name: self._options[name] for name in TURN_OPTIONS}
+        if turn_options["window"] is None:
+            turn_options["window"] = _model_window(model)
+        if turn_options["count_tokens"] is None:
+            turn_options["count_tokens"] = _model_counter(model)
+        return AgentConfig(**turn_options)
+
+    @contextlib.contextmanager
+    def override(self, *, model: ModelSource) -> Iterator[Self]:
+        """Run this agent on another ``model`` inside the block (a test's ``TestModel``).
+
+        For an agent built elsewhere (a module-level ``agent`` an app imports): ``with
+        app.agent.override(model=TestModel()): ...`` runs ``run_sync`` or ``async with agent:``
+        on the test model, and the agent's own model is back after the block.
+
+        Raises:
+            GoliathError: the agent is running (its model worker holds the model it started
+                with); enter the override before ``async with agent:``.
+        """
+        if self._runtime is not None or self._host is not None:
+            raise GoliathError(
+                "agent.override(model=...) cannot swap the model of a running agent; enter "
+                "the override first, then `async with agent:` (or call run_sync) inside it."
+            )
+        replacement = _checked_model(model)
+        saved = (self.model, self.config)
+        self.model, self.config = replacement, self._config_for(replacement)
+        try:
+            yield self
+        finally:
+            self.model, self.config = saved
 
     def with_options(self, **changes: Any) -> Agent[Any, Any]:
         """A new agent with the same options except ``changes`` (e.g. another ``memory``)."""
@@ -248,12 +288,14 @@ class Agent(Generic[Deps, Out]):
     async def _start(self) -> None:
         from actors.runtime import Runtime, RuntimeLimits
 
+        model = _guarded(self.model)
+
         stack = contextlib.AsyncExitStack()
         nursery = await stack.enter_async_context(trio.open_nursery())
         cluster = self._cluster
         runtime = Runtime(
             config=self.config,
-            model=self.model,
+            model=model,
             make_session=self._make_session,
             limits=self._runtime_limits or RuntimeLimits(),
             sessions=self._sessions,
@@ -607,3 +649,66 @@ def _model_counter(model: object) -> TokenCounter | None:
     if callable(counter) and hasattr(model, "generate"):
         return counter  # type: ignore[no-any-return]
     return None
+
+
+def _checked_model(model: Any) -> Any:
+    """A model, a factory of one, or a spec (made a :class:`~goliath.resolve.LazyModel`)."""
+    if isinstance(model, str):
+        from .resolve import LazyModel
+
+        return LazyModel(model)
+    if isinstance(model, type):
+        made = "()" if hasattr(model, "generate") else "(...)"
+        raise ConfigError(
+            f"model is the class {model.__qualname__}, not a model: pass an instance, "
+            f"Agent({model.__qualname__}{made}, ...), or a spec string such as 'local'."
+        )
+    if model is None or not (hasattr(model, "generate") or callable(model)):
+        raise ConfigError(
+            f"model must be a goliath.models.Model (something with async generate()), a "
+            f"zero-argument factory returning one, or a spec such as 'local'; got {model!r}."
+        )
+    return model
+
+
+def _check_tools_argument(tools: Any) -> None:
+    """``tools=one_tool`` (a Tool, not a list of them) is a common slip: say the fix."""
+    if isinstance(tools, Tool) or (callable(tools) and not isinstance(tools, Mapping)):
+        shown = getattr(tools, "name", None) or getattr(tools, "__name__", repr(tools))
+        raise ConfigError(
+            f"tools must be a list (or mapping) of tools; got the single {shown!r}. Write "
+            f"tools=[{shown}]."
+        )
+    if isinstance(tools, (str, bytes)):
+        raise ConfigError(f"tools must be a list of Tool objects, got the string {tools!r}.")
+
+
+def _check_handler(name: str, handler: Any) -> None:
+    if handler is not None and not callable(handler):
+        hint = (
+            " For approving every write use auto_approve=True; confirm= takes a function "
+            "(ConfirmRequest) -> bool."
+            if name == "confirm"
+            else ""
+        )
+        raise ConfigError(f"{name} must be a function, got {handler!r}.{hint}")
+
+
+def _guarded(model: Any) -> Any:
+    """The model, checked against the test guard (``goliath.testing.forbid_model_requests``):
+    a model or spec now, a factory's model each time it makes one."""
+    from .resolve import LazyModel
+    from .testing import check_model_allowed, requests_forbidden
+
+    if not requests_forbidden():
+        return model
+    if hasattr(model, "generate"):
+        check_model_allowed(model.spec if isinstance(model, LazyModel) else model)
+        return model
+
+    def checked_factory() -> Any:
+        made = model()
+        check_model_allowed(made)
+        return made
+
+    return checked_factory

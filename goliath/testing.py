@@ -45,6 +45,7 @@ __all__ = [
     "TestModel",
     "check_model_allowed",
     "forbid_model_requests",
+    "requests_forbidden",
 ]
 
 ScriptEntry = dict[str, Any]
@@ -539,7 +540,7 @@ class TestModel:
                     {"call": _option(call, NO_TOOL) or call[0], "then": _option(then, DONE)}
                 )
             first, rest = self._queue[0], self._queue[1:]
-            self._queue = []
+            self._queue = list(rest)  # a planned write is asked for again (its gate)
             if len(rest) <= 1:
                 return json.dumps({"call": first, "then": rest[0] if rest else _option(then, DONE)})
             return json.dumps({"calls": [first, *rest]})  # more than a first plan holds
@@ -617,7 +618,8 @@ _forbidden = 0
 TEST_MODELS: tuple[type, ...] = (FakeModel, Script, TestModel, FunctionModel)
 
 
-def _requests_forbidden() -> bool:
+def requests_forbidden() -> bool:
+    """Whether :func:`forbid_model_requests` (or the environment) forbids real models now."""
     return _forbidden > 0 or os.environ.get(ALLOW_MODEL_REQUESTS_ENV, "").strip() in ("0", "false")
 
 
@@ -643,16 +645,18 @@ def check_model_allowed(model: Any) -> None:
     Raises:
         GoliathError: names the model and how to allow it.
     """
-    if not _requests_forbidden():
+    if not requests_forbidden():
         return
     if isinstance(model, TEST_MODELS):
         return
     if isinstance(model, str) and model.strip().startswith("fake:"):
         return
     shown = model if isinstance(model, str) else type(model).__qualname__
-    raise GoliathError(
+    error = GoliathError(
         f"A test reached a real model ({shown}) while model requests are forbidden "
         f"(forbid_model_requests() or {ALLOW_MODEL_REQUESTS_ENV}=0). Use a model from "
         "goliath.testing (TestModel, FunctionModel, FakeModel.plan(...)), or "
         "agent.override(model=...) for an agent built elsewhere."
     )
+    mark(error, "harness")  # raised from a model call too: it must fail the run, not escalate
+    raise error
