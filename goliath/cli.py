@@ -32,7 +32,7 @@ from .agent import Agent
 from .errors import GoliathError
 from .events import EscalateEvent, Event
 from .records import ConfirmRequest, Decision, RunResult
-from .resolve import SPEC_FORMS, resolve_model, resolve_object
+from .resolve import SPEC_FORMS, resolve_model, resolve_now, resolve_object
 from .tools import Tool
 from .turn.prompts import step_log
 
@@ -179,6 +179,8 @@ async def _agent(args: argparse.Namespace, terminal: Terminal) -> Agent:
         agent = await load_agent(args.agent)
         if args.model is not None:
             agent = agent.with_options(model=resolve_model(args.model))
+        else:
+            await resolve_now(agent)  # the app's own spec: a missing model fails here
         if args.max_steps is not None:
             agent = agent.with_options(max_steps=args.max_steps)
         return agent

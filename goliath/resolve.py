@@ -23,7 +23,14 @@ from typing import Any
 from .errors import ConfigError
 from .models.packaged import DEFAULT_MODEL, SMOLLM2_135M, packaged_model
 
-__all__ = ["SPEC_FORMS", "LazyModel", "check_spec", "resolve_model", "resolve_object"]
+__all__ = [
+    "SPEC_FORMS",
+    "LazyModel",
+    "check_spec",
+    "resolve_model",
+    "resolve_now",
+    "resolve_object",
+]
 
 SPEC_FORMS = "local, local:NAME, small, llamacpp:PATH, apple, openai:BASE_URL#MODEL, fake:PATH"
 API_KEY_ENV = "OPENAI_API_KEY"
@@ -115,6 +122,21 @@ class LazyModel:
 
         counter = getattr(self._resolved_or_none(), "count_tokens", None)
         return counter(text) if callable(counter) else estimate_tokens(text)
+
+
+async def resolve_now(agent: Any) -> None:
+    """Build an agent's spec-named model now, in a worker thread, so that a command line
+    (``goliath serve``, ``goliath run --agent``) reports a model that is not installed at
+    once instead of on every turn. Anything else is left as it is.
+
+    Raises:
+        ModelUnavailableError: the model the spec names is not installed here.
+    """
+    model = getattr(agent, "model", None)
+    if isinstance(model, LazyModel):
+        import trio
+
+        await trio.to_thread.run_sync(model.resolve)
 
 
 def resolve_model(spec: str, **options: Any) -> Any:

@@ -26,7 +26,7 @@ import trio
 
 from goliath.agent import Agent
 from goliath.errors import ConfigError
-from goliath.resolve import resolve_model, resolve_object
+from goliath.resolve import resolve_model, resolve_now, resolve_object
 
 from .stream import serve_stream
 from .users import MIN_TOKEN_CHARS, Authenticator, check_token, load_users
@@ -305,6 +305,8 @@ def serve_command(args: argparse.Namespace) -> int:
         agent = await load_agent(args.target)
         if getattr(args, "model", None):
             agent = agent.with_options(model=resolve_model(args.model))
+        else:
+            await resolve_now(agent)  # the app's own spec: a missing model fails here
         agent, cluster = _with_store(agent, args)
         async with trio.open_nursery() as nursery:
             binds = await nursery.start(
