@@ -29,7 +29,7 @@ import pydantic
 import trio
 from typing_extensions import TypeVar
 
-from ._asyncio_host import AsyncioHost, running_library
+from ._asyncio_host import AsyncioHost, host_loop, running_library, thread_has_event_loop
 from ._util import maybe_await
 from .budget import DEFAULT_WINDOW, Budgets, TokenCounter
 from .config import (
@@ -191,6 +191,8 @@ class Agent(Generic[Deps, Out]):
         self._exit_stack: contextlib.AsyncExitStack | None = None
         self._nursery: trio.Nursery | None = None
         self._host: AsyncioHost | None = None
+        self._observers: trio.Nursery | None = None
+        """Where an async ``on_event`` runs under Trio (its tasks finish before the agent stops)."""
 
     def _config_for(self, model: Any) -> AgentConfig:
         """The turn options, with the window and token counter of ``model`` unless given."""
@@ -285,16 +287,44 @@ class Agent(Generic[Deps, Out]):
             raise
         await self._stop(None, None, None)
 
+    def _hosted_config(self) -> AgentConfig:
+        """The config a runtime runs with: under an asyncio host, the application's coroutine
+        functions (tools, confirm, fallback, hooks, facts, on_event) run on the host loop."""
+        loop = host_loop()
+        config = self.config
+        if loop is None:
+            on_event = self._trio_event_callback(config.on_event)
+            return (
+                config if on_event is config.on_event else attrs.evolve(config, on_event=on_event)
+            )
+        from ._asyncio_host import event_on_host, extension_on_host, on_host, tool_on_host
+
+        changes: dict[str, Any] = {
+            "tools": {name: tool_on_host(tool, loop) for name, tool in config.tools.items()},
+            "confirm": on_host(config.confirm, loop),
+            "fallback": on_host(config.fallback, loop),
+            "on_event": event_on_host(config.on_event, loop),
+            "extensions": tuple(extension_on_host(item, loop) for item in config.extensions),
+        }
+        if callable(config.facts):
+            changes["facts"] = on_host(config.facts, loop)
+        for name in ("window", "count_tokens"):  # the model's own stay on Trio
+            if self._options[name] is not None:
+                changes[name] = on_host(getattr(config, name), loop)
+        return attrs.evolve(config, **changes)
+
     async def _start(self) -> None:
         from actors.runtime import Runtime, RuntimeLimits
 
         model = _guarded(self.model)
 
         stack = contextlib.AsyncExitStack()
+        observers = await stack.enter_async_context(trio.open_nursery())  # closed last: waited
+        self._observers = observers
         nursery = await stack.enter_async_context(trio.open_nursery())
         cluster = self._cluster
         runtime = Runtime(
-            config=self.config,
+            config=self._hosted_config(),
             model=model,
             make_session=self._make_session,
             limits=self._runtime_limits or RuntimeLimits(),
@@ -341,7 +371,13 @@ class Agent(Generic[Deps, Out]):
         elif memory is None:
             resolved = InMemory()
         elif self._memory_is_factory:
-            resolved = await maybe_await(memory(conversation_id))  # type: ignore[operator]
+            factory: Any = memory
+            loop = host_loop()
+            if loop is not None:
+                from ._asyncio_host import on_host
+
+                factory = on_host(factory, loop)
+            resolved = await maybe_await(factory(conversation_id))
             if not _is_memory(resolved):
                 raise ConfigError(
                     f"The memory factory returned {resolved!r} for conversation "
@@ -349,6 +385,11 @@ class Agent(Generic[Deps, Out]):
                 )
         else:
             resolved = memory
+        loop = host_loop()
+        if loop is not None:  # the application's store runs on the host loop
+            from ._asyncio_host import memory_on_host
+
+            resolved = memory_on_host(resolved, loop)
         return Session(memory=resolved, conversation_id=conversation_id)
 
     # ---------------------------------------------------------------- runs
@@ -480,7 +521,7 @@ class Agent(Generic[Deps, Out]):
 
     async def _stream(self, ask: str, options: dict[str, Any]) -> AsyncIterator[StreamEvent]:
         send, receive = trio.open_memory_channel[StreamEvent](math.inf)
-        user_on_event = options.pop("on_event")
+        _, user_on_event = self._run_callables(None, options.pop("on_event"))
 
         def on_event(event: Event) -> None:
             send.send_nowait(event)
@@ -521,6 +562,7 @@ class Agent(Generic[Deps, Out]):
         turn_id: str | None,
         on_token: TextSink | None = None,
     ) -> TurnRequest:
+        confirm, on_event = self._run_callables(confirm, on_event)
         request = TurnRequest(
             ask=ask,
             turn_id=turn_id or uuid.uuid4().hex,
@@ -538,6 +580,40 @@ class Agent(Generic[Deps, Out]):
                 "A single Memory object serves only the default conversation."
             )
         return request
+
+    def _run_callables(
+        self, confirm: ConfirmHandler | None, on_event: EventCallback | None
+    ) -> tuple[ConfirmHandler | None, EventCallback | None]:
+        """A run's own confirm handler and event callback, where their author expects them:
+        coroutines on the asyncio host loop; an async ``on_event`` scheduled, never dropped."""
+        loop = host_loop()
+        if loop is not None:
+            from ._asyncio_host import event_on_host, on_host
+
+            return on_host(confirm, loop), event_on_host(on_event, loop)
+        return confirm, self._trio_event_callback(on_event)
+
+    def _trio_event_callback(self, on_event: EventCallback | None) -> EventCallback | None:
+        """Under Trio, an async ``on_event`` runs as a task of the runtime's nursery (the turn
+        calls callbacks synchronously); its failure is logged, as events are observations."""
+        from .tools import is_async_callable
+
+        if on_event is None or not is_async_callable(on_event):
+            return on_event
+        callback: Any = on_event
+
+        async def observe(event: Event) -> None:
+            try:
+                await callback(event)
+            except Exception:
+                logger.warning("an async on_event callback failed", exc_info=True)
+
+        def schedule(event: Event) -> None:
+            observers = self._observers
+            if observers is not None:
+                observers.start_soon(observe, event)
+
+        return schedule
 
     def _started(self, method: str) -> Runtime:
         runtime = self._runtime
@@ -563,8 +639,10 @@ class Agent(Generic[Deps, Out]):
         """Start Trio and the runtime, run one turn, stop. For scripts and the REPL.
 
         Takes :meth:`run`'s options. In-process memory survives between calls on the same
-        agent. From inside a running event loop (asyncio, Jupyter) use ``async with agent:``
-        and ``await agent.run(...)`` instead: this call would block that loop.
+        agent. Called from inside a running event loop (a notebook cell, an asyncio app) it runs
+        Trio in a worker thread and blocks that loop until the turn ends; there, prefer
+        ``async with agent:`` and ``await agent.run(...)``, which keep the loop serving and run
+        the app's coroutines on it.
         """
 
         async def main() -> RunResult[Any]:
@@ -579,6 +657,12 @@ class Agent(Generic[Deps, Out]):
                     turn_id=turn_id,
                 )
 
+        if thread_has_event_loop():  # a notebook's loop, or a Trio run: Trio runs in a thread
+            import concurrent.futures
+
+            with concurrent.futures.ThreadPoolExecutor(1, "goliath-run-sync") as pool:
+                threaded: RunResult[Out] = pool.submit(trio.run, main).result()
+            return threaded
         result: RunResult[Out] = trio.run(main)
         return result
 
