@@ -9,6 +9,7 @@ does all of that for a script.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import logging
 import math
 import uuid
@@ -234,7 +235,8 @@ class Agent(Generic[Deps, Out]):
         if unknown:
             raise ConfigError(f"Agent has no option(s) {sorted(unknown)}.")
         model = changes.pop("model", self.model)
-        return Agent(model, **{**self._options, **changes})
+        with runs_bring_confirm():  # this agent already said so, once, if it had to
+            return Agent(model, **{**self._options, **changes})
 
     # ---------------------------------------------------------------- lifecycle
 
@@ -702,10 +704,27 @@ def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
     return out
 
 
+_RUNS_BRING_CONFIRM: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "goliath_runs_bring_confirm", default=False
+)
+
+
+@contextlib.contextmanager
+def runs_bring_confirm() -> Iterator[None]:
+    """Agents built inside say nothing about writes failing closed: whoever builds them here
+    (``goliath serve``, ``goliath run --agent``) gives each run a confirm handler, so the
+    warning would be false."""
+    token = _RUNS_BRING_CONFIRM.set(True)
+    try:
+        yield
+    finally:
+        _RUNS_BRING_CONFIRM.reset(token)
+
+
 def _warn_if_writes_fail_closed(config: AgentConfig) -> None:
     """One warning for an agent whose writes will all be declined unless each run brings a
     confirm handler (BEHAVIOR D11)."""
-    if config.confirm is not None or config.auto_approve:
+    if config.confirm is not None or config.auto_approve or _RUNS_BRING_CONFIRM.get():
         return
     writes = sorted(name for name, tool in config.tools.items() if tool.writes)
     if writes:

@@ -93,12 +93,21 @@ class FakeModel:
 
     @classmethod
     def from_file(cls, path: str | Path) -> FakeModel:
-        """Load a JSON script; an ``{"error": "message"}`` entry raises ``ModelError(message)``."""
+        """Load a JSON script; an ``{"error": "message"}`` entry raises ``ModelError(message)``.
+
+        The file is a list of entries, or ``{"script": [...], "token_delay": seconds}`` for a
+        reply streamed that slowly (what a terminal shows while the model writes).
+        """
         try:
             raw = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as exc:
             raise ConfigError(f"Cannot read the fake model script {path}: {exc}") from exc
+        token_delay = 0.0
         if isinstance(raw, dict) and "script" in raw:
+            delay = raw.get("token_delay", 0.0)
+            if isinstance(delay, bool) or not isinstance(delay, (int, float)) or delay < 0:
+                raise ConfigError(f"{path}: token_delay is seconds ≥ 0, got {delay!r}.")
+            token_delay = float(delay)
             raw = raw["script"]
         if not isinstance(raw, list):
             raise ConfigError(f"{path}: a fake model script is a JSON list of replies.")
@@ -111,7 +120,7 @@ class FakeModel:
             except ConfigError as exc:
                 raise ConfigError(f"{path}: entry {index}: {exc}") from None
             entries.append(entry)
-        return cls(entries)
+        return cls(entries, token_delay=token_delay)
 
     def remaining(self) -> int:
         """How many scripted replies are left (0 for a function script)."""

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import trio
 
-from goliath.agent import Agent
+from goliath.agent import Agent, runs_bring_confirm
 from goliath.errors import ConfigError
 from goliath.resolve import resolve_model, resolve_now, resolve_object
 
@@ -53,12 +53,16 @@ SHUTDOWN_NOTICE_SECONDS = 2.0
 
 
 async def load_agent(target: str) -> Agent:
-    """``MODULE:ATTR`` → an Agent; a callable is called (sync or async) to make one."""
-    value = resolve_object(target)
-    if not isinstance(value, Agent) and callable(value):
-        value = value()
-        if inspect.isawaitable(value):
-            value = await value
+    """``MODULE:ATTR`` → an Agent; a callable is called (sync or async) to make one.
+
+    Its runs will each bring a confirm handler (the daemon's, the terminal's), so building it
+    does not warn that its writes fail closed."""
+    with runs_bring_confirm():
+        value = resolve_object(target)
+        if not isinstance(value, Agent) and callable(value):
+            value = value()
+            if inspect.isawaitable(value):
+                value = await value
     if not isinstance(value, Agent):
         raise ConfigError(f"{target} is {value!r}, not a goliath.Agent or a factory returning one.")
     return value
