@@ -199,3 +199,78 @@ def test_a_notebook_kernel_runs_agents_in_its_loop(tmp_path: Path) -> None:
         if output.get("output_type") == "stream"
     ]
     assert printed == ["napped on True\n", "sync in a cell\n", "second agent\n"]
+
+
+def test_memory_hooks_fallback_and_facts_run_on_the_host_loop() -> None:
+    """An app's async memory store, extension hook, fallback and facts await asyncio objects."""
+    from goliath import Extension, MemoryState
+    from goliath.testing import FakeModel
+
+    ran: list[str] = []
+    lock = asyncio.Lock()  # an asyncio object each of them awaits
+
+    class AppMemory:
+        def __init__(self) -> None:
+            self.state = MemoryState()
+
+        async def load(self) -> MemoryState:
+            async with lock:
+                ran.append("load")
+            return self.state
+
+        async def save(self, state: MemoryState) -> None:
+            async with lock:
+                ran.append("save")
+            self.state = state
+
+    class Audit(Extension):
+        name = "audit"
+
+        async def before_run(self, ctx: object) -> None:
+            await asyncio.sleep(0)
+            ran.append("hook")
+
+    async def facts() -> dict[str, str]:
+        await asyncio.sleep(0)
+        ran.append("facts")
+        return {"shop": "open"}
+
+    async def fallback(request: object) -> str:
+        await asyncio.sleep(0)
+        ran.append("fallback")
+        return "from the cloud"
+
+    async def main() -> str:
+        model = FakeModel([{"error": ConnectionError("device model down")}])
+        agent = Agent(
+            model, memory=AppMemory(), extensions=[Audit()], facts=facts, fallback=fallback
+        )
+        async with agent:
+            return (await agent.run("hi")).text
+
+    assert asyncio.run(main()) == "from the cloud"
+    assert ran == ["facts", "hook", "load", "fallback", "save"]
+
+
+def test_a_tool_timeout_cancels_the_tools_asyncio_task() -> None:
+    """Cancellation from the Trio side: the turn's tool_timeout cancels the coroutine on the
+    host loop, which unwinds (its finally runs) before the step fails."""
+    unwound: list[bool] = []
+
+    @tool
+    async def hang() -> str:
+        """Hang on the host loop."""
+        try:
+            await asyncio.Event().wait()
+        finally:
+            unwound.append(asyncio.current_task() is not None)
+        return "never"  # pragma: no cover
+
+    async def main() -> str:
+        agent = Agent(TestModel(), tools=[hang], tool_timeout=0.2)
+        async with agent:
+            result = await agent.run("hang")
+        return result.steps[0].result or ""
+
+    assert asyncio.run(main()).startswith("error: TimeoutError: hang did not finish within 0.2 s")
+    assert unwound == [True]
