@@ -13,7 +13,7 @@ Both directions cross here:
 - Trio → asyncio: :func:`on_host` wraps the application's own coroutine functions (tools,
   confirm handlers, memory stores, hooks, the fallback, ``on_event``) so that, called from the
   runtime, they run as asyncio tasks on the host loop, where their asyncpg pools, aiohttp
-  sessions and ``asyncio.Queue``\\ s live; the result (or exception) is handed back to the Trio
+  sessions and asyncio queues live; the result (or exception) is handed back to the Trio
   task, and cancelling that Trio task cancels the asyncio task and waits for it to unwind.
 
 The maintained bridges do not do this: trio-asyncio runs an asyncio loop *inside* Trio (a

@@ -236,15 +236,17 @@ def error_type_name(exc: BaseException) -> str:
     return f"{kind.__module__}.{kind.__qualname__}"
 
 
-def report_tool_error(tool: Tool[Any, Any], exc: BaseException) -> str:
-    """Log a tool's failure (WARNING, with its traceback, on ``goliath.tools``) and return
-    what the model reads: ``error: KeyError: 'Paris'. Try different arguments or another tool.``
+def report_tool_error(tool: Tool[Any, Any], exc: BaseException, step: StepRecord) -> str:
+    """Log a tool's failure (WARNING, with its traceback, on ``goliath.tools``), name its type
+    on the ``step`` (``error_type``), and return what the model reads: ``error: KeyError:
+    'Paris'. Try different arguments or another tool.``
 
     The exception's type is part of the text because a message alone (``'Paris'``) says
     nothing to the model or to whoever reads the step later; a :class:`GoliathError` (a
     filesystem or MCP tool's refusal) is a message written for the model and shown as it is.
     """
-    logger.warning("tool %s raised %s: %s", tool.name, error_type_name(exc), exc, exc_info=exc)
+    step.error_type = error_type_name(exc)
+    logger.warning("tool %s raised %s: %s", tool.name, step.error_type, exc, exc_info=exc)
     if isinstance(exc, GoliathError) and str(exc):
         message = str(exc)  # Goliath's own tools' refusals are written for the model
     else:

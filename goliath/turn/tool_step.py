@@ -37,14 +37,7 @@ from ..errors import GoliathError
 from ..events import ConfirmEvent, ToolEvent
 from ..records import ConfirmRequest, Decision, SkipReason, StepRecord
 from ..snapshot import capped_snapshot, try_snapshot
-from ..tools import (
-    Tool,
-    ToolContext,
-    error_type_name,
-    is_async_callable,
-    report_tool_error,
-    report_unshowable,
-)
+from ..tools import Tool, ToolContext, is_async_callable, report_tool_error, report_unshowable
 from .conductor import Plan
 from .hooks import Denied
 from .judge import duplicate_verdict, last_two_failed, prerequisites_met
@@ -380,8 +373,8 @@ async def _execute(
     try:
         output = await _run_tool(turn, tool, tool_input, ctx)
     except Exception as exc:
-        step.failed, step.error_type = True, error_type_name(exc)
-        text = report_tool_error(tool, exc)
+        step.failed = True
+        text = report_tool_error(tool, exc, step)
         if turn.config.tool_errors == "raise":
             step.result = text
             raise
