@@ -116,6 +116,12 @@ async def test_the_daemons_api_is_mountable_in_fastapi(app_url: str) -> None:
     async with httpx.AsyncClient(base_url=app_url, timeout=30) as http:
         assert (await http.get("/daemon/healthz")).json() == {"status": "ok"}
         assert (await http.get("/daemon/readyz")).json() == {"status": "ready"}
+        body = {"ask": "echo through the daemon"}
+        async with http.stream("POST", "/daemon/v1/conversations/web/runs", json=body) as sse:
+            assert sse.status_code == 200
+            text = "".join([piece async for piece in sse.aiter_text()])
+    assert "event: result" in text  # the run streamed to its end through the mounted app
+    assert "echo: ping (host loop: True, main thread: True)" in text
 
 
 def test_two_agents_share_one_loop_and_run_sync_works_inside_it() -> None:
