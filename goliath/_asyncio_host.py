@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import inspect
 import logging
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -480,15 +481,31 @@ class ExtensionOnHost:
         setattr(object.__getattribute__(self, "_extension"), name, value)
 
 
+def _hook(extension: Any, phase: str) -> Any:
+    """The callable the turn runs for ``phase`` (as ``goliath.turn.hooks`` resolves it): the
+    bound method, or a one-argument function written on the class without ``self``."""
+    from .extensions import is_default_hook
+
+    hook = getattr(extension, phase, None)
+    if hook is None or not callable(hook) or is_default_hook(extension, phase):
+        return None
+    if phase not in getattr(extension, "__dict__", {}):
+        raw = inspect.getattr_static(type(extension), phase, None)
+        if inspect.isfunction(raw):
+            params = list(inspect.signature(raw).parameters.values())
+            if len(params) == 1 and params[0].name not in ("self", "cls"):
+                return raw
+    return hook
+
+
 def extension_on_host(extension: Any, loop: asyncio.AbstractEventLoop) -> Any:
     from .extensions import HOOKS
-    from .turn.hooks import _resolve_hook
 
     if isinstance(extension, type) or is_trio_native(extension):
         return extension
     hooks = {}
     for phase in HOOKS:
-        hook = _resolve_hook(extension, phase)
+        hook = _hook(extension, phase)
         hosted = on_host(hook, loop) if hook is not None else None
         if hosted is not None and hosted is not hook:
             hooks[phase] = hosted

@@ -76,6 +76,15 @@ class LazyModel:
     def __repr__(self) -> str:
         return f"LazyModel({self.spec!r})"
 
+    @property
+    def name(self) -> str:
+        """The built model's own name (what traces report), else the spec."""
+        for attribute in ("name", "model"):
+            value = getattr(self._model, attribute, None)
+            if isinstance(value, str) and value:
+                return value
+        return self.spec
+
     def resolve(self) -> Any:
         """The model the spec names, built once (raises what :func:`resolve_model` raises)."""
         if self._model is None:

@@ -18,9 +18,9 @@ import pydantic
 from fastapi import FastAPI
 
 from goliath import Agent, ConfirmRequest, tool
-from goliath.asgi import agent_app
 from goliath.memory import InMemory
 from goliath.testing import TestModel
+from transports.asgi import agent_app
 
 state: dict[str, Any] = {"echo_port": None, "loop": None, "tool_cancelled": False}
 approvals: asyncio.Queue[bool] | None = None

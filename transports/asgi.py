@@ -14,17 +14,12 @@ starts and stops the agent itself on the ASGI lifespan events.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ._asyncio_host import on_host, running_library
-from .errors import GoliathError
-
-if TYPE_CHECKING:
-    from actors.runtime import Runtime
-
-    from .agent import Agent
+from actors.runtime import Runtime
+from goliath.errors import GoliathError
+from goliath.hosting import run_in_agent
 
 __all__ = ["AgentApp", "agent_app"]
 
@@ -35,9 +30,10 @@ Send = Callable[[Message], Awaitable[None]]
 
 
 class AgentApp:
-    """An ASGI app serving ``agent`` with the daemon's HTTP API (``create_app``'s options)."""
+    """An ASGI app serving ``agent`` (a :class:`goliath.Agent`) with the daemon's HTTP API
+    (``create_app``'s options)."""
 
-    def __init__(self, agent: Agent[Any, Any], **options: Any) -> None:
+    def __init__(self, agent: Any, **options: Any) -> None:
         options.setdefault("token", None)
         self.agent = agent
         self._options = options
@@ -45,7 +41,7 @@ class AgentApp:
         self._started_here = False
 
     def _runtime(self) -> Runtime:
-        runtime = self.agent.runtime
+        runtime: Runtime | None = self.agent.runtime
         if runtime is None:
             raise GoliathError(
                 "The agent behind this app is not running: start it in the application's "
@@ -55,7 +51,7 @@ class AgentApp:
 
     def _inner(self) -> Any:
         if self._app is None:
-            from transports.http import create_app
+            from .http import create_app
 
             self._app = create_app(self._runtime, **self._options)
         return self._app
@@ -64,15 +60,7 @@ class AgentApp:
         if scope["type"] == "lifespan":
             await self._lifespan(receive, send)
             return
-        if running_library() == "trio":
-            await self._inner()(scope, receive, send)
-            return
-        host = self.agent._host
-        if host is None:
-            self._runtime()  # raises: the agent was never started
-            raise GoliathError("The agent runs under Trio; serve this app on Trio too.")
-        loop = asyncio.get_running_loop()
-        await host.call(self._inner(), scope, on_host(receive, loop), on_host(send, loop))
+        await run_in_agent(self.agent, self._inner(), scope, receive, send)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         """Served on its own: start the agent at startup (unless running), stop it at shutdown."""
@@ -95,10 +83,10 @@ class AgentApp:
                 return
 
 
-def agent_app(agent: Agent[Any, Any], **options: Any) -> AgentApp:
+def agent_app(agent: Any, **options: Any) -> AgentApp:
     """The daemon's HTTP API for ``agent``, mountable in an asyncio app (or served alone).
 
-    ``options`` are :func:`transports.http.create_app`'s (``token`` — ``None`` disables auth,
+    ``agent`` is a :class:`goliath.Agent`; ``options`` are :func:`transports.http.create_app`'s (``token`` — ``None`` disables auth,
     for a private socket only — ``users``, ``limits``, ``allowed_hosts``).
     """
     return AgentApp(agent, **options)
