@@ -417,8 +417,8 @@ async def _format(tool: Tool, output: Any) -> str:
         if tool.output_mode == "content":
             if isinstance(output, str):
                 return output
-            return summarize_tool_result(output, CONTENT_CANDIDATE_CHARS)
-        return summarize_tool_result(output)
+            return summarize_tool_result(output, CONTENT_CANDIDATE_CHARS, strict=True)
+        return summarize_tool_result(output, strict=True)
     except Exception as exc:
         report_unshowable(tool, output, exc)
         return UNSUMMARIZABLE

@@ -135,7 +135,8 @@ class TestOutputNeverVanishes:
 
     def test_an_object_with_no_text_form_is_an_error_naming_its_type(self) -> None:
         with pytest.raises(TypeError, match=r"_Opaque cannot be shown"):
-            summarize_tool_result({"x": _Opaque()})
+            summarize_tool_result({"x": _Opaque()}, strict=True)
+        assert summarize_tool_result({"x": _Opaque()}) == "(_Opaque output that cannot be shown)"
 
     async def test_a_tool_returning_it_is_logged_with_the_tool_and_the_type(
         self, caplog: pytest.LogCaptureFixture
