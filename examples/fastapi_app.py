@@ -20,7 +20,6 @@ from fastapi.responses import StreamingResponse
 
 from goliath import Agent, tool
 from goliath.memory import InMemory
-from goliath.resolve import resolve_model
 from goliath.streaming import TokenEvent
 
 SHOP_HOURS = {"monday": "9-17", "saturday": "10-14", "sunday": "closed"}
@@ -37,7 +36,7 @@ def opening_hours(day: str) -> str:
 
 
 agent = Agent(
-    resolve_model(os.environ.get("GOLIATH_MODEL", "local")),
+    os.environ.get("GOLIATH_MODEL", "local"),  # a spec: resolved when the agent starts
     tools=[opening_hours],
     memory=lambda conversation_id: InMemory(),
 )

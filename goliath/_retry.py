@@ -5,6 +5,10 @@ Retried: a connection that could not be made (nothing was sent), and the answers
 at most :data:`MAX_RETRY_AFTER`), else an exponential backoff with jitter. A read timeout is
 not retried: a slow model would only be asked twice. ``stamina.set_testing(True)`` turns the
 waits off in an application's own tests.
+
+Each retry is logged once, at INFO on ``goliath.retry``; stamina's own log hooks (a bare
+``stamina.retry_scheduled`` WARNING, or a structlog line) skip Goliath's retries, and keep
+reporting the application's own.
 """
 
 from __future__ import annotations
@@ -13,9 +17,11 @@ import email.utils
 import logging
 import time
 from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
 import stamina
+from stamina.instrumentation import get_on_retry_hooks, set_on_retry_hooks
 
 __all__ = [
     "DEFAULT_ATTEMPTS",
@@ -36,6 +42,8 @@ WAIT_INITIAL = 0.5
 WAIT_MAX = 10.0
 
 logger = logging.getLogger("goliath.retry")
+RETRY_NAME = "goliath.retry"
+"""The name stamina's hooks see for Goliath's retries (``RetryDetails.name``)."""
 
 
 class RetryLater(Exception):
@@ -73,14 +81,50 @@ def _should_retry(error: Exception) -> bool | float:
     return False
 
 
+def _skips_ours(hook: Any) -> Any:
+    """A stamina log hook that leaves Goliath's retries to ``goliath.retry``."""
+
+    def hook_for_others(details: Any) -> Any:
+        if details.name == RETRY_NAME:
+            return None
+        return hook(details)
+
+    hook_for_others.goliath_skips_ours = True  # type: ignore[attr-defined]
+    return hook_for_others
+
+
+def _quiet_stamina_logs() -> None:
+    """Wrap stamina's log hooks (once; again if the application set new ones) so they skip
+    Goliath's retries; metric hooks (Prometheus) still count them."""
+    hooks = get_on_retry_hooks()
+    if all(getattr(hook, "goliath_skips_ours", False) or not _logs(hook) for hook in hooks):
+        return
+    set_on_retry_hooks(
+        [
+            _skips_ours(hook)
+            if _logs(hook) and not getattr(hook, "goliath_skips_ours", False)
+            else hook
+            for hook in hooks
+        ]
+    )
+
+
+def _logs(hook: Any) -> bool:
+    module = getattr(hook, "__module__", "") or ""
+    return module.endswith(("instrumentation._logging", "instrumentation._structlog"))
+
+
 def attempts(count: int = DEFAULT_ATTEMPTS) -> AsyncIterator[stamina.Attempt]:
     """``async for attempt in attempts(): with attempt: ...`` — raise :class:`RetryLater` (or
     let a connection error escape) inside the block to try again; the last failure propagates.
     The waits are Trio sleeps (stamina detects the library), so cancellation ends them."""
-    return stamina.retry_context(
+    _quiet_stamina_logs()
+    context: Any = stamina.retry_context(
         on=_should_retry,
         attempts=count,
         timeout=None,
         wait_initial=WAIT_INITIAL,
         wait_max=WAIT_MAX,
-    ).__aiter__()
+    )
+    named: AsyncIterator[stamina.Attempt] = context.with_name(RETRY_NAME, (), {}).__aiter__()
+    return named

@@ -9,10 +9,19 @@ does all of that for a script.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import logging
 import math
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generic, Self, overload
 
@@ -21,7 +30,7 @@ import pydantic
 import trio
 from typing_extensions import TypeVar
 
-from ._asyncio_host import AsyncioHost, running_library
+from ._asyncio_host import AsyncioHost, host_loop, running_library, thread_has_event_loop
 from ._util import maybe_await
 from .budget import DEFAULT_WINDOW, Budgets, TokenCounter
 from .config import (
@@ -46,7 +55,7 @@ from .records import Out, RunResult
 from .session import Session
 from .snapshot import DEFAULT_RAW_OUTPUT_BYTES
 from .streaming import ResultEvent, StreamEvent, TokenEvent
-from .tools import Deps, Tool
+from .tools import Deps, Tool, ToolErrors
 
 if TYPE_CHECKING:
     from actors.cluster import Cluster
@@ -84,8 +93,10 @@ class Agent(Generic[Deps, Out]):
     ``agent.run_sync(...)``. The guides in ``docs/`` show each option at work.
 
     Args:
-        model: a :class:`~goliath.models.Model` (something with async ``generate``), or a
-            zero-argument factory returning one (called when the runtime starts).
+        model: a :class:`~goliath.models.Model` (something with async ``generate``), a
+            zero-argument factory returning one (called when the runtime starts), or a spec
+            string in ``--model``'s grammar (``"local"``, ``"openai:URL#model"``, ``"fake:PATH"``),
+            built when the runtime starts, so the app imports without the model installed.
         tools: the tools, as an iterable or a mapping (keyed by each tool's own ``name``).
         memory: a :class:`~goliath.memory.Memory` for the default conversation, or a factory
             ``(conversation_id) -> Memory`` for one per conversation; default: in-process.
@@ -116,6 +127,9 @@ class Agent(Generic[Deps, Out]):
         raw_output_bytes: the JSON size of a tool's raw output a step keeps (``StepRecord.output``,
             which travels in results, turn records and memory); a larger one is omitted and
             ``output_omitted`` says so (``None``: no cap). The model's summary is unaffected.
+        tool_errors: ``"report"``: a tool that raises is a failed step the model reads
+            (``error: KeyError: 'Paris'. ...``), logged with its traceback on ``goliath.tools``;
+            ``"raise"``: the run raises the tool's own exception (what a test wants).
         runtime_limits: bounds of the runtime (:class:`actors.RuntimeLimits`).
         store: where a daemon keeps memory and turn records (:class:`actors.store.Store`).
         cluster: this node's fleet membership (:class:`actors.cluster.Cluster`).
@@ -146,24 +160,20 @@ class Agent(Generic[Deps, Out]):
         model_timeout: float | None = DEFAULT_MODEL_TIMEOUT,
         tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
         raw_output_bytes: int | None = DEFAULT_RAW_OUTPUT_BYTES,
+        tool_errors: ToolErrors = "report",
         runtime_limits: RuntimeLimits | None = None,
         store: Store | None = None,
         cluster: Cluster | None = None,
     ) -> None:
         options = {name: value for name, value in locals().items() if name in OPTIONS}
-        if model is None or not (hasattr(model, "generate") or callable(model)):
-            raise ConfigError(
-                f"model must be a goliath.models.Model (something with async generate()) or a "
-                f"zero-argument factory returning one; got {model!r}."
-            )
-        self.model = model
+        model = _checked_model(model)
+        _check_tools_argument(tools)
+        _check_handler("confirm", confirm)
+        _check_handler("fallback", fallback)
+        _check_handler("on_event", on_event)
+        self.model: Any = model
         self._options = options
-        turn_options = {name: options[name] for name in TURN_OPTIONS}
-        if window is None:
-            turn_options["window"] = _model_window(model)
-        if count_tokens is None:
-            turn_options["count_tokens"] = _model_counter(model)
-        self.config = AgentConfig(**turn_options)
+        self.config = self._config_for(model)
         _warn_if_writes_fail_closed(self.config)
         self._memory = memory
         self._memory_is_factory = memory is not None and not _is_memory(memory) and callable(memory)
@@ -180,6 +190,42 @@ class Agent(Generic[Deps, Out]):
         self._exit_stack: contextlib.AsyncExitStack | None = None
         self._nursery: trio.Nursery | None = None
         self._host: AsyncioHost | None = None
+        self._observers: trio.Nursery | None = None
+        """Where an async ``on_event`` runs under Trio (its tasks finish before the agent stops)."""
+
+    def _config_for(self, model: Any) -> AgentConfig:
+        """The turn options, with the window and token counter of ``model`` unless given."""
+        turn_options = {name: self._options[name] for name in TURN_OPTIONS}
+        if turn_options["window"] is None:
+            turn_options["window"] = _model_window(model)
+        if turn_options["count_tokens"] is None:
+            turn_options["count_tokens"] = _model_counter(model)
+        return AgentConfig(**turn_options)
+
+    @contextlib.contextmanager
+    def override(self, *, model: ModelSource) -> Iterator[Self]:
+        """Run this agent on another ``model`` inside the block (a test's ``TestModel``).
+
+        For an agent built elsewhere (a module-level ``agent`` an app imports): ``with
+        app.agent.override(model=TestModel()): ...`` runs ``run_sync`` or ``async with agent:``
+        on the test model, and the agent's own model is back after the block.
+
+        Raises:
+            GoliathError: the agent is running (its model worker holds the model it started
+                with); enter the override before ``async with agent:``.
+        """
+        if self._runtime is not None or self._host is not None:
+            raise GoliathError(
+                "agent.override(model=...) cannot swap the model of a running agent; enter "
+                "the override first, then `async with agent:` (or call run_sync) inside it."
+            )
+        replacement = _checked_model(model)
+        saved = (self.model, self.config)
+        self.model, self.config = replacement, self._config_for(replacement)
+        try:
+            yield self
+        finally:
+            self.model, self.config = saved
 
     def with_options(self, **changes: Any) -> Agent[Any, Any]:
         """A new agent with the same options except ``changes`` (e.g. another ``memory``)."""
@@ -187,7 +233,8 @@ class Agent(Generic[Deps, Out]):
         if unknown:
             raise ConfigError(f"Agent has no option(s) {sorted(unknown)}.")
         model = changes.pop("model", self.model)
-        return Agent(model, **{**self._options, **changes})
+        with runs_bring_confirm():  # this agent already said so, once, if it had to
+            return Agent(model, **{**self._options, **changes})
 
     # ---------------------------------------------------------------- lifecycle
 
@@ -240,15 +287,45 @@ class Agent(Generic[Deps, Out]):
             raise
         await self._stop(None, None, None)
 
+    def _hosted_config(self) -> AgentConfig:
+        """The config a runtime runs with: under an asyncio host, the application's coroutine
+        functions (tools, confirm, fallback, hooks, facts, on_event) run on the host loop."""
+        loop = host_loop()
+        config = self.config
+        if loop is None:
+            on_event = self._trio_event_callback(config.on_event)
+            return (
+                config if on_event is config.on_event else attrs.evolve(config, on_event=on_event)
+            )
+        from ._asyncio_host import event_on_host, extension_on_host, on_host, tool_on_host
+
+        changes: dict[str, Any] = {
+            "tools": {name: tool_on_host(tool, loop) for name, tool in config.tools.items()},
+            "confirm": on_host(config.confirm, loop),
+            "fallback": on_host(config.fallback, loop),
+            "on_event": event_on_host(config.on_event, loop),
+            "extensions": tuple(extension_on_host(item, loop) for item in config.extensions),
+        }
+        if callable(config.facts):
+            changes["facts"] = on_host(config.facts, loop)
+        for name in ("window", "count_tokens"):  # the model's own stay on Trio
+            if self._options[name] is not None:
+                changes[name] = on_host(getattr(config, name), loop)
+        return attrs.evolve(config, **changes)
+
     async def _start(self) -> None:
         from actors.runtime import Runtime, RuntimeLimits
 
+        model = _guarded(self.model)
+
         stack = contextlib.AsyncExitStack()
+        observers = await stack.enter_async_context(trio.open_nursery())  # closed last: waited
+        self._observers = observers
         nursery = await stack.enter_async_context(trio.open_nursery())
         cluster = self._cluster
         runtime = Runtime(
-            config=self.config,
-            model=self.model,
+            config=self._hosted_config(),
+            model=model,
             make_session=self._make_session,
             limits=self._runtime_limits or RuntimeLimits(),
             sessions=self._sessions,
@@ -294,7 +371,13 @@ class Agent(Generic[Deps, Out]):
         elif memory is None:
             resolved = InMemory()
         elif self._memory_is_factory:
-            resolved = await maybe_await(memory(conversation_id))  # type: ignore[operator]
+            factory: Any = memory
+            loop = host_loop()
+            if loop is not None:
+                from ._asyncio_host import on_host
+
+                factory = on_host(factory, loop)
+            resolved = await maybe_await(factory(conversation_id))
             if not _is_memory(resolved):
                 raise ConfigError(
                     f"The memory factory returned {resolved!r} for conversation "
@@ -302,6 +385,11 @@ class Agent(Generic[Deps, Out]):
                 )
         else:
             resolved = memory
+        loop = host_loop()
+        if loop is not None:  # the application's store runs on the host loop
+            from ._asyncio_host import memory_on_host
+
+            resolved = memory_on_host(resolved, loop)
         return Session(memory=resolved, conversation_id=conversation_id)
 
     # ---------------------------------------------------------------- runs
@@ -433,7 +521,7 @@ class Agent(Generic[Deps, Out]):
 
     async def _stream(self, ask: str, options: dict[str, Any]) -> AsyncIterator[StreamEvent]:
         send, receive = trio.open_memory_channel[StreamEvent](math.inf)
-        user_on_event = options.pop("on_event")
+        _, user_on_event = self._run_callables(None, options.pop("on_event"))
 
         def on_event(event: Event) -> None:
             send.send_nowait(event)
@@ -474,6 +562,7 @@ class Agent(Generic[Deps, Out]):
         turn_id: str | None,
         on_token: TextSink | None = None,
     ) -> TurnRequest:
+        confirm, on_event = self._run_callables(confirm, on_event)
         request = TurnRequest(
             ask=ask,
             turn_id=turn_id or uuid.uuid4().hex,
@@ -491,6 +580,40 @@ class Agent(Generic[Deps, Out]):
                 "A single Memory object serves only the default conversation."
             )
         return request
+
+    def _run_callables(
+        self, confirm: ConfirmHandler | None, on_event: EventCallback | None
+    ) -> tuple[ConfirmHandler | None, EventCallback | None]:
+        """A run's own confirm handler and event callback, where their author expects them:
+        coroutines on the asyncio host loop; an async ``on_event`` scheduled, never dropped."""
+        loop = host_loop()
+        if loop is not None:
+            from ._asyncio_host import event_on_host, on_host
+
+            return on_host(confirm, loop), event_on_host(on_event, loop)
+        return confirm, self._trio_event_callback(on_event)
+
+    def _trio_event_callback(self, on_event: EventCallback | None) -> EventCallback | None:
+        """Under Trio, an async ``on_event`` runs as a task of the runtime's nursery (the turn
+        calls callbacks synchronously); its failure is logged, as events are observations."""
+        from .tools import is_async_callable
+
+        if on_event is None or not is_async_callable(on_event):
+            return on_event
+        callback: Any = on_event
+
+        async def observe(event: Event) -> None:
+            try:
+                await callback(event)
+            except Exception:
+                logger.warning("an async on_event callback failed", exc_info=True)
+
+        def schedule(event: Event) -> None:
+            observers = self._observers
+            if observers is not None:
+                observers.start_soon(observe, event)
+
+        return schedule
 
     def _started(self, method: str) -> Runtime:
         runtime = self._runtime
@@ -516,8 +639,10 @@ class Agent(Generic[Deps, Out]):
         """Start Trio and the runtime, run one turn, stop. For scripts and the REPL.
 
         Takes :meth:`run`'s options. In-process memory survives between calls on the same
-        agent. From inside a running event loop (asyncio, Jupyter) use ``async with agent:``
-        and ``await agent.run(...)`` instead: this call would block that loop.
+        agent. Called from inside a running event loop (a notebook cell, an asyncio app) it runs
+        Trio in a worker thread and blocks that loop until the turn ends; there, prefer
+        ``async with agent:`` and ``await agent.run(...)``, which keep the loop serving and run
+        the app's coroutines on it.
         """
 
         async def main() -> RunResult[Any]:
@@ -532,6 +657,12 @@ class Agent(Generic[Deps, Out]):
                     turn_id=turn_id,
                 )
 
+        if thread_has_event_loop():  # a notebook's loop, or a Trio run: Trio runs in a thread
+            import concurrent.futures
+
+            with concurrent.futures.ThreadPoolExecutor(1, "goliath-run-sync") as pool:
+                threaded: RunResult[Out] = pool.submit(trio.run, main).result()
+            return threaded
         result: RunResult[Out] = trio.run(main)
         return result
 
@@ -571,10 +702,27 @@ def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
     return out
 
 
+_RUNS_BRING_CONFIRM: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "goliath_runs_bring_confirm", default=False
+)
+
+
+@contextlib.contextmanager
+def runs_bring_confirm() -> Iterator[None]:
+    """Agents built inside say nothing about writes failing closed: whoever builds them here
+    (``goliath serve``, ``goliath run --agent``) gives each run a confirm handler, so the
+    warning would be false."""
+    token = _RUNS_BRING_CONFIRM.set(True)
+    try:
+        yield
+    finally:
+        _RUNS_BRING_CONFIRM.reset(token)
+
+
 def _warn_if_writes_fail_closed(config: AgentConfig) -> None:
     """One warning for an agent whose writes will all be declined unless each run brings a
     confirm handler (BEHAVIOR D11)."""
-    if config.confirm is not None or config.auto_approve:
+    if config.confirm is not None or config.auto_approve or _RUNS_BRING_CONFIRM.get():
         return
     writes = sorted(name for name, tool in config.tools.items() if tool.writes)
     if writes:
@@ -602,3 +750,66 @@ def _model_counter(model: object) -> TokenCounter | None:
     if callable(counter) and hasattr(model, "generate"):
         return counter  # type: ignore[no-any-return]
     return None
+
+
+def _checked_model(model: Any) -> Any:
+    """A model, a factory of one, or a spec (made a :class:`~goliath.resolve.LazyModel`)."""
+    if isinstance(model, str):
+        from .resolve import LazyModel
+
+        return LazyModel(model)
+    if isinstance(model, type):
+        made = "()" if hasattr(model, "generate") else "(...)"
+        raise ConfigError(
+            f"model is the class {model.__qualname__}, not a model: pass an instance, "
+            f"Agent({model.__qualname__}{made}, ...), or a spec string such as 'local'."
+        )
+    if model is None or not (hasattr(model, "generate") or callable(model)):
+        raise ConfigError(
+            f"model must be a goliath.models.Model (something with async generate()), a "
+            f"zero-argument factory returning one, or a spec such as 'local'; got {model!r}."
+        )
+    return model
+
+
+def _check_tools_argument(tools: Any) -> None:
+    """``tools=one_tool`` (a Tool, not a list of them) is a common slip: say the fix."""
+    if isinstance(tools, Tool) or (callable(tools) and not isinstance(tools, Mapping)):
+        shown = getattr(tools, "name", None) or getattr(tools, "__name__", repr(tools))
+        raise ConfigError(
+            f"tools must be a list (or mapping) of tools; got the single {shown!r}. Write "
+            f"tools=[{shown}]."
+        )
+    if isinstance(tools, (str, bytes)):
+        raise ConfigError(f"tools must be a list of Tool objects, got the string {tools!r}.")
+
+
+def _check_handler(name: str, handler: Any) -> None:
+    if handler is not None and not callable(handler):
+        hint = (
+            " For approving every write use auto_approve=True; confirm= takes a function "
+            "(ConfirmRequest) -> bool."
+            if name == "confirm"
+            else ""
+        )
+        raise ConfigError(f"{name} must be a function, got {handler!r}.{hint}")
+
+
+def _guarded(model: Any) -> Any:
+    """The model, checked against the test guard (``goliath.testing.forbid_model_requests``):
+    a model or spec now, a factory's model each time it makes one."""
+    from .resolve import LazyModel
+    from .testing import check_model_allowed, requests_forbidden
+
+    if not requests_forbidden():
+        return model
+    if hasattr(model, "generate"):
+        check_model_allowed(model.spec if isinstance(model, LazyModel) else model)
+        return model
+
+    def checked_factory() -> Any:
+        made = model()
+        check_model_allowed(made)
+        return made
+
+    return checked_factory

@@ -32,7 +32,8 @@ from .agent import Agent
 from .errors import ConfigError, GoliathError
 from .events import EscalateEvent, Event
 from .records import ConfirmRequest, Decision, RunResult
-from .resolve import SPEC_FORMS, ModelSpec, resolve_model, resolve_object
+from .resolve import SPEC_FORMS, ModelSpec, resolve_model, resolve_now, resolve_object
+from .streaming import ResultEvent, TokenEvent
 from .tools import Tool
 from .turn.prompts import step_log
 
@@ -62,10 +63,26 @@ def _tools(reference: str | None) -> list[Tool]:
 class Terminal:
     """Prompts and progress on the terminal; reading stdin is cancellable (no stray thread)."""
 
-    def __init__(self, out: TextIO, err: TextIO, *, assume_yes: bool, progress: bool) -> None:
+    def __init__(
+        self,
+        out: TextIO,
+        err: TextIO,
+        *,
+        assume_yes: bool,
+        progress: bool,
+        piped_answers: bool = False,
+    ) -> None:
         self.out = out
         self.err = err
         self.assume_yes = assume_yes
+        self.piped_answers = piped_answers
+        """Whether a confirm reads its answer from piped stdin (``chat``: the input is the
+        conversation, answers included) instead of declining without a terminal."""
+        self.streaming = False
+        """Whether the answer is being written to ``out`` as the model writes it."""
+        self.stream_answers = True
+        self.answer_shown = False
+        """Whether the last turn's answer was streamed (``format_result`` leaves it out)."""
         self.progress = progress and _is_terminal(err)
         self._stdin: trio.lowlevel.FdStream | None = None
         self._buffer = b""
@@ -112,8 +129,11 @@ class Terminal:
         if self.assume_yes:
             self.err.write(f"  approved (--yes): {shown}\n")
             return Decision(approved=True)
-        if not sys.stdin.isatty():
+        if not sys.stdin.isatty() and not self.piped_answers:
             return Decision(approved=False, reason="no one at the terminal to approve it")
+        if self.streaming:
+            self.out.write("\n")
+            self.out.flush()
         reply = await self.read_line(f"  Allow {shown}? {request.brief} [y/N] ")
         if reply is not None and reply.lower() in ("y", "yes"):
             return Decision(approved=True)
@@ -147,9 +167,11 @@ def _is_terminal(stream: TextIO) -> bool:
         return False
 
 
-def format_result(result: RunResult) -> str:
-    """The answer, where it was handled, and the step log."""
-    lines = [result.text or "(no answer)", ""]
+def format_result(result: RunResult, *, answer_shown: bool = False) -> str:
+    """The answer, where it was handled, and the step log (without the answer when it was
+    already streamed to the terminal)."""
+    lines = [] if answer_shown else [result.text or "(no answer)"]
+    lines.append("")
     summary = f"handled by: {result.handled_by}"
     if result.best_effort:
         summary += " (best effort)"
@@ -179,6 +201,8 @@ async def _agent(args: argparse.Namespace, terminal: Terminal) -> Agent:
         agent = await load_agent(args.agent)
         if args.model is not None:
             agent = agent.with_options(model=resolve_model(args.model))
+        else:
+            await resolve_now(agent)  # the app's own spec: a missing model fails here
         if args.max_steps is not None:
             agent = agent.with_options(max_steps=args.max_steps)
         return agent
@@ -198,9 +222,38 @@ async def _turn(
 ) -> RunResult:
     """One turn, with the terminal asking before writes unless the agent has its own handler."""
     confirm = None if agent.config.confirm is not None else terminal.confirm
-    return await agent.run(
+    if not _streams(terminal):
+        return await agent.run(
+            ask, conversation_id=conversation_id, confirm=confirm, on_event=terminal.event
+        )
+    shown = ""
+    result: RunResult | None = None
+    async for item in agent.run_stream(
         ask, conversation_id=conversation_id, confirm=confirm, on_event=terminal.event
-    )
+    ):
+        if isinstance(item, TokenEvent):
+            if not shown:
+                terminal.clear_status()
+                terminal.streaming = True
+            shown += item.text
+            terminal.out.write(item.text)
+            terminal.out.flush()
+        elif isinstance(item, ResultEvent):
+            result = item.result
+    terminal.streaming = False
+    assert result is not None
+    if shown:
+        final = result.text or "(no answer)"
+        # The result's text is the answer that counts; the streamed one was its draft.
+        terminal.out.write("\n" if shown.strip() == final.strip() else f"\n{final}\n")
+        terminal.answer_shown = True
+    return result
+
+
+def _streams(terminal: Terminal) -> bool:
+    """The answer is streamed when it is written to a terminal (not piped, not --json)."""
+    terminal.answer_shown = False
+    return terminal.stream_answers and _is_terminal(terminal.out)
 
 
 def no_answer(result: RunResult) -> str | None:
@@ -219,6 +272,7 @@ def no_answer(result: RunResult) -> str | None:
 
 async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     terminal = Terminal(out, err, assume_yes=args.yes, progress=not args.quiet and not args.json)
+    terminal.stream_answers = not args.json
     try:
         agent = await _agent(args, terminal)
         async with agent:
@@ -230,7 +284,7 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         out.write(encode_json(ResultMessage(turn_id=result.turn_id, result=result)).decode() + "\n")
     else:
-        out.write(format_result(result) + "\n")
+        out.write(format_result(result, answer_shown=terminal.answer_shown) + "\n")
     problem = no_answer(result)
     if problem is not None:
         out.flush()
@@ -240,7 +294,7 @@ async def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 async def _chat(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    terminal = Terminal(out, err, assume_yes=args.yes, progress=not args.quiet)
+    terminal = Terminal(out, err, assume_yes=args.yes, progress=not args.quiet, piped_answers=True)
     try:
         agent = await _agent(args, terminal)
         conversation = args.conversation or (None if args.agent else "chat")
@@ -251,7 +305,7 @@ async def _chat(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 if not ask:
                     return 0
                 result = await _turn(agent, terminal, ask, conversation)
-                out.write(format_result(result) + "\n\n")
+                out.write(format_result(result, answer_shown=terminal.answer_shown) + "\n\n")
                 out.flush()
                 problem = no_answer(result)
                 if problem is not None:
@@ -462,6 +516,18 @@ def _supervised(argv: Sequence[str], err: TextIO) -> int:
     return done.returncode
 
 
+GOLIATH_LOGGERS = ("goliath",)
+"""The loggers ``--log-level`` sets (every Goliath module logs under ``goliath.``)."""
+
+
+def _log_goliath(level: str) -> None:
+    """Goliath's loggers at ``level`` on stderr (``goliath.serve: ...``); every other library
+    stays at WARNING, so ``--log-level info`` does not turn on each dependency's INFO."""
+    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
+    for name in GOLIATH_LOGGERS:
+        logging.getLogger(name).setLevel(level.upper())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(arguments)
@@ -484,9 +550,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "serve":
             from transports.serve import serve_command
 
-            logging.basicConfig(
-                level=args.log_level.upper(), format="goliath: %(name)s: %(message)s"
-            )
+            _log_goliath(args.log_level)
             return int(serve_command(args))
         if args.command == "eval":
             from .evals.cli import eval_command

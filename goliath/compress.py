@@ -35,14 +35,40 @@ def clip(text: str, max_chars: int) -> str:
     return text[: max(0, max_chars - 1)].rstrip() + "…"
 
 
+def _text(value: Any) -> str:
+    """``str()`` of a value msgspec and pydantic could not convert (a ``Path``, an IP address,
+    a numpy number, an object with ``__str__``).
+
+    Raises:
+        _Unshowable: the value has no text form of its own (only ``object``'s default repr,
+            which would show the model a memory address).
+    """
+    kind: Any = type(value)
+    if kind.__str__ is object.__str__ and kind.__repr__ is object.__repr__:
+        raise _Unshowable(kind)
+    return str(value)
+
+
+class _Unshowable(Exception):
+    def __init__(self, kind: type) -> None:
+        super().__init__(
+            f"a {kind.__module__}.{kind.__qualname__} cannot be shown: msgspec and pydantic "
+            "cannot convert it and it has no __str__"
+        )
+        self.kind = kind.__name__
+
+
 def _scalar(value: Any) -> str:
+    value = to_plain(value)
     if value is None:
         return ""
     if isinstance(value, str):
         return clip(value, _SCALAR_CHARS)
     if isinstance(value, (bool, int, float)):
         return js_number(value)
-    return ""
+    if isinstance(value, (list, tuple, dict)):
+        return ""  # a nested container: its one-line form leaves it out (BEHAVIOR)
+    return clip(_text(value), _SCALAR_CHARS)
 
 
 def _one_line(item: Any) -> str:
@@ -52,18 +78,32 @@ def _one_line(item: Any) -> str:
     return _scalar(item)
 
 
-def summarize_tool_result(value: Any, max_chars: int = RESULT_CHARS) -> str:
+def summarize_tool_result(
+    value: Any, max_chars: int = RESULT_CHARS, *, strict: bool = False
+) -> str:
     """Render a tool's raw output as the short text a small model sees.
 
     ``None`` → ``done``; a blank string → ``(no output)``; an empty list → ``none``; lists become
     numbered lines (head, ``… N omitted``, error lines, tail); objects one ``key: value`` line per
-    entry. Pydantic models, dataclasses, attrs and msgspec objects are read as their fields.
-    Never raises and never returns more than ``max_chars`` (at least 1) characters.
+    entry. Pydantic models, dataclasses, attrs and msgspec objects are read as their fields;
+    anything else msgspec converts (dates, UUIDs, decimals, enums) as its JSON form, and the
+    rest as its ``str()`` (paths, IP addresses, numpy numbers), so no value is shown as blank.
+    A value with no text form at all (msgspec and pydantic cannot convert it, its class has no
+    ``__str__``) gives ``(<type> output that cannot be shown)``. Never returns more than
+    ``max_chars`` (at least 1) characters, and never raises unless ``strict``.
+
+    Raises:
+        TypeError: only with ``strict=True`` (what a tool step uses, to say which tool): a
+            value, at any depth, has no text form. The message names its type.
     """
     try:
         return clip(_summarize(value, max_chars), max_chars)
     except (RecursionError, ValueError):  # a structure that contains itself; a 5,000-digit int
         return clip(f"({type(value).__name__} output that cannot be summarized)", max_chars)
+    except _Unshowable as exc:
+        if strict:
+            raise TypeError(str(exc)) from None
+        return clip(f"({exc.kind} output that cannot be shown)", max_chars)
 
 
 def _summarize(value: Any, max_chars: int) -> str:
@@ -86,7 +126,7 @@ def _summarize(value: Any, max_chars: int) -> str:
         return clip("\n".join(lines), max_chars)
     if isinstance(value, (bool, int, float)):
         return clip(js_number(value), max_chars)
-    return clip(str(value), max_chars)
+    return clip(_text(value), max_chars)
 
 
 def _summarize_list(items: list[Any], max_chars: int) -> str:

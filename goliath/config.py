@@ -17,7 +17,7 @@ from .ids import check_conversation_id
 from .models import TextSink
 from .records import ConfirmRequest, Decision, FallbackRequest
 from .snapshot import DEFAULT_RAW_OUTPUT_BYTES
-from .tools import Tool, tools_by_name
+from .tools import Tool, ToolErrors, tools_by_name
 
 __all__ = [
     "DEFAULT_INSTRUCTIONS",
@@ -120,6 +120,15 @@ def _checked_auto_approve(value: bool) -> bool:
     return value
 
 
+def _checked_tool_errors(value: ToolErrors) -> ToolErrors:
+    if value not in ("report", "raise"):
+        raise ConfigError(
+            f"tool_errors must be 'report' (a failed step the model reads) or 'raise' (the run "
+            f"raises the tool's exception, for tests); got {value!r}."
+        )
+    return value
+
+
 def _checked_extensions(extensions: Sequence[Any]) -> tuple[Any, ...]:
     return check_extensions(list(extensions))
 
@@ -175,6 +184,7 @@ class AgentConfig:
     facts: FactsSource | None = None
     examples: Sequence[Mapping[str, Any]] | None = None
     tool_retrieval: int | None = attrs.field(default=None, converter=_checked_tool_retrieval)
+    tool_errors: ToolErrors = attrs.field(default="report", converter=_checked_tool_errors)
 
 
 RUNTIME_FIELDS = frozenset({"progress", "resume"})

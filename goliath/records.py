@@ -40,6 +40,8 @@ class StepRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     not serialize or was larger than the agent's ``raw_output_bytes``; ``output_omitted`` then
     says which. ``outcome_unknown`` marks a write cut off while it ran (a crash, a cancel):
     it may or may not have happened, and Goliath never runs it again on its own.
+    ``error_type`` names the exception a failed tool raised (``KeyError``,
+    ``myapp.errors.Locked``); ``result`` then holds ``error: <type>: <message>. ...``.
     """
 
     index: int
@@ -59,6 +61,7 @@ class StepRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     text: str | None = None
     output_omitted: str | None = None
     outcome_unknown: bool = False
+    error_type: str | None = None
 
 
 class Exchange(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -113,6 +116,11 @@ class RunResult(msgspec.Struct, Generic[Out], kw_only=True, omit_defaults=True):
     input_tokens: int = 0
     output_tokens: int = 0
     queue_ms: float = 0.0
+
+    @property
+    def failed_steps(self) -> list[StepRecord]:
+        """The tool steps that failed (their ``error_type`` names each exception)."""
+        return [step for step in self.steps if step.failed]
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (dicts, lists, strings, numbers): ``json.dumps`` takes it as it is.

@@ -25,7 +25,15 @@ import attrs
 from .errors import ConfigError
 from .models.packaged import DEFAULT_MODEL, SMOLLM2_135M, PackagedModel, packaged_model
 
-__all__ = ["SPEC_FORMS", "ModelSpec", "resolve_model", "resolve_object"]
+__all__ = [
+    "SPEC_FORMS",
+    "LazyModel",
+    "ModelSpec",
+    "check_spec",
+    "resolve_model",
+    "resolve_now",
+    "resolve_object",
+]
 
 SPEC_FORMS = "local, local:NAME, small, llamacpp:PATH, apple, openai:BASE_URL#MODEL, fake:PATH"
 API_KEY_ENV = "OPENAI_API_KEY"
@@ -84,6 +92,108 @@ class ModelSpec:
     def packaged(self) -> PackagedModel:
         """The packaged model a ``local`` spec names."""
         return packaged_model(self.target) if self.target else DEFAULT_MODEL
+
+
+def check_spec(spec: object) -> str:
+    """The spec, stripped, when its form is one of :data:`SPEC_FORMS` (nothing is loaded).
+
+    Raises:
+        ConfigError: the spec is malformed (the message lists the accepted forms).
+    """
+    ModelSpec.parse(spec)
+    assert isinstance(spec, str)
+    return spec.strip()
+
+
+class LazyModel:
+    """A model named by a spec (``Agent("local")``), built when the agent first needs it.
+
+    An application (``examples/fastapi_app.py``, a ``make_agent`` for ``goliath serve``) can
+    then be imported, and its model replaced (``--model``, ``agent.override``), on a machine
+    where the model it names is not installed. The model is built in a worker thread when the
+    runtime loads it (before the first turn), or by the first call otherwise; a model that is
+    not installed fails each call with ``ModelUnavailableError`` (the turn escalates
+    ``model-unavailable``), as an unavailable bridge does.
+    """
+
+    def __init__(self, spec: str, **options: Any) -> None:
+        self.spec = check_spec(spec)
+        self._options = options
+        self._model: Any = None
+
+    def __repr__(self) -> str:
+        return f"LazyModel({self.spec!r})"
+
+    @property
+    def name(self) -> str:
+        """The built model's own name (what traces report), else the spec."""
+        for attribute in ("name", "model"):
+            value = getattr(self._model, attribute, None)
+            if isinstance(value, str) and value:
+                return value
+        return self.spec
+
+    def resolve(self) -> Any:
+        """The model the spec names, built once (raises what :func:`resolve_model` raises)."""
+        if self._model is None:
+            self._model = resolve_model(self.spec, **self._options)
+        return self._model
+
+    async def load(self) -> None:
+        import trio
+
+        model = await trio.to_thread.run_sync(self.resolve)
+        load = getattr(model, "load", None)
+        if callable(load):
+            result = load()
+            if hasattr(result, "__await__"):
+                await result
+
+    async def generate(self, request: Any) -> Any:
+        return await self.resolve().generate(request)
+
+    async def generate_stream(self, request: Any, on_text: Any) -> Any:
+        model = self.resolve()
+        stream = getattr(model, "generate_stream", None)
+        if callable(stream):
+            return await stream(request, on_text)
+        return await model.generate(request)
+
+    def _resolved_or_none(self) -> Any:
+        """The model, or ``None`` when it cannot be built (its calls then say why)."""
+        from .errors import ModelError
+
+        try:
+            return self.resolve()
+        except (ModelError, ConfigError):
+            return None
+
+    def window(self) -> Any:
+        from .budget import DEFAULT_WINDOW
+
+        window = getattr(self._resolved_or_none(), "window", None)
+        return window() if callable(window) else DEFAULT_WINDOW
+
+    def count_tokens(self, text: str) -> Any:
+        from .budget import estimate_tokens
+
+        counter = getattr(self._resolved_or_none(), "count_tokens", None)
+        return counter(text) if callable(counter) else estimate_tokens(text)
+
+
+async def resolve_now(agent: Any) -> None:
+    """Build an agent's spec-named model now, in a worker thread, so that a command line
+    (``goliath serve``, ``goliath run --agent``) reports a model that is not installed at
+    once instead of on every turn. Anything else is left as it is.
+
+    Raises:
+        ModelUnavailableError: the model the spec names is not installed here.
+    """
+    model = getattr(agent, "model", None)
+    if isinstance(model, LazyModel):
+        import trio
+
+        await trio.to_thread.run_sync(model.resolve)
 
 
 def resolve_model(spec: str | ModelSpec, **options: Any) -> Any:

@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import trio
 
-from goliath.agent import Agent
+from goliath.agent import Agent, runs_bring_confirm
 from goliath.errors import ConfigError
-from goliath.resolve import resolve_model, resolve_object
+from goliath.resolve import resolve_model, resolve_now, resolve_object
 
 from .stream import serve_stream
 from .users import MIN_TOKEN_CHARS, Authenticator, check_token, load_users
@@ -53,12 +53,16 @@ SHUTDOWN_NOTICE_SECONDS = 2.0
 
 
 async def load_agent(target: str) -> Agent:
-    """``MODULE:ATTR`` → an Agent; a callable is called (sync or async) to make one."""
-    value = resolve_object(target)
-    if not isinstance(value, Agent) and callable(value):
-        value = value()
-        if inspect.isawaitable(value):
-            value = await value
+    """``MODULE:ATTR`` → an Agent; a callable is called (sync or async) to make one.
+
+    Its runs will each bring a confirm handler (the daemon's, the terminal's), so building it
+    does not warn that its writes fail closed."""
+    with runs_bring_confirm():
+        value = resolve_object(target)
+        if not isinstance(value, Agent) and callable(value):
+            value = value()
+            if inspect.isawaitable(value):
+                value = await value
     if not isinstance(value, Agent):
         raise ConfigError(f"{target} is {value!r}, not a goliath.Agent or a factory returning one.")
     return value
@@ -305,6 +309,8 @@ def serve_command(args: argparse.Namespace) -> int:
         agent = await load_agent(args.target)
         if getattr(args, "model", None):
             agent = agent.with_options(model=resolve_model(args.model))
+        else:
+            await resolve_now(agent)  # the app's own spec: a missing model fails here
         agent, cluster = _with_store(agent, args)
         async with trio.open_nursery() as nursery:
             binds = await nursery.start(

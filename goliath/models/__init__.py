@@ -78,8 +78,9 @@ class Model(Protocol):
     async def generate(self, request: GenerateRequest) -> Generation: ...
 
 
-ModelSource = Model | Callable[[], Model]
-"""A model, or a zero-argument factory of one (the model worker calls it for each call)."""
+ModelSource = Model | Callable[[], Model] | str
+"""A model, a zero-argument factory of one (the model worker calls it for each call), or a
+spec naming one (``"local"``, the grammar of ``--model``), built when the agent starts."""
 
 TextSink = Callable[[str], None]
 """Receives a reply's text as it is generated, one delta at a time (called in the Trio thread)."""

@@ -38,7 +38,7 @@ from ..errors import GoliathError
 from ..events import ConfirmEvent, ToolEvent
 from ..records import ConfirmRequest, Decision, SkipReason, StepRecord
 from ..snapshot import capped_snapshot, try_snapshot
-from ..tools import Tool, ToolContext, is_async_callable
+from ..tools import Tool, ToolContext, is_async_callable, report_tool_error, report_unshowable
 from .conductor import Plan
 from .hooks import Denied
 from .judge import duplicate_verdict, last_two_failed, prerequisites_met
@@ -388,9 +388,11 @@ async def _execute(
         output = await _run_tool(turn, tool, tool_input, ctx)
     except Exception as exc:
         step.failed = True
-        message = message_of(exc)
-        text = f"error: {clip(message, 160)}. Try different arguments or another tool."
-        return text, {"status": "failed", "error": message}, _ms_since(started)
+        text = report_tool_error(tool, exc, step)
+        if turn.config.tool_errors == "raise":
+            step.result = text
+            raise
+        return text, {"status": "failed", "error": message_of(exc)}, _ms_since(started)
     ran_ms = _ms_since(started)
     step.output, step.output_omitted = capped_snapshot(output, turn.config.raw_output_bytes)
     step.result = PROCESSING_RESULT
@@ -429,9 +431,10 @@ async def _format(tool: Tool, output: Any) -> str:
         if tool.output_mode == "content":
             if isinstance(output, str):
                 return output
-            return summarize_tool_result(output, CONTENT_CANDIDATE_CHARS)
-        return summarize_tool_result(output)
-    except Exception:
+            return summarize_tool_result(output, CONTENT_CANDIDATE_CHARS, strict=True)
+        return summarize_tool_result(output, strict=True)
+    except Exception as exc:
+        report_unshowable(tool, output, exc)
         return UNSUMMARIZABLE
 
 

@@ -10,7 +10,6 @@ import threading
 from typing import Any
 
 import pytest
-import trio
 
 from goliath import Agent, ConfirmRequest, GoliathError, tool
 from goliath.memory import InMemory
@@ -60,8 +59,8 @@ def test_the_asyncio_loop_keeps_serving_while_a_turn_waits() -> None:
 
     @tool
     async def slow_lookup() -> str:
-        """Look something up slowly."""
-        await trio.sleep(0.2)
+        """Look something up slowly (on the host loop: asyncio's sleep, #24)."""
+        await asyncio.sleep(0.2)
         return "found"
 
     async def ticker() -> None:
@@ -89,7 +88,7 @@ def test_cancelling_the_asyncio_caller_cancels_the_turn() -> None:
     async def forever() -> str:
         """Never finish."""
         try:
-            await trio.sleep_forever()
+            await asyncio.Event().wait()  # on the host loop (#24)
         finally:
             stopped.set()
         return "never"  # pragma: no cover

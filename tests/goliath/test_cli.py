@@ -295,7 +295,9 @@ async def test_serve_log_level_sets_what_the_goliath_loggers_print(tmp_path: Pat
         return printed.decode()
 
     shown = await stderr_of("--log-level", "info")
-    assert "goliath: goliath.serve: serving tests.transports.daemon_app:make_agent" in shown
+    assert (
+        "\ngoliath.serve: serving tests.transports.daemon_app:make_agent" in shown
+    )  # #24: no doubled prefix
     quiet = await stderr_of()
     assert "serving on http://" in quiet and "goliath.serve:" not in quiet
 

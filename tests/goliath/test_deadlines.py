@@ -56,7 +56,7 @@ async def test_a_hanging_async_tool_fails_its_step_and_the_turn_goes_on(
     assert step.failed
     assert (
         step.result
-        == "error: slow_lookup did not finish within 10 s. Try different arguments or another tool."
+        == "error: TimeoutError: slow_lookup did not finish within 10 s. Try different arguments or another tool."
     )
     assert result.text == "It timed out."
 

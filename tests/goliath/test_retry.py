@@ -39,3 +39,41 @@ def test_no_header_leaves_the_backoff_to_decide() -> None:
 
 def test_the_statuses_that_mean_later() -> None:
     assert frozenset({429, 502, 503, 504}) == RETRY_STATUSES
+
+
+async def test_a_retry_is_logged_on_goliath_retry_only(caplog: pytest.LogCaptureFixture) -> None:
+    """Goliath's retry is one INFO line on goliath.retry, not a bare `stamina.retry_scheduled`
+    WARNING; an application's own stamina retries still reach stamina's logger (#24)."""
+    import logging
+
+    import stamina
+
+    from goliath._retry import RetryLater, attempts
+
+    later = RetryLater(response(**{"retry-after": "0"}), 0.0)
+    caplog.set_level(logging.DEBUG)
+    stamina.set_testing(True, attempts=2)
+    try:
+        tries = 0
+        async for attempt in attempts():
+            with attempt:
+                tries += 1
+                if tries == 1:
+                    raise later
+        assert tries == 2
+        ours = [(r.name, r.levelno) for r in caplog.records]
+        assert ("goliath.retry", logging.INFO) in ours
+        assert not [r for r in caplog.records if r.name == "stamina"], ours
+
+        caplog.clear()
+        app_tries = 0
+        async for attempt in stamina.retry_context(on=ValueError, attempts=2):
+            with attempt:
+                app_tries += 1
+                if app_tries == 1:
+                    raise ValueError("the app's own")
+        assert [r.getMessage() for r in caplog.records if r.name == "stamina"] == [
+            "stamina.retry_scheduled"
+        ]
+    finally:
+        stamina.set_testing(False)

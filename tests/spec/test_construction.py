@@ -20,7 +20,7 @@ from goliath import (
     Tool,
 )
 from goliath.memory import InMemory
-from goliath.testing import FakeModel
+from goliath.testing import FakeModel, ScriptMismatch
 
 from .helpers import (
     Empty,
@@ -360,15 +360,21 @@ async def test_fake_model_contract() -> None:
     request = GenerateRequest(
         label="answer", system="s", prompt="p", schema=None, max_output_tokens=9
     )
+    structured = GenerateRequest(
+        label="answer", system="s", prompt="p", schema={"type": "object"}, max_output_tokens=9
+    )
     assert model.remaining() == 3
     assert (await model.generate(request)).text == "a"
-    assert json.loads((await model.generate(request)).text) == {"k": 1}
+    assert json.loads((await model.generate(structured)).text) == {"k": 1}
     with pytest.raises(Scripted):
         await model.generate(request)
     assert model.remaining() == 0
     with pytest.raises(Exception, match=r"script exhausted after 3 call\(s\)"):
         await model.generate(request)
     assert len(model.calls) == 4 and model.calls[0] is request
+    # A JSON entry handed to a call that takes text: the script fell out of step (#24).
+    with pytest.raises(ScriptMismatch, match=r"entry 0 is JSON .* takes text"):
+        await FakeModel([{"json": {"kind": "answer"}}]).generate(request)
 
 
 async def test_model_window_and_tokenizer_are_used_by_default() -> None:

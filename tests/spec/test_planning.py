@@ -389,7 +389,10 @@ async def test_step_log_statuses(box: TaskBox) -> None:
     log = calls(model, "answer")[0].prompt
     assert "1. list_tasks({}) [completed] → 1. title: Buy milk" in log
     assert "2. list_tasks({}) [cached] → same as step 1" in log
-    assert "3. broken({}) [failed] → error: down. Try different arguments or another tool." in log
+    assert (
+        "3. broken({}) [failed] → error: RuntimeError: down. Try different arguments or another tool."
+        in log
+    )
     assert (
         '4. create_task({"title":"Eggs"}) [skipped] → declined by the user: not now. '
         "Do not retry unless asked." in log

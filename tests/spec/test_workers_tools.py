@@ -196,7 +196,8 @@ async def test_worker_on_the_first_step_sees_no_steps(box: TaskBox) -> None:
 
 
 async def test_throwing_tool_is_a_failed_step_and_the_turn_continues() -> None:
-    """A throwing tool yields failed=True, 'error: <msg>. Try different …', and continues."""
+    """A throwing tool yields failed=True, 'error: <Type>: <msg>. Try different …' (#24: the
+    exception's type is shown), and continues."""
 
     def broken(arguments: dict[str, Any], ctx: Any) -> Any:
         raise ValueError("the calendar is locked")
@@ -207,7 +208,8 @@ async def test_throwing_tool_is_a_failed_step_and_the_turn_continues() -> None:
     assert failed.failed is True
     assert failed.skipped is False
     assert (
-        failed.result == "error: the calendar is locked. Try different arguments or another tool."
+        failed.result
+        == "error: ValueError: the calendar is locked. Try different arguments or another tool."
     )
     assert result.text == "Sorry, locked."
     assert reasons(result) == []
@@ -223,7 +225,7 @@ async def test_tool_error_message_is_clipped_to_160_characters() -> None:
     model = FakeModel([use("calendar"), answer_plan(), text("Sorry.")])
     result = await run_turn(model, tools=[make_tool("calendar", broken)])
     assert result.steps[0].result == (
-        f"error: {ref_clip(message, 160)}. Try different arguments or another tool."
+        f"error: {ref_clip('RuntimeError: ' + message, 160)}. Try different arguments or another tool."
     )
 
 
@@ -239,7 +241,7 @@ async def test_two_consecutive_failures_escalate_tool_error() -> None:
     model = FakeModel([use("calendar"), use("other")])
     fallback = RecordingFallback()
     result = await run_turn(model, tools=[make_tool("calendar", broken), other], fallback=fallback)
-    last = "error: failure 2. Try different arguments or another tool."
+    last = "error: RuntimeError: failure 2. Try different arguments or another tool."
     [escalation] = events(result, "escalate")
     assert (escalation.reason, escalation.error) == ("tool-error", last)
     assert (fallback.requests[0].reason, fallback.requests[0].error) == ("tool-error", last)
