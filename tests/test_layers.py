@@ -42,9 +42,16 @@ GROUND = (
 """The words every floor speaks: records, events, errors, ids, budgets, the model port, the
 extension hooks, snapshots and small helpers. They import only each other."""
 
-TOOLKIT = ("goliath.compress", "goliath.config", "goliath.memory.*", "goliath.tools")
-"""What a turn is made of and an agent is configured with: tools, options, memory, compressed
-results."""
+TOOLKIT = (
+    "goliath._asyncio_host",
+    "goliath.compress",
+    "goliath.config",
+    "goliath.hosting",
+    "goliath.memory.*",
+    "goliath.tools",
+)
+"""What a turn is made of, an agent is configured with and an asyncio server hosts it by:
+tools, options, memory, compressed results, the asyncio bridge."""
 
 HARNESS = ("add-ons", "toolkit", "ground")
 

@@ -125,8 +125,7 @@ async def run_tool_step(
             return Escalation("tool-args-invalid")
     await trio.lowlevel.checkpoint_if_cancelled()
     if skipped is None and tool.writes:
-        context = [f"{e.ask} {e.answer}" for e in turn.view.recent[-2:]]
-        note = withheld_write(tool, tool_input, turn.steps, turn.ask, context)
+        note = withheld_write(tool, tool_input, turn.steps)
         if note is not None:
             return Withheld(note)
 

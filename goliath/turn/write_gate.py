@@ -8,10 +8,14 @@ the read's raw output holds the items, and the write's target is one of its stri
 - A write that **adds** (its name starts with a verb like ``add``, ``create``, ``new``) whose
   target's words all appear in the same field of an item the turn already read (a task's
   ``title`` for ``create_task(title)``) is withheld: the item is there.
-- A write that **changes an existing item** (any other write) is withheld when no item the
-  read returned shares a word with its target (there is nothing of that name to change), or
-  when the items that do share no word with the ask or the recent exchanges (the ask named
-  something else).
+- A write that **changes an existing item** (its name starts with ``complete``, ``delete``,
+  ``cancel``, ``move`` ...) is withheld when no item the read returned shares a word with its
+  target: there is nothing of that name to change.
+
+A write of any other verb (``log``, ``send``, ``set`` ...) is not judged here. Nor is a change
+whose target exists but is not what the ask meant: an ask may pick its item by a property
+("whatever is due today", "all the lights that are on"), not by name, so the harness cannot
+tell that from a wrong pick.
 
 Each check applies only when it can decide: the write has a required string argument naming
 its item, and a read of this turn returned items with a field of that name (items of the same
@@ -23,7 +27,7 @@ the answer is told why (docs/design.md, "Writes the ask did not ask for").
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..records import StepRecord
@@ -33,6 +37,11 @@ __all__ = ["ADDING_VERBS", "withheld_write"]
 
 ADDING_VERBS = frozenset({"add", "create", "new", "make", "insert", "save", "put", "schedule"})
 """First words of a write's name that mean it makes a new item (``create_task``, ``addItem``)."""
+CHANGING_VERBS = frozenset(
+    {"complete", "finish", "delete", "remove", "cancel", "reschedule", "move", "rename"}
+    | {"archive", "update", "edit", "mark", "check", "tick", "close", "reopen", "snooze"}
+)
+"""First words of a write's name that mean it changes an item that must already exist."""
 
 _STOP = frozenset(
     """a an the and or of to on in at for from by with my me i it its is are be was were this
@@ -49,8 +58,6 @@ def withheld_write(
     tool: Tool,
     arguments: Mapping[str, Any],
     steps: Sequence[StepRecord],
-    ask: str,
-    context: Iterable[str] = (),
 ) -> str | None:
     """Why this write must not run (a note for the answer), or ``None`` to go on."""
     if not tool.writes:
@@ -71,25 +78,27 @@ def withheld_write(
                 "added. Tell the user it is already there."
             )
         return None
-    matching = [value for value in values if wanted & _words(value)]
-    if not matching:
+    if not _changes(tool.name):
+        return None
+    if not any(wanted & _words(value) for value in values):
         return (
             f'No {parameter} like "{target}" is among the items found, so {tool.name} was not '
             "called: nothing was changed. Tell the user it was not found."
         )
-    asked = _words(" ".join([ask, *context]))
-    if not any(_words(value) & asked for value in matching):
-        return (
-            f'The ask does not name "{target}", so {tool.name} was not called: nothing was '
-            "changed. Tell the user what you could not find."
-        )
     return None
 
 
-def _adds(name: str) -> bool:
+def _verb(name: str) -> str:
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
-    first = re.split(r"[_\-\s.]+", spaced.strip("_"))[0]
-    return first in ADDING_VERBS
+    return re.split(r"[_\-\s.]+", spaced.strip("_"))[0]
+
+
+def _adds(name: str) -> bool:
+    return _verb(name) in ADDING_VERBS
+
+
+def _changes(name: str) -> bool:
+    return _verb(name) in CHANGING_VERBS
 
 
 NAMING_PARAMETERS = ("title", "name", "item", "song", "track", "subject")

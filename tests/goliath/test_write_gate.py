@@ -35,64 +35,59 @@ def read(output: Any, name: str = "list_tasks") -> StepRecord:
 
 
 def test_adding_what_the_read_shows_is_there_is_withheld() -> None:
-    note = withheld_write(
-        create_task, {"title": "milk"}, [read(TASKS)], "add milk unless it's there"
-    )
+    note = withheld_write(create_task, {"title": "milk"}, [read(TASKS)])
     assert note is not None and "already there" in note and "Buy milk" in note
 
 
 def test_adding_what_is_not_there_goes_ahead() -> None:
     steps = [read(TASKS)]
-    assert withheld_write(create_task, {"title": "Buy stamps"}, steps, "add buy stamps") is None
+    assert withheld_write(create_task, {"title": "Buy stamps"}, steps) is None
     # every word of the title must be in one title: "buy" alone is not "Buy milk"
-    assert withheld_write(create_task, {"title": "Buy bread"}, steps, "add buy bread") is None
+    assert withheld_write(create_task, {"title": "Buy bread"}, steps) is None
 
 
 def test_plurals_and_wrapped_lists_are_matched() -> None:
     steps = [read({"tasks": [{"title": "Buy bin bag"}], "count": 1})]
-    assert withheld_write(create_task, {"title": "bin bags"}, steps, "add bin bags") is not None
+    assert withheld_write(create_task, {"title": "bin bags"}, steps) is not None
 
 
-def test_a_change_to_an_item_the_ask_names_goes_ahead() -> None:
+def test_a_change_to_an_item_the_read_returned_goes_ahead() -> None:
     steps = [read(TASKS)]
-    ask = "tick off the milk one"
-    assert withheld_write(complete_task, {"title": "Buy milk"}, steps, ask) is None
+    assert withheld_write(complete_task, {"title": "Buy milk"}, steps) is None
 
 
-def test_a_change_to_an_item_the_ask_never_named_is_withheld() -> None:
-    """The read listed other tasks; the worker filled one of them for an absent one."""
+def test_a_change_to_an_item_picked_by_a_property_goes_ahead() -> None:
+    """An ask may pick its item by a property ("whatever is due today"), naming no title: the
+    harness cannot tell that from a wrong pick, so it does not judge it."""
     steps = [read(TASKS)]
-    note = withheld_write(complete_task, {"title": "Buy milk"}, steps, "mark the dentist done")
-    assert note is not None and "does not name" in note
+    assert withheld_write(complete_task, {"title": "Buy milk"}, steps) is None
+
+
+@tool(writes=True)
+def log_medication(title: str) -> str:
+    """Log a dose."""
+    return "logged"
+
+
+def test_a_write_of_another_verb_is_not_judged() -> None:
+    steps = [read(TASKS)]
+    assert withheld_write(log_medication, {"title": "Vitamin D"}, steps) is None
 
 
 def test_a_change_to_an_item_no_read_returned_is_withheld() -> None:
     steps = [read(TASKS)]
-    note = withheld_write(complete_task, {"title": "dentist"}, steps, "mark the dentist done")
+    note = withheld_write(complete_task, {"title": "dentist"}, steps)
     assert note is not None and "is among the items found" in note and note.startswith("No title")
-
-
-def test_a_follow_up_names_the_item_through_the_recent_exchanges() -> None:
-    steps = [read(TASKS)]
-    recent = ["what about my mom? You have 'Call mom about the trip' on your list."]
-    assert (
-        withheld_write(
-            complete_task, {"title": "Call mom about the trip"}, steps, "mark it done", recent
-        )
-        is None
-    )
 
 
 def test_no_decision_without_a_read_of_the_same_kind_of_item() -> None:
     """Contacts have no ``to``; with no read at all there is nothing to decide by either."""
     contacts = [read([{"name": "Sam", "phone": "555"}], "find_contact")]
-    assert (
-        withheld_write(send_message, {"to": "Sam", "text": "hi"}, contacts, "text sam hi") is None
-    )
-    assert withheld_write(complete_task, {"title": "dentist"}, [], "mark the dentist done") is None
+    assert withheld_write(send_message, {"to": "Sam", "text": "hi"}, contacts) is None
+    assert withheld_write(complete_task, {"title": "dentist"}, []) is None
     failed = read(TASKS)
     failed.failed = True
-    assert withheld_write(create_task, {"title": "milk"}, [failed], "add milk") is None
+    assert withheld_write(create_task, {"title": "milk"}, [failed]) is None
 
 
 async def test_a_withheld_add_runs_no_tool_asks_no_one_and_tells_the_answer() -> None:
