@@ -35,6 +35,7 @@ DOMAINS = (
     "health",
     "money",
     "phone",
+    "typed",
 )
 """The domain modules, in the order their cases run."""
 
