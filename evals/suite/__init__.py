@@ -1,4 +1,4 @@
-"""The everyday suite: 150+ asks over 8+ toolsets, each in four or more wordings.
+"""The everyday suite: 320+ asks over 27 toolsets, each in four or more wordings.
 
 Run with ``goliath eval --model SPEC --fixtures evals/suite --split dev|held-out|all
 [--baseline]``. Each domain module exposes ``TOOLSETS`` (name → factory of fresh tools over
@@ -35,6 +35,8 @@ DOMAINS = (
     "health",
     "money",
     "phone",
+    "typed",
+    "assistant",
 )
 """The domain modules, in the order their cases run."""
 

@@ -7,8 +7,8 @@ typos, implicit references ("her", "that one") or different values. Each wording
 :class:`~goliath.evals.Fixture`; all wordings of a case share its ``group``, so the dev /
 held-out split (a hash of the case id) never puts one wording on each side.
 
-A wording may override what the answer must mention, what the arguments must contain and what
-a perfect worker fills (when it changes a value, e.g. another title), with :class:`Ask`.
+A wording may override what the answer must mention, what the arguments must contain or equal
+and what a perfect worker fills (when it changes a value, e.g. another title), with :class:`Ask`.
 """
 
 from __future__ import annotations
@@ -64,6 +64,7 @@ class Ask:
     forbids: Sequence[str] | None = None
     arguments: Sequence[Mapping[str, Any]] | None = None
     arg_mentions: Mapping[str, Sequence[str]] | None = None
+    arg_values: Mapping[str, Any] | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -81,6 +82,8 @@ class Case:
         writes: write tools that must really run, in order (``[]``: nothing may be written).
         arguments: what a perfect worker fills for each tool step with parameters, in order.
         arg_mentions: ``"tool.field"`` → words that argument must contain when it runs.
+        arg_values: ``"tool.field"`` → the value, with its type, that argument must hold when
+            it runs (a number as a number, a list without repeats; see ``Fixture``).
         alternatives: other tool sequences that are just as right.
         decline: the user declines every write.
         history: earlier ``(ask, answer)`` exchanges already in memory.
@@ -97,6 +100,7 @@ class Case:
     writes: Sequence[str] | None = None
     arguments: Sequence[Mapping[str, Any]] = ()
     arg_mentions: Mapping[str, Sequence[str]] = attrs.field(factory=dict)
+    arg_values: Mapping[str, Any] = attrs.field(factory=dict)
     alternatives: Sequence[Sequence[str]] = ()
     decline: bool = False
     history: Sequence[tuple[str, str]] = ()
@@ -130,6 +134,9 @@ class Case:
                             ask.arg_mentions if ask.arg_mentions is not None else self.arg_mentions
                         ).items()
                     },
+                    arg_values=dict(
+                        ask.arg_values if ask.arg_values is not None else self.arg_values
+                    ),
                     history=[tuple(pair) for pair in self.history],
                 )
             )

@@ -137,6 +137,34 @@ def _arg_mentions(value: Any) -> dict[str, tuple[str, ...]]:
     return checked
 
 
+def _is_json_value(value: Any) -> bool:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(_is_json_value(item) for item in value)
+    if isinstance(value, Mapping):
+        return all(isinstance(key, str) and _is_json_value(item) for key, item in value.items())
+    return False
+
+
+def _arg_values(value: Any) -> dict[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ConfigError(
+            f"Fixture arg_values must be a dict of 'tool.field' → value, got {value!r}."
+        )
+    checked: dict[str, Any] = {}
+    for key, wanted in value.items():
+        if not isinstance(key, str) or key.count(".") != 1:
+            raise ConfigError(f"Fixture arg_values keys are 'tool.field', got {key!r}.")
+        if not _is_json_value(wanted):
+            raise ConfigError(
+                f"Fixture arg_values[{key!r}] must be a JSON value (null, bool, number, string, "
+                f"list, object), got {wanted!r}."
+            )
+        checked[key] = wanted
+    return checked
+
+
 def _arguments(value: Iterable[Mapping[str, Any]]) -> tuple[Mapping[str, Any], ...]:
     return tuple(value)
 
@@ -204,6 +232,12 @@ class Fixture:
         arg_mentions: ``"tool.field"`` → words that field must contain (lower-cased) in every
             call of that tool that really ran; how the judge tells a right value from an
             invented or copied one.
+        arg_values: ``"tool.field"`` → the value that field must hold, with its type, in every
+            call of that tool that really ran: a number equal as a number (21.5 stays 21.5, not
+            21 or "21.5"), a bool, a string equal but for case and outer spaces (no extra
+            words), a list with the same items in any order and none repeated, an object whose
+            named keys hold these values (other keys are not checked), ``None`` for a value
+            that must be left out.
         history: earlier exchanges of the conversation, ``(ask, answer)`` pairs, oldest first;
             the attempt starts with them in memory (a follow-up such as "text her that").
     """
@@ -232,6 +266,7 @@ class Fixture:
     arg_mentions: Mapping[str, tuple[str, ...]] = attrs.field(
         factory=dict, kw_only=True, converter=_arg_mentions
     )
+    arg_values: Mapping[str, Any] = attrs.field(factory=dict, kw_only=True, converter=_arg_values)
     history: tuple[tuple[str, str], ...] = attrs.field(default=(), kw_only=True, converter=_history)
 
     @property

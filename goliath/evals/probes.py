@@ -26,14 +26,16 @@ from typing import Any, Literal
 
 import attrs
 import msgspec
+import pydantic
 
 from ..agent import Agent
 from ..models import GenerateRequest, Generation
 from ..records import ConfirmRequest, Decision, FallbackRequest
 from ..tools import Tool
 from ..turn.conductor import InvalidPlan, Plan, parse_plan
+from ..turn.worker import validate_arguments
 from .fixtures import DEFAULT_TOOLSET, TOOLSETS, Fixture, FixtureSuite, toolset_tools
-from .grade import ungrounded_numbers
+from .grade import call_problems, ungrounded_numbers
 
 __all__ = [
     "PROBES",
@@ -291,6 +293,13 @@ def _score_arguments(
         reasons.extend(
             f'{field} {value[:50]!r} lacks "{word}"' for word in words if word not in value
         )
+    try:  # typed values are judged as the tool would get them ("21.5" becomes 21.5)
+        typed = validate_arguments(tool, data)
+    except pydantic.ValidationError:
+        typed = data
+    reasons.extend(
+        reason.removeprefix(f"{tool.name} ") for reason in call_problems(fixture, tool.name, typed)
+    )
     ask = fixture.ask.lower().strip(" ?.!")
     for field, value in data.items():
         if isinstance(value, str) and len(ask) > 20 and ask in value.lower():

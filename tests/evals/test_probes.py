@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from goliath import Tool, tool
 from goliath.evals.fixtures import Fixture
 from goliath.evals.probes import format_probe_report, run_probe
 from goliath.models import GenerateRequest
@@ -102,3 +103,48 @@ async def test_the_arguments_probe_scores_the_worker_reply_against_the_fixture()
 
     report = await run_probe(model=FakeModel(reply), fixtures=[ADD], probe="arguments")
     assert report.passed == 1 and report.outcomes[0].probe == "arguments"
+
+
+def heating_tools() -> list[Tool]:
+    @tool(writes=True)
+    def set_heating(target_c: float, rooms: list[str]) -> dict[str, Any]:
+        """Heat rooms to a temperature.
+
+        Args:
+            target_c: The temperature in °C.
+            rooms: The rooms to heat.
+        """
+        return {"ok": True, "target_c": target_c, "rooms": rooms}
+
+    return [set_heating]
+
+
+async def test_the_arguments_probe_judges_typed_values_as_the_tool_gets_them() -> None:
+    """ "21.5" as a string becomes 21.5 and passes; 21 or a repeated room fails."""
+    fixture = Fixture(
+        id="heat-typed",
+        ask="heat the kitchen and study to 21.5",
+        tools=("set_heating",),
+        handled_by="device",
+        toolset="heating",
+        arguments=({"target_c": 21.5, "rooms": ["Kitchen", "Study"]},),
+        arg_values={"set_heating.target_c": 21.5, "set_heating.rooms": ["kitchen", "study"]},
+    )
+
+    async def probe(values: dict[str, Any]) -> list[str]:
+        def reply(request: GenerateRequest) -> dict[str, Any]:
+            return {"json": values}
+
+        report = await run_probe(
+            model=FakeModel(reply),
+            fixtures=[fixture],
+            probe="arguments",
+            toolsets={"heating": heating_tools},
+        )
+        return list(report.outcomes[0].reasons)
+
+    assert await probe({"target_c": "21.5", "rooms": ["Study", "Kitchen"]}) == []
+    assert await probe({"target_c": 21, "rooms": ["Kitchen", "Study", "Kitchen"]}) == [
+        "target_c is 21.0, wanted the number 21.5",
+        'rooms repeats "Kitchen"',
+    ]

@@ -4,6 +4,7 @@ every wording achievable by a perfect model."""
 from __future__ import annotations
 
 import collections
+from typing import Any
 
 import pytest
 
@@ -23,10 +24,10 @@ def tools_for(fixture: Fixture) -> dict[str, Tool]:
     return toolset_tools(suite.TOOLSETS[name], name)
 
 
-def test_the_suite_has_150_asks_over_8_toolsets_each_in_four_wordings() -> None:
-    """150+ asks over 8+ toolsets, every ask in at least four wordings, every category present."""
-    assert len(suite.CASES) >= 150
-    assert len({case.toolset for case in suite.CASES}) >= 8
+def test_the_suite_has_320_asks_over_27_toolsets_each_in_four_wordings() -> None:
+    """320+ asks over 27+ toolsets, every ask in at least four wordings, every category present."""
+    assert len(suite.CASES) >= 320
+    assert len({case.toolset for case in suite.CASES}) >= 27
     assert all(len(case.asks) >= 4 for case in suite.CASES)
     assert {case.category for case in suite.CASES} == set(CATEGORIES)
     assert len({case.id for case in suite.CASES}) == len(suite.CASES)
@@ -46,7 +47,7 @@ def test_the_split_keeps_every_wording_of_an_ask_on_one_side_and_is_near_half() 
 def test_every_fixture_is_well_formed(fixture: Fixture) -> None:
     """Its toolset exists, every tool it names is in it, and writes are write tools."""
     tools = tools_for(fixture)
-    assert 1 <= len(tools) <= 8
+    assert 1 <= len(tools) <= (40 if fixture.toolset == "assistant" else 8)
     named = {
         *fixture.tools,
         *(fixture.writes or ()),
@@ -58,9 +59,56 @@ def test_every_fixture_is_well_formed(fixture: Fixture) -> None:
         assert tools[name].writes, f"{name} is listed in writes but is not a write tool"
     if fixture.handled_by == "device":
         assert fixture.writes is not None, "a device ask says what may be written"
-    for key in fixture.arg_mentions:
+    for key in (*fixture.arg_mentions, *fixture.arg_values):
         tool_name, field = key.split(".")
         assert tool_name in tools and field in tools[tool_name].schema["properties"]
+
+
+def _kinds(schema: dict[str, Any]) -> set[str]:
+    """The JSON-schema kinds a parameter uses: number, integer, boolean, enum, array of
+    strings, array of enums, object (nested)."""
+    kinds = {"enum"} if "enum" in schema else {str(schema.get("type"))}
+    if schema.get("type") == "array":
+        items = schema.get("items", {})
+        kinds.add("array of enums" if "enum" in items else f"array of {items.get('type')}s")
+    if schema.get("type") == "object":
+        for inner in schema.get("properties", {}).values():
+            kinds |= _kinds(inner)
+    return kinds
+
+
+def test_the_typed_toolsets_use_every_kind_of_parameter_and_check_the_values() -> None:
+    """Numbers, integers, booleans, enums, arrays, nested objects and optional parameters with
+    defaults all appear; every typed write and every typed read with arguments checks values."""
+    from evals.suite import typed
+
+    kinds: set[str] = set()
+    optional = 0
+    for name, factory in typed.TOOLSETS.items():
+        for item in toolset_tools(factory, name).values():
+            properties = item.schema.get("properties", {})
+            for inner in properties.values():
+                kinds |= _kinds(inner)
+            optional += len(set(properties) - set(item.schema.get("required", [])))
+    wanted = {"number", "integer", "boolean", "enum", "array of strings", "array of enums"}
+    assert wanted | {"object"} <= kinds
+    assert optional >= 10
+    assert len(typed.CASES) >= 20
+    for case in typed.CASES:
+        if case.writes or (case.arguments and case.category == "read"):
+            assert case.arg_values, f"{case.id} checks no typed value"
+
+
+def test_the_assistant_offers_30_to_40_functions_and_each_ask_needs_at_most_one() -> None:
+    """One phone-wide toolset of 30-40 functions from every domain; each of its asks is found
+    by one function (or none, for knowledge and the cloud)."""
+    from evals.suite import assistant
+
+    tools = toolset_tools(assistant.assistant_tools, "assistant")
+    assert 30 <= len(tools) <= 40
+    assert len(assistant.CASES) >= 12
+    assert all(len(case.tools) <= 1 for case in assistant.CASES)
+    assert sum(len(case.tools) == 1 for case in assistant.CASES) >= 12
 
 
 @pytest.mark.parametrize("fixture", FIXTURES, ids=lambda fixture: fixture.id)
