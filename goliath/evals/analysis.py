@@ -123,7 +123,7 @@ def _main(paths: Sequence[str]) -> None:  # pragma: no cover - a command-line co
 
     suite = load_fixtures("evals/suite")
     cloud = {f.id: f.handled_by == "cloud" for f in suite.fixtures}
-    readings = []
+    readings: list[Reading] = []
     for path in paths:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)

@@ -219,7 +219,7 @@ def weigh_options(
     options = plan_options(tool_names)
     functions = [scores[name] for name in tool_names if name in scores]
     best_function = max(functions, default=-math.inf)
-    weighed = {
+    weighed: dict[Weighed, float] = {
         "tool": best_function,
         "answer": scores.get(options.no_tool, -math.inf) + no_tool_bias,
         "escalate": scores.get(options.hand_off, -math.inf) + hand_off_bias,
