@@ -25,7 +25,7 @@ from goliath.errors import (
 )
 from goliath.ids import check_conversation_id
 from goliath.models import GenerateRequest, TextSink
-from goliath.records import Decision, MemoryState
+from goliath.records import Decision, MemoryState, RunResult
 from goliath.session import Session
 
 from .journal import FenceFor, Journal
@@ -58,6 +58,9 @@ __all__ = [
     "RuntimeLimits",
     "failure_code",
     "final_message",
+    "scoped_turn_id",
+    "turn_scope",
+    "unscoped",
 ]
 
 Outbox = Callable[[Outbound], None]
@@ -314,8 +317,29 @@ class Runtime:
         A ``Run`` returns its ticket (its events, confirmation asks and end follow through
         ``outbox``); other requests answer once. Refusals raise :class:`RequestError`. With
         ``access`` (a user's), only conversations it allows can be touched: a conversation it
-        does not allow is ``forbidden``, a turn of one is ``not_found`` (nothing leaks).
+        does not allow is ``forbidden``, a turn of one is ``not_found`` (nothing leaks). A
+        user's turn ids are the user's own (:func:`turn_scope`): another user's id names
+        nothing here, so it answers as an unknown one, and one user cannot claim an id first
+        to refuse another's run.
         """
+        scope = turn_scope(access)
+        if not scope:
+            return await self._handle(message, outbox, access)
+        mine = message.turn_id
+        try:
+            return await self._handle(
+                msgspec.structs.replace(message, turn_id=scope + mine),
+                _Unscoped(outbox, scope),
+                access,
+            )
+        except RequestError as exc:  # say the id as the caller gave it
+            raise RequestError(
+                exc.code, exc.message.replace(repr(scope + mine), repr(mine))
+            ) from exc.__cause__
+
+    async def _handle(
+        self, message: Inbound, outbox: Outbox, access: Access | None
+    ) -> Ticket | None:
         match message:
             case Run(turn_id=turn_id, ask=ask, conversation_id=conversation_id, context=context):
                 _allowed(access, conversation_id)
@@ -439,6 +463,51 @@ class Access(Protocol):
     def name(self) -> str: ...
 
     def allows(self, conversation_id: str | None) -> bool: ...
+
+
+def turn_scope(access: Access | None) -> str:
+    """Where a caller's turn ids live: ``""`` (everywhere) for the operator; for a user, under
+    the user's conversation prefix (or ``name/`` for an access without one).
+
+    A user's turn id ``t`` is the runtime's ``<prefix>t``: users' prefixes never overlap, so
+    no user's id can name another's turn, and whatever an id means to one user, another who
+    sends it gets what an unknown id gets. The user sees and sends ``t`` only; the operator
+    sees ``<prefix>t`` (in records, ``GET /v1/turns/{id}`` and logs).
+    """
+    if access is None:
+        return ""
+    prefix = getattr(access, "conversations", None)
+    return prefix if isinstance(prefix, str) and prefix else f"{access.name}/"
+
+
+def scoped_turn_id(access: Access | None, turn_id: str) -> str:
+    """The runtime's id of the turn a caller calls ``turn_id`` (see :func:`turn_scope`)."""
+    return turn_scope(access) + turn_id
+
+
+def unscoped(message: Outbound, scope: str) -> Outbound:
+    """``message`` as a user sees it: its turn ids without the user's scope."""
+    if not scope:
+        return message
+    changes: dict[str, Any] = {"turn_id": message.turn_id.removeprefix(scope)}
+    result = getattr(message, "result", None)
+    if isinstance(result, RunResult) and result.turn_id.startswith(scope):
+        changes["result"] = msgspec.structs.replace(
+            result, turn_id=result.turn_id.removeprefix(scope)
+        )
+    return msgspec.structs.replace(message, **changes)
+
+
+@attrs.frozen
+class _Unscoped:
+    """A user's outbox: messages reach it with the user's own turn ids (equal wrappers of one
+    outbox compare equal, so a retried run is known for the same caller)."""
+
+    outbox: Outbox
+    scope: str
+
+    def __call__(self, message: Outbound) -> None:
+        self.outbox(unscoped(message, self.scope))
 
 
 def _allowed(access: Access | None, conversation_id: str | None) -> None:

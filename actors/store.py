@@ -16,13 +16,14 @@ from typing import Any, Literal, Protocol
 import msgspec
 
 from goliath.durable import Checkpoint
+from goliath.memory.codec import appended
 from goliath.records import ConfirmRequest, Exchange, MemoryState, RunResult, StepRecord
-from goliath.turn.scribe import RECENT_KEEP
 
 from .messages import TurnState
 from .ticket import Approval
 
 __all__ = [
+    "DEFAULT_MEMORY_KEY",
     "FINAL_STATES",
     "Fence",
     "FencedError",
@@ -115,9 +116,21 @@ class Store(Protocol):
         ...
 
 
+DEFAULT_MEMORY_KEY = ""
+"""The default conversation's memory row: blank, which no conversation id can be, so no
+caller can ever name it (earlier versions kept it under ``default``, which the
+conversation ``"default"`` shared; :data:`LEGACY_DEFAULT_KEY`)."""
+LEGACY_DEFAULT_KEY = "default"
+"""Where older versions kept the default conversation's memory; a store moves that row to
+:data:`DEFAULT_MEMORY_KEY` once, when it first opens (:data:`KEYS_MIGRATION`)."""
+KEYS_MIGRATION = "default-memory-key"
+"""The name of that one-time move in the store's ``goliath_meta`` table."""
+
+
 def memory_key(conversation_id: str | None) -> str:
-    """The memory row of a conversation (``default`` for the default conversation)."""
-    return conversation_id or "default"
+    """The memory row of a conversation: its id, or :data:`DEFAULT_MEMORY_KEY` for the default
+    conversation — a row no conversation id names (``"default"`` is an ordinary id)."""
+    return DEFAULT_MEMORY_KEY if conversation_id is None else conversation_id
 
 
 def interrupted_exchange(record: TurnRecord) -> Exchange:
@@ -133,8 +146,9 @@ def interrupted_exchange(record: TurnRecord) -> Exchange:
 
 
 def with_interruption(state: MemoryState, record: TurnRecord) -> MemoryState:
-    recent = [*state.recent, interrupted_exchange(record)][-RECENT_KEEP:]
-    return MemoryState(summary=state.summary, recent=recent)
+    """``state`` with the cut-off turn added; nothing is trimmed unsummarised: the next turn's
+    scribe folds what falls out of the recent window (:func:`goliath.memory.codec.appended`)."""
+    return appended(state, interrupted_exchange(record))
 
 
 class StoreMemory:

@@ -149,10 +149,15 @@ class Feeds:
     def get(self, turn_id: str) -> TurnFeed | None:
         return self._feeds.get(turn_id)
 
-    def open(self, turn_id: str, conversation_id: str, payload: str = "") -> TurnFeed:
+    def open(
+        self, turn_id: str, conversation_id: str, payload: str = "", *, key: str | None = None
+    ) -> TurnFeed:
+        """A new feed for ``turn_id`` (as its caller calls it), kept under ``key`` — the
+        runtime's id of the turn (a user's turn ids are scoped: ``actors.runtime.turn_scope``)."""
+        key = turn_id if key is None else key
         feed = TurnFeed(turn_id, conversation_id, payload)
-        self._feeds[turn_id] = feed
-        self._feeds.move_to_end(turn_id)
+        self._feeds[key] = feed
+        self._feeds.move_to_end(key)
         while len(self._feeds) > self._limit:
             finished = next((key for key, old in self._feeds.items() if old.finished), None)
             self._feeds.pop(finished if finished is not None else next(iter(self._feeds)))

@@ -48,7 +48,15 @@ from actors.messages import (
     Run,
     TurnStatus,
 )
-from actors.runtime import Access, RequestError, Runtime, final_message
+from actors.runtime import (
+    Access,
+    RequestError,
+    Runtime,
+    final_message,
+    scoped_turn_id,
+    turn_scope,
+    unscoped,
+)
 from goliath.durable import payload_fingerprint
 from goliath.ids import URL_SAFE_ID, URL_SAFE_RULE
 
@@ -483,7 +491,9 @@ def create_app(
         body = _decode(raw, RunRequest)
         after = _last_event_id(request)
         payload = payload_fingerprint(body.ask, body.context)
-        resumed = feeds.get(body.turn_id) if body.turn_id is not None else None
+        resumed = (
+            feeds.get(scoped_turn_id(access, body.turn_id)) if body.turn_id is not None else None
+        )
         if resumed is not None:  # the same turn again: resume its stream
             if resumed.conversation_id != cid:
                 raise HTTPError(
@@ -505,12 +515,13 @@ def create_app(
                 "Small models read short asks well: shorten it, or put long material in files.",
             )
         turn_id = uuid.uuid4().hex if body.turn_id is None else _checked_id(body.turn_id, "turn id")
-        feed = feeds.open(turn_id, cid, payload)
+        key = scoped_turn_id(access, turn_id)
+        feed = feeds.open(turn_id, cid, payload, key=key)
         message = Run(turn_id=turn_id, ask=body.ask, conversation_id=cid, context=body.context)
         try:
             await get_runtime().handle(message, feed.outbox, access)
         except RequestError as exc:
-            feeds.discard(turn_id)
+            feeds.discard(key)
             raise HTTPError(STATUS.get(exc.code, 500), exc.code, exc.message) from None
         return _event_stream(feed, 0)
 
@@ -519,17 +530,18 @@ def create_app(
         turn = _checked_id(request.path_params["turn_id"], "turn id")
         after = _last_event_id(request)
         access = _access(request)
-        feed = feeds.get(turn)
+        key = scoped_turn_id(access, turn)
+        feed = feeds.get(key)
         if feed is not None:
             if access is not None and not access.allows(feed.conversation_id):
                 raise HTTPError(404, "not_found", f"no turn {turn!r}")  # nothing leaks
             return _event_stream(feed, after)
         conversation = request.query_params.get("conversation_id")
-        if forwarder is not None and (url := await turn_owner(request, turn, conversation)):
+        if forwarder is not None and (url := await turn_owner(request, key, conversation)):
             return forwarder.relay(request, url, b"")
         reply = await request_reply(GetTurn(turn_id=turn), access)  # 404 for an unknown turn
         assert isinstance(reply, TurnStatus)
-        return _event_stream(_final_feed(get_runtime(), turn, reply), after)
+        return _event_stream(_final_feed(get_runtime(), key, reply, turn_scope(access)), after)
 
     async def answer_turn(request: Request) -> Response:
         turn = _checked_id(request.path_params["turn_id"], "turn id")
@@ -541,7 +553,8 @@ def create_app(
             else _decode(raw, CancelRequestBody)
         )
         conversation = body.conversation_id or request.query_params.get("conversation_id")
-        if forwarder is not None and (url := await turn_owner(request, turn, conversation)):
+        key = scoped_turn_id(_access(request), turn)
+        if forwarder is not None and (url := await turn_owner(request, key, conversation)):
             return forwarder.relay(request, url, raw)
         message: Inbound
         if isinstance(body, ConfirmRequestBody):
@@ -671,24 +684,30 @@ def _event_stream(feed: TurnFeed | _WaitingFeed, after: int) -> Response:
     )
 
 
-def _final_feed(runtime: Runtime, turn_id: str, status: TurnStatus) -> _WaitingFeed:
+def _final_feed(runtime: Runtime, key: str, status: TurnStatus, scope: str) -> _WaitingFeed:
     """A turn whose events were not kept here: its end, once it has one."""
-    return _WaitingFeed(runtime, turn_id, status)
+    return _WaitingFeed(runtime, key, status, scope)
 
 
 class _WaitingFeed:
-    """Just a turn's last event (``result`` or ``error``), waiting for it when it still runs."""
+    """Just a turn's last event (``result`` or ``error``), waiting for it when it still runs.
 
-    def __init__(self, runtime: Runtime, turn_id: str, status: TurnStatus) -> None:
+    ``key`` is the runtime's id of the turn; ``status`` (and :attr:`turn_id`) are as its
+    caller sees them (``scope`` taken off: :func:`actors.runtime.turn_scope`).
+    """
+
+    def __init__(self, runtime: Runtime, key: str, status: TurnStatus, scope: str = "") -> None:
         self.runtime = runtime
-        self.turn_id = turn_id
+        self.key = key
+        self.scope = scope
+        self.turn_id = status.turn_id
         self.status = status
 
     async def follow(self, after: int = 0) -> AsyncIterator[ServerSentEvent]:
-        ticket = self.runtime.supervisor.ticket(self.turn_id)
+        ticket = self.runtime.supervisor.ticket(self.key)
         if ticket is not None:
             await ticket.done.wait()
-            message: Outbound = final_message(ticket)
+            message: Outbound = unscoped(final_message(ticket), self.scope)
         elif self.status.result is not None:
             message = ResultMessage(turn_id=self.turn_id, result=self.status.result)
         else:

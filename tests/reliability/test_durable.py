@@ -282,3 +282,64 @@ class TestDurableApprovals:
                 )
                 assert '"code":"interrupted"' in retry.text
         assert written(writes) == ["pay rent"]
+
+
+async def ask(http: httpx.AsyncClient, conversation: str, text: str) -> list[tuple[str, Any]]:
+    """One whole run: its events, once it ends."""
+    reply = await http.post(f"/v1/conversations/{conversation}/runs", json={"ask": text})
+    return parse_sse(reply.text)
+
+
+async def follow(http: httpx.AsyncClient, conversation: str, text: str, turn_id: str) -> None:
+    """A run's stream read until it ends, or until the daemon dies under it."""
+    try:
+        async with http.stream(
+            "POST",
+            f"/v1/conversations/{conversation}/runs",
+            json={"ask": text, "turn_id": turn_id},
+        ) as response:
+            async for _ in iter_sse(response):
+                pass
+    except httpx.HTTPError:
+        pass  # the daemon was killed mid-stream
+
+
+class TestNothingSaidIsLost:
+    async def test_a_kill_with_one_running_and_three_queued_keeps_every_real_exchange(
+        self, tmp_path: Path
+    ) -> None:
+        """4 real exchanges, then 1 running and 3 queued runs, kill -9, restart: memory keeps
+        the real exchanges (the oldest folded into the brief, as a normal turn folds it), adds
+        one interrupted exchange for the turn that ran, and none for the three that never
+        started; the next turn folds what no longer fits the recent window, losing nothing."""
+        writes = tmp_path / "writes.txt"
+        store = f"sqlite:{tmp_path / 'd.db'}"
+        async with daemon(store, writes) as (process, url):
+            async with httpx.AsyncClient(base_url=url, headers=HEADERS, timeout=30) as http:
+                for number in range(1, 5):
+                    assert (await ask(http, "m", f"q{number}"))[-1][0] == "result"
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(follow, http, "m", "wait", "w5")
+                    await wait_status(http, "w5", "running")
+                    for number in (6, 7, 8):
+                        nursery.start_soon(follow, http, "m", f"q{number}", f"q{number}")
+                        await wait_status(http, f"q{number}", "queued")
+                    process.kill()
+                    await process.wait()
+        async with daemon(store, writes) as (_, url):
+            async with httpx.AsyncClient(base_url=url, headers=HEADERS, timeout=30) as http:
+                memory = (await http.get("/v1/conversations/m/memory")).json()
+                assert memory["summary"] == "Goal: chat\nDone: q1"
+                assert [e["ask"] for e in memory["recent"]] == ["q2", "q3", "q4", "wait"]
+                assert [e.get("interrupted", False) for e in memory["recent"]] == [
+                    False,
+                    False,
+                    False,
+                    True,
+                ]
+                for turn in ("w5", "q6", "q7", "q8"):
+                    assert (await http.get(f"/v1/turns/{turn}")).json()["status"] == "interrupted"
+                assert (await ask(http, "m", "q9"))[-1][0] == "result"
+                memory = (await http.get("/v1/conversations/m/memory")).json()
+                assert memory["summary"] == "Goal: chat\nDone: q1 | q2 | q3"
+                assert [e["ask"] for e in memory["recent"]] == ["q4", "wait", "q9"]

@@ -470,12 +470,110 @@ class TestUsers:
             assert created == ["jam"]
             recent = (await alice.get("/v1/conversations/alice:1/memory")).json()["recent"]
             assert [e["ask"] for e in recent] == ["hello"]
-            assert (await admin.get("/v1/turns/a-1")).json()["status"] == "done"
+            assert (await admin.get("/v1/turns/alice:a-1")).json()["status"] == "done"
             assert (await admin.get("/v1/conversations/alice:1/memory")).status_code == 200
             mine = await bob.post("/v1/conversations/bob:x/runs", json={"ask": "hi"})
             assert "answer to hi" in mine.text
             stranger = await bob.get("/v1/me", headers=bearer("not-a-known-token"))
             assert stranger.status_code == 401
+
+    async def test_another_users_turn_id_answers_as_an_unknown_one_and_cannot_be_claimed(
+        self,
+    ) -> None:
+        """Turn ids are each user's own: Bob asking for Alice's turn id gets exactly what an id
+        nobody used gets (404, the same body), his run with her id runs (it is his turn, not
+        a 409), and an id he used first does not refuse her later run with it. The operator
+        sees both turns, each under its user's prefix."""
+        async with (
+            serving(make_daemon_agent(), users=USERS) as url,
+            httpx.AsyncClient(base_url=url, headers=bearer(ALICE), timeout=30) as alice,
+            httpx.AsyncClient(base_url=url, headers=bearer(BOB), timeout=30) as bob,
+            httpx.AsyncClient(base_url=url, headers=AUTH, timeout=30) as admin,
+        ):
+            done = await alice.post(
+                "/v1/conversations/alice:1/runs", json={"ask": "secret plans", "turn_id": "t"}
+            )
+            assert "answer to secret plans" in done.text
+            assert done.headers["x-goliath-turn-id"] == "t"
+            for path in ("/v1/turns/{}", "/v1/turns/{}/events"):
+                known = await bob.get(path.format("t"))
+                unknown = await bob.get(path.format("never-used"))
+                assert (known.status_code, unknown.status_code) == (404, 404)
+                assert known.text.replace("'t'", "'never-used'") == unknown.text
+                for action, body in (
+                    ("confirm", {"call_id": "c", "approved": True}),
+                    ("cancel", {}),
+                ):
+                    known = await bob.post(f"/v1/turns/t/{action}", json=body)
+                    unknown = await bob.post(f"/v1/turns/never-used/{action}", json=body)
+                    assert known.status_code == unknown.status_code == 404
+                    assert known.text.replace("'t'", "'never-used'") == unknown.text
+            his = await bob.post("/v1/conversations/bob:1/runs", json={"ask": "hi", "turn_id": "t"})
+            assert his.status_code == 200 and "answer to hi" in his.text, his.text
+            assert "secret" not in his.text
+            first = await bob.post(
+                "/v1/conversations/bob:1/runs", json={"ask": "yo", "turn_id": "u"}
+            )
+            assert "answer to yo" in first.text
+            later = await alice.post(
+                "/v1/conversations/alice:1/runs", json={"ask": "ok", "turn_id": "u"}
+            )
+            assert later.status_code == 200 and "answer to ok" in later.text, later.text
+            mine = (await alice.get("/v1/turns/t")).json()
+            assert (mine["turn_id"], mine["conversation_id"]) == ("t", "alice:1")
+            assert mine["result"]["turn_id"] == "t"
+            assert (await bob.get("/v1/turns/t")).json()["conversation_id"] == "bob:1"
+            assert (await admin.get("/v1/turns/alice:t")).json()["conversation_id"] == "alice:1"
+            assert (await admin.get("/v1/turns/bob:t")).json()["conversation_id"] == "bob:1"
+
+    async def test_no_user_can_name_the_default_conversations_memory(self, tmp_path: Path) -> None:
+        """The default conversation's memory row is one no conversation id names: a user whose
+        prefix reaches the conversation ``default`` reads and forgets that conversation only,
+        never the default one's."""
+        from actors.store import StoreMemory
+        from goliath.records import Exchange, MemoryState
+
+        store = SQLiteStore(tmp_path / "s.db")
+        await store.open()
+        secret = MemoryState(summary="the operator's plans", recent=[])
+        await StoreMemory(store, None).save(secret)
+        sneaky = Users([User(name="d", token="d-token-333333333", conversations="def")])
+        agent = make_daemon_agent().with_options(memory=None, store=store)
+        async with (
+            serving(agent, users=sneaky) as url,
+            httpx.AsyncClient(base_url=url, headers=bearer("d-token-333333333")) as user,
+        ):
+            read = await user.get("/v1/conversations/default/memory")
+            assert read.status_code == 200 and read.json() == {"summary": "", "recent": []}
+            assert (await user.delete("/v1/conversations/default/memory")).status_code == 204
+        assert (await StoreMemory(store, None).load()).summary == "the operator's plans"
+        own = MemoryState(summary="d's", recent=[Exchange(ask="a", answer="b", at=1.0)])
+        await StoreMemory(store, "default").save(own)
+        assert (await StoreMemory(store, None).load()).summary == "the operator's plans"
+
+    async def test_a_stores_old_shared_default_row_becomes_the_default_conversations(
+        self, tmp_path: Path
+    ) -> None:
+        """Upgrading: the row ``default`` that older versions shared between the default
+        conversation and the conversation ``"default"`` becomes the default conversation's,
+        once (never a user's), and a later row ``default`` stays the conversation's own."""
+        from actors.store import StoreMemory
+        from goliath.memory.codec import encode_state
+        from goliath.memory.sqlite import shared_database
+        from goliath.records import MemoryState
+
+        path = tmp_path / "old.db"
+        database = shared_database(str(path.resolve()))
+        database.put("default", encode_state(MemoryState(summary="old default")))
+        store = SQLiteStore(path)
+        await store.open()
+        assert (await StoreMemory(store, None).load()).summary == "old default"
+        assert (await StoreMemory(store, "default").load()).summary == ""
+        await StoreMemory(store, "default").save(MemoryState(summary="the user's"))
+        again = SQLiteStore(path)
+        await again.open()
+        assert (await StoreMemory(again, None).load()).summary == "old default"
+        assert (await StoreMemory(again, "default").load()).summary == "the user's"
 
     async def test_goliath_serve_reads_users_from_a_file_for_http_and_frames(
         self, tmp_path: Path
