@@ -64,6 +64,8 @@ from .feeds import Feeds, TurnFeed, sse_event, wire_event
 from .forward import Forwarder, Router, hops
 from .openapi import openapi_document
 from .wire import (
+    MAX_EVENT_ID_DIGITS,
+    MAX_NESTING,
     CancelRequestBody,
     ConfirmRequestBody,
     Health,
@@ -72,6 +74,7 @@ from .wire import (
     Me,
     RunRequest,
     TurnInfo,
+    too_deep,
 )
 
 if TYPE_CHECKING:
@@ -186,7 +189,11 @@ def _decode(body: bytes, kind: type[Body]) -> Body:
     except msgspec.DecodeError as exc:
         raise HTTPError(400, "invalid", f"the body is not valid JSON: {exc}") from None
     except RecursionError:
-        raise HTTPError(400, "invalid", "the body's JSON is nested too deeply") from None
+        raise HTTPError(
+            400,
+            "invalid",
+            f"the body's JSON is nested too deeply: the limit is {MAX_NESTING} levels",
+        ) from None
 
 
 async def _read_body(request: Request, limit: int) -> bytes:
@@ -489,6 +496,8 @@ def create_app(
         if forwarder is not None and (url := await forwarder.owner(request, cid)):
             return forwarder.relay(request, url, raw)
         body = _decode(raw, RunRequest)
+        if (deep := too_deep(body.context)) is not None:
+            raise HTTPError(400, "invalid", deep)
         after = _last_event_id(request)
         payload = payload_fingerprint(body.ask, body.context)
         resumed = (
@@ -648,8 +657,12 @@ def _last_event_id(request: Request) -> int:
     raw = request.headers.get("last-event-id", "").strip(" \t")
     if not raw:
         return 0
-    if not (raw.isascii() and raw.isdigit()):
-        raise HTTPError(400, "invalid", f"Last-Event-ID {raw[:40]!r} is not an event id")
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > MAX_EVENT_ID_DIGITS:
+        raise HTTPError(
+            400,
+            "invalid",
+            f"Last-Event-ID {raw[:40]!r} is not an event id (at most {MAX_EVENT_ID_DIGITS} digits)",
+        )
     return int(raw)
 
 

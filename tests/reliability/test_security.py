@@ -648,3 +648,113 @@ class TestHardening:
             page = await http.get("/")
         assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
         assert page.headers["x-frame-options"] == "DENY"
+
+
+def nested(depth: int) -> Any:
+    """A JSON value nested ``depth`` lists deep."""
+    value: Any = 0
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+class TestBoundsAtTheDoor:
+    async def test_a_last_event_id_of_5000_digits_is_a_400_not_a_500(self) -> None:
+        """Python refuses to parse an integer of 5,000 digits; the door refuses it first."""
+        async with (
+            serving(make_daemon_agent()) as url,
+            httpx.AsyncClient(base_url=url, headers=AUTH, timeout=30) as http,
+        ):
+            done = await http.post("/v1/conversations/e/runs", json={"ask": "hi", "turn_id": "e1"})
+            assert done.status_code == 200
+            for digits in ("9" * 5000, "1" * 19):
+                header = {"last-event-id": digits}
+                events = await http.get("/v1/turns/e1/events", headers=header)
+                rerun = await http.post(
+                    "/v1/conversations/e/runs", json={"ask": "hi", "turn_id": "e1"}, headers=header
+                )
+                for reply in (events, rerun):
+                    assert reply.status_code == 400, reply.text
+                    assert "Last-Event-ID" in reply.json()["error"]["message"]
+            ok = await http.get("/v1/turns/e1/events", headers={"last-event-id": "9" * 18})
+            assert ok.status_code == 200
+
+    async def test_body_fields_past_their_bounds_are_400s(self) -> None:
+        """A reason, call id, fingerprint or conversation id past its bound is refused at the
+        door, before any turn is looked up."""
+        async with (
+            serving(make_daemon_agent()) as url,
+            httpx.AsyncClient(base_url=url, headers=AUTH, timeout=30) as http,
+        ):
+            for path, body in [
+                ("/v1/turns/x/cancel", {"reason": "r" * 2001}),
+                ("/v1/turns/x/cancel", {"conversation_id": "a/b"}),
+                ("/v1/turns/x/confirm", {"call_id": "c" * 513, "approved": True}),
+                (
+                    "/v1/turns/x/confirm",
+                    {"call_id": "c", "approved": True, "fingerprint": "f" * 513},
+                ),
+                ("/v1/turns/x/confirm", {"call_id": "c", "approved": True, "reason": "r" * 2001}),
+            ]:
+                reply = await http.post(path, json=body)
+                assert reply.status_code == 400, (path, reply.text)
+                assert reply.json()["error"]["code"] == "invalid"
+
+    async def test_a_context_nested_past_the_limit_is_refused_alike_on_http_and_frames(
+        self,
+    ) -> None:
+        """HTTP and frames refuse a context nested past MAX_NESTING with the same message (a
+        frame 982 deep used to be taken, and its write turn failed late with `maximum recursion
+        depth exceeded`); one at the limit runs, write and all."""
+        import functools
+
+        from transports.client import Client, RemoteError
+        from transports.stream import serve_stream
+        from transports.wire import MAX_NESTING
+
+        created: list[str] = []
+        agent = make_daemon_agent(created)
+        http_message = ""
+        async with serving(agent) as url, trio.open_nursery() as nursery:
+            host, port = await nursery.start(
+                functools.partial(serve_stream, agent.runtime, port=0, token=TOKEN)
+            )
+            async with httpx.AsyncClient(base_url=url, headers=AUTH, timeout=30) as http:
+                for depth in (MAX_NESTING + 1, 982):
+                    body = '{"ask": "add jam", "context": ' + "[" * depth + "0" + "]" * depth + "}"
+                    reply = await http.post(
+                        "/v1/conversations/n/runs",
+                        content=body,
+                        headers={"content-type": "application/json"},
+                    )
+                    assert reply.status_code == 400, reply.text
+                    said = reply.json()["error"]["message"]
+                    assert f"nested too deeply: the limit is {MAX_NESTING} levels" in said
+                    http_message = http_message if depth == 982 else said
+                async with http.stream(
+                    "POST",
+                    "/v1/conversations/n/runs",
+                    json={"ask": "add jam", "context": nested(MAX_NESTING)},
+                ) as response:
+                    async for name, data in iter_sse(response):
+                        if name == "confirm_request":
+                            answer = {"call_id": data["call_id"], "approved": True}
+                            assert (
+                                await http.post(f"/v1/turns/{data['turn_id']}/confirm", json=answer)
+                            ).status_code == 204
+                        last = name
+                assert last == "result" and created == ["jam"]
+            async with Client.stream(host=host, port=port, token=TOKEN) as client:
+                for depth in (MAX_NESTING + 1, 300):  # (this client cannot encode 982 deep)
+                    with pytest.raises(RemoteError) as caught:
+                        await client.run("add figs", conversation_id="n", context=nested(depth))
+                    assert caught.value.code == "invalid"
+                    assert caught.value.message == http_message  # the same limit, in words too
+                result = await client.run(
+                    "add figs",
+                    conversation_id="n2",
+                    context=nested(MAX_NESTING),
+                    confirm=lambda _: True,
+                )
+                assert result.text == "answer to add figs" and created == ["jam", "figs"]
+            nursery.cancel_scope.cancel()
