@@ -100,6 +100,7 @@ class Journal:
             approval=ticket.approval if checkpoint is not None else None,
             executing=ticket.running_call,
             pending=pending,
+            events=list(ticket.log),
             **fields,
         )
 

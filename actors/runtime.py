@@ -266,6 +266,8 @@ class Runtime:
         ticket.checkpoint = checkpoint
         ticket.approval = record.approval
         ticket.journal = self.journal
+        ticket.log = list(record.events)
+        ticket.replaying = True
         ticket.request = attrs.evolve(
             request,
             progress=ticket,

@@ -19,7 +19,7 @@ from goliath.durable import Checkpoint
 from goliath.memory.codec import appended
 from goliath.records import ConfirmRequest, Exchange, MemoryState, RunResult, StepRecord
 
-from .messages import TurnState
+from .messages import ConfirmAsk, EventMessage, TurnState
 from .ticket import Approval
 
 __all__ = [
@@ -69,6 +69,9 @@ class TurnRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The person's answer to the paused write, recorded before it was acted on."""
     executing: str | None = None
     """The call id of a write that was running: if the turn is cut off, its outcome is unknown."""
+    events: list[EventMessage | ConfirmAsk] = msgspec.field(default_factory=list)
+    """A remote turn's events and asks so far, in order (a client that comes back after a
+    restart is shown them again, ``GET /v1/turns/{id}/events``); empty once it ended."""
 
     @property
     def resumable(self) -> bool:

@@ -111,6 +111,14 @@ class Ticket:
     """The fingerprint of the ask and context (a turn id names one request)."""
     parked: bool = False
     """Stopped at shutdown to be resumed from its checkpoint by the next start (or node)."""
+    replaying: bool = False
+    """Resumed after a restart and not yet back at its paused write: the events it emits on
+    the way (its recall) were sent before the restart and are in :attr:`log` already."""
+    log: list[EventMessage | ConfirmAsk] = attrs.field(factory=list)
+    """A remote turn's events and confirmation asks so far, in the order sent (not its
+    answer's tokens), journalled with its record: a client that comes back after a restart is
+    shown them again, the pending question included. Emptied when the turn ends (its result
+    keeps the trace)."""
 
     @property
     def turn_id(self) -> str:
@@ -137,6 +145,7 @@ class Ticket:
             self.status = "done"
             self.steps = result.steps
             self.checkpoint = None
+            self.log = []
             self.outcome = outcome.Value(result)
             self.done.set()
 
@@ -147,6 +156,8 @@ class Ticket:
             self.status = status
             self.error_code = code
             self.checkpoint = None
+            if status != "awaiting_confirmation":  # a parked turn keeps its log in its record
+                self.log = []
             self.outcome = outcome.Error(error)
             self.done.set()
 
@@ -225,8 +236,19 @@ class Ticket:
             self._deliver(outbox, ask)
 
     def send(self, message: Outbound) -> None:
+        if self.replaying and isinstance(message, EventMessage):
+            return  # told before the restart (and in the log)
+        asked_again = isinstance(message, ConfirmAsk) and message in self.log  # (a restart)
+        if self.remote and isinstance(message, (EventMessage, ConfirmAsk)) and not asked_again:
+            self.log.append(message)
         for outbox in list(self.subscribers):
             self._deliver(outbox, message)
+
+    def follow(self, outbox: Outbox) -> list[EventMessage | ConfirmAsk]:
+        """Subscribe ``outbox`` to what comes next; returns what was sent so far (to replay
+        first: the pending ask is in it, so it is not sent again)."""
+        self.subscribers.append(outbox)
+        return list(self.log)
 
     def _deliver(self, outbox: Outbox, message: Outbound) -> None:
         try:
@@ -270,7 +292,9 @@ class Ticket:
             and approval.call_id == request.call_id
             and approval.fingerprint == request.fingerprint
         ):
+            self.replaying = False  # back at the paused write: what follows is new
             return Decision(approved=approval.approved, reason=approval.reason)
+        self.replaying = False  # back at the paused write: what follows is new
         pending = self.pending.setdefault(request.call_id, ReplyWaiter(request.call_id))
         self.status = "awaiting_confirmation"
         ask = self.asking()

@@ -4,7 +4,9 @@ Every event of a turn's stream gets an ``id:`` — 1, 2, 3, … in the order sen
 front door keeps the turn's events in a :class:`TurnFeed`. A client that reconnects with
 ``Last-Event-ID: N`` (``GET /v1/turns/{turn_id}/events``, or the same ``POST .../runs`` with
 the same ``turn_id``) gets the events after ``N`` and then the rest as they happen, never one
-twice. Feeds are bounded: :data:`MAX_FEEDS` turns, :data:`MAX_EVENTS` events each.
+twice. Feeds are bounded: :data:`MAX_FEEDS` turns, :data:`MAX_EVENTS` events each. A turn's
+events and asks are also journalled with its record (``actors.ticket.Ticket.log``): after a
+restart the front door builds its feed again from them, numbered as before.
 """
 
 from __future__ import annotations

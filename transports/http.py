@@ -78,6 +78,8 @@ from .wire import (
 )
 
 if TYPE_CHECKING:
+    from actors.ticket import Ticket
+
     from .users import Authenticator
 
 __all__ = ["HttpLimits", "create_app", "host_allowed", "serve_http"]
@@ -503,6 +505,10 @@ def create_app(
         resumed = (
             feeds.get(scoped_turn_id(access, body.turn_id)) if body.turn_id is not None else None
         )
+        if resumed is None and body.turn_id is not None:  # after a restart: its kept events
+            live = live_turn(scoped_turn_id(access, body.turn_id), access)
+            if live is not None and live.conversation_id == cid and live.payload == payload:
+                resumed = rejoined(live, body.turn_id, access)
         if resumed is not None:  # the same turn again: resume its stream
             if resumed.conversation_id != cid:
                 raise HTTPError(
@@ -541,6 +547,8 @@ def create_app(
         access = _access(request)
         key = scoped_turn_id(access, turn)
         feed = feeds.get(key)
+        if feed is None and (live := live_turn(key, access)) is not None:
+            feed = rejoined(live, turn, access)  # after a restart: its kept events, then on
         if feed is not None:
             if access is not None and not access.allows(feed.conversation_id):
                 raise HTTPError(404, "not_found", f"no turn {turn!r}")  # nothing leaks
@@ -608,6 +616,33 @@ def create_app(
         )
         assert isinstance(reply, MemoryReply)
         return JSONResponse(reply.state)
+
+    def live_turn(key: str, access: Access | None) -> Ticket | None:
+        """A remote turn running (or paused) here that this front door keeps no feed for: one
+        resumed after a restart, whose events so far are in its journalled log."""
+        ticket = get_runtime().supervisor.ticket(key)
+        if ticket is None or not ticket.remote or ticket.done.is_set():
+            return None
+        if ticket.conversation_id is None:
+            return None
+        if access is not None and not access.allows(ticket.conversation_id):
+            return None
+        return ticket
+
+    def rejoined(ticket: Ticket, turn_id: str, access: Access | None) -> TurnFeed:
+        """A feed for ``ticket`` numbered as its first one was: its ``turn`` event, the events
+        and asks it sent so far (from its log, kept in the store across a restart), then what
+        comes next — so a client resuming with ``Last-Event-ID`` sees the pending question."""
+        assert ticket.conversation_id is not None
+        scope = turn_scope(access)
+        feed = feeds.open(turn_id, ticket.conversation_id, ticket.payload, key=ticket.turn_id)
+
+        def forward(message: Outbound) -> None:
+            feed.outbox(unscoped(message, scope))
+
+        for message in ticket.follow(forward):
+            forward(message)
+        return feed
 
     async def turn_owner(request: Request, turn_id: str, conversation_id: str | None) -> str | None:
         """Where a turn's confirmation or cancel must go (``None``: here)."""

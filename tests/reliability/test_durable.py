@@ -343,3 +343,72 @@ class TestNothingSaidIsLost:
                 memory = (await http.get("/v1/conversations/m/memory")).json()
                 assert memory["summary"] == "Goal: chat\nDone: q1 | q2 | q3"
                 assert [e["ask"] for e in memory["recent"]] == ["q4", "wait", "q9"]
+
+
+async def numbered(response: httpx.Response, until: str) -> list[tuple[int, str, Any]]:
+    """``(id, name, data)`` of each event of a stream, up to the first ``until`` event."""
+    import json
+
+    from httpx_sse import EventSource
+
+    seen: list[tuple[int, str, Any]] = []
+    async for event in EventSource(response).aiter_sse():
+        if event.data:
+            seen.append((int(event.id), event.event, json.loads(event.data)))
+            if event.event == until:
+                break
+    return seen
+
+
+class TestDurableEventLog:
+    async def test_after_a_restart_a_paused_turns_events_replay_in_order_with_its_question(
+        self, tmp_path: Path
+    ) -> None:
+        """kill -9 while a write waits for approval: after the restart `GET .../events` replays
+        the turn's events from the store, numbered as before, ending with the pending
+        `confirm_request` and its fingerprint; a client resuming with `Last-Event-ID` gets the
+        question next, and answering it runs the write once."""
+        writes = tmp_path / "writes.txt"
+        store = f"sqlite:{tmp_path / 'd.db'}"
+        async with daemon(store, writes) as (process, url):
+            async with httpx.AsyncClient(base_url=url, headers=HEADERS, timeout=30) as http:
+                async with http.stream(
+                    "POST", "/v1/conversations/e/runs", json={"ask": "add figs", "turn_id": "e1"}
+                ) as response:
+                    before = await numbered(response, "confirm_request")
+                process.kill()
+                await process.wait()
+        *told, (asked_id, _, asked) = before
+        assert len(told) >= 2 and asked["fingerprint"]
+        async with daemon(store, writes) as (_, url):
+            async with httpx.AsyncClient(base_url=url, headers=HEADERS, timeout=30) as http:
+                await wait_status(http, "e1", "awaiting_confirmation")
+                async with http.stream("GET", "/v1/turns/e1/events") as response:
+                    replayed = await numbered(response, "confirm_request")
+                assert [(i, name) for i, name, _ in replayed] == [(i, n) for i, n, _ in before]
+                assert replayed[-1][2] == asked
+                resume = {"last-event-id": str(told[-1][0])}
+                async with http.stream("GET", "/v1/turns/e1/events", headers=resume) as response:
+                    events: list[tuple[int, str, Any]] = []
+                    import json
+
+                    from httpx_sse import EventSource
+
+                    async for event in EventSource(response).aiter_sse():
+                        if not event.data:
+                            continue
+                        events.append((int(event.id), event.event, json.loads(event.data)))
+                        if event.event == "confirm_request":
+                            reply = await http.post(
+                                "/v1/turns/e1/confirm",
+                                json={
+                                    "call_id": event.json()["call_id"],
+                                    "approved": True,
+                                    "fingerprint": event.json()["fingerprint"],
+                                },
+                            )
+                            assert reply.status_code == 204, reply.text
+                assert events[0] == (asked_id, "confirm_request", asked)
+                assert events[-1][1] == "result"
+                assert [i for i, _, _ in events] == sorted({i for i, _, _ in events})
+        assert written(writes) == ["figs"]
