@@ -77,6 +77,9 @@ class RuntimeLimits:
         restart_limit: crashes within ``restart_window`` seconds that stop a conversation.
         restart_window: seconds over which crashes are counted.
         turn_records: finished turns remembered for at-most-once delivery and status queries.
+        turn_record_bytes: bytes of finished turns' whole results kept in memory (oldest let go
+            first, each then kept as its status and a bounded final message; with a store the
+            rest is read back from it when asked for).
         model_slots: model calls that may run at once (1 for an on-device model).
         model_queue: model calls that may wait at once across all conversations.
         drain_grace: seconds running turns may take to finish on shutdown before cancellation.
@@ -87,6 +90,7 @@ class RuntimeLimits:
     restart_limit: int = 3
     restart_window: float = 60.0
     turn_records: int = 10_000
+    turn_record_bytes: int = 16 * 2**20
     model_slots: int = 1
     model_queue: int = 10_000
     drain_grace: float = 10.0
@@ -124,6 +128,8 @@ class Runtime:
             restart_limit=self.limits.restart_limit,
             restart_window=self.limits.restart_window,
             turn_records=self.limits.turn_records,
+            turn_record_bytes=self.limits.turn_record_bytes,
+            durable=store is not None,
             sessions=sessions,
         )
         self.ready = False
@@ -213,8 +219,8 @@ class Runtime:
     async def _seen(self, request: TurnRequest) -> Ticket | None:
         """The turn this id already names: queued, running, recent, or finished in the store."""
         known = self.supervisor.resubmitted(request.turn_id)
-        if known is None and self.journal is not None:
-            record = await self.journal.get(request.turn_id)
+        if (known is None or known.compact) and self.journal is not None:
+            record = await self.journal.get(request.turn_id)  # the whole of a compact record
             if record is not None and record.final:
                 known = Ticket.from_record(record, None)
         return known
@@ -227,7 +233,12 @@ class Runtime:
         self.supervisor.check_accepting(ticket.conversation_id)
         existing = await self.journal.begin(ticket.request)
         if existing is not None:
-            return self.supervisor.ticket(ticket.turn_id) or Ticket.from_record(existing, None)
+            known = self.supervisor.ticket(ticket.turn_id)
+            return (
+                known
+                if known is not None and not known.compact
+                else (Ticket.from_record(existing, None))
+            )
         try:
             self.supervisor.enqueue(ticket)
         except BaseException:
@@ -444,8 +455,8 @@ class Runtime:
     ) -> Ticket:
         """The turn a request names: running here, or known from the store (else not found)."""
         found = self.supervisor.ticket(turn_id)
-        if found is None and self.journal is not None:
-            record = await self.journal.get(turn_id)
+        if (found is None or found.compact) and self.journal is not None:
+            record = await self.journal.get(turn_id)  # the whole of a compact record
             if record is not None:
                 found = Ticket.from_record(record, None)
         if (

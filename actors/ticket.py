@@ -17,7 +17,15 @@ from goliath.errors import TurnCancelled
 from goliath.events import Event
 from goliath.records import ConfirmRequest, Decision, RunResult, StepRecord
 
-from .messages import ConfirmAsk, EventMessage, Outbound, Token, TurnState
+from .messages import (
+    ConfirmAsk,
+    EventMessage,
+    Failure,
+    Outbound,
+    ResultMessage,
+    Token,
+    TurnState,
+)
 
 if TYPE_CHECKING:
     from .journal import Journal
@@ -111,6 +119,11 @@ class Ticket:
     """The fingerprint of the ask and context (a turn id names one request)."""
     parked: bool = False
     """Stopped at shutdown to be resumed from its checkpoint by the next start (or node)."""
+    compact: bool = False
+    """Stands for a finished turn whose whole result this process no longer keeps (its status
+    and a bounded final message only): with a store, read the record for the rest."""
+    on_done: Callable[[Ticket], None] | None = None
+    """Told once, when the turn ends (the supervisor's byte budget of records)."""
     replaying: bool = False
     """Resumed after a restart and not yet back at its paused write: the events it emits on
     the way (its recall) were sent before the restart and are in :attr:`log` already."""
@@ -148,6 +161,7 @@ class Ticket:
             self.log = []
             self.outcome = outcome.Value(result)
             self.done.set()
+            self._ended()
 
     def fail(
         self, error: BaseException, *, status: TurnState = "failed", code: str = "error"
@@ -160,6 +174,12 @@ class Ticket:
                 self.log = []
             self.outcome = outcome.Error(error)
             self.done.set()
+            self._ended()
+
+    def _ended(self) -> None:
+        told, self.on_done = self.on_done, None
+        if told is not None:
+            told(self)
 
     def cancel(self, reason: str = "client") -> None:
         """Cancel: a running turn stops at its next checkpoint, a queued one ends now."""
@@ -243,6 +263,8 @@ class Ticket:
             self.log.append(message)
         for outbox in list(self.subscribers):
             self._deliver(outbox, message)
+        if isinstance(message, (ResultMessage, Failure)):
+            self.subscribers.clear()  # said its last word: a kept record holds no stream
 
     def follow(self, outbox: Outbox) -> list[EventMessage | ConfirmAsk]:
         """Subscribe ``outbox`` to what comes next; returns what was sent so far (to replay

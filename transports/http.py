@@ -753,8 +753,8 @@ class _WaitingFeed:
 
     async def follow(self, after: int = 0) -> AsyncIterator[ServerSentEvent]:
         ticket = self.runtime.supervisor.ticket(self.key)
-        if ticket is not None:
-            await ticket.done.wait()
+        if ticket is not None and not (ticket.compact and self.runtime.journal is not None):
+            await ticket.done.wait()  # (a compact one: the status read from the store instead)
             message: Outbound = unscoped(final_message(ticket), self.scope)
         elif self.status.result is not None:
             message = ResultMessage(turn_id=self.turn_id, result=self.status.result)
