@@ -26,6 +26,7 @@ from urllib.parse import unquote
 import msgspec
 import trio
 from sse_starlette import EventSourceResponse, ServerSentEvent
+from sse_starlette.sse import SendTimeoutError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -280,6 +281,16 @@ class _FrontDoor:
         try:
             await self.app(scope, reading, sending)
         except Exception as exc:
+            if started and isinstance(exc, SendTimeoutError):
+                # a client that stopped reading its event stream: dropped, as the frame socket
+                # drops one (its turn goes on, and its stream can be resumed)
+                logger.info(
+                    "%s %s: dropped a client that read nothing for %g s",
+                    scope.get("method"),
+                    _path(scope),
+                    self.limits.send_seconds,
+                )
+                return
             if started and isinstance(exc, _CLIENT_LEFT):
                 # The client left while its answer was sent (Hypercorn closes the socket as it
                 # sees the client's end, racing the answer's last send): nobody to answer.
@@ -427,8 +438,13 @@ def create_app(
     limits: HttpLimits | None = None,
     router: Router | None = None,
     allowed_hosts: Collection[str] = ("*",),
+    writers: trio.Nursery | None = None,
 ) -> Starlette:
     """The ASGI application. ``token=None`` disables auth (for a 0600 Unix socket only).
+
+    ``writers`` (the caller's nursery) runs the event streams' writes, so that one waiting on a
+    client that stopped reading is given up after ``limits.send_seconds`` and the client
+    dropped; without it a write waits as long as the server lets it.
 
     ``users`` knows the users' tokens: a request with one may touch only that user's
     conversations and turns (another's conversation is 403, another's turn 404). With
@@ -521,7 +537,7 @@ def create_app(
                     f"turn id {body.turn_id!r} was used for another request (a different ask or "
                     "context); a turn id names one request — use a new id for a new ask",
                 )
-            return _event_stream(resumed, after)
+            return _event_stream(resumed, after, bounds.send_seconds, writers)
         if len(body.ask) > bounds.max_ask_chars:
             raise HTTPError(
                 413,
@@ -538,7 +554,7 @@ def create_app(
         except RequestError as exc:
             feeds.discard(key)
             raise HTTPError(STATUS.get(exc.code, 500), exc.code, exc.message) from None
-        return _event_stream(feed, 0)
+        return _event_stream(feed, 0, bounds.send_seconds, writers)
 
     async def turn_events(request: Request) -> Response:
         """A turn's stream from the event after ``Last-Event-ID`` (a reconnecting client)."""
@@ -552,13 +568,18 @@ def create_app(
         if feed is not None:
             if access is not None and not access.allows(feed.conversation_id):
                 raise HTTPError(404, "not_found", f"no turn {turn!r}")  # nothing leaks
-            return _event_stream(feed, after)
+            return _event_stream(feed, after, bounds.send_seconds, writers)
         conversation = request.query_params.get("conversation_id")
         if forwarder is not None and (url := await turn_owner(request, key, conversation)):
             return forwarder.relay(request, url, b"")
         reply = await request_reply(GetTurn(turn_id=turn), access)  # 404 for an unknown turn
         assert isinstance(reply, TurnStatus)
-        return _event_stream(_final_feed(get_runtime(), key, reply, turn_scope(access)), after)
+        return _event_stream(
+            _final_feed(get_runtime(), key, reply, turn_scope(access)),
+            after,
+            bounds.send_seconds,
+            writers,
+        )
 
     async def answer_turn(request: Request) -> Response:
         turn = _checked_id(request.path_params["turn_id"], "turn id")
@@ -711,25 +732,70 @@ class _ClosingEventSourceResponse(EventSourceResponse):
     never set (200 finished runs held 200 descriptors).
     """
 
+    writers: trio.Nursery | None = None
+    send_seconds: float = math.inf
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        writers, limit = self.writers, self.send_seconds
+
+        async def bounded(message: Message) -> None:
+            """One write, given up after ``send_seconds`` (a client that does not read).
+
+            Hypercorn shields its socket writes from cancellation, so a write to a client
+            that never reads would wait forever; it runs in the front door's ``writers``
+            nursery instead, and when it is given up the response ends with
+            ``SendTimeoutError``: Hypercorn then closes the connection, which ends the write.
+            """
+            if writers is None or not math.isfinite(limit):
+                await send(message)
+                return
+            written = trio.Event()
+            failed: list[Exception] = []
+
+            async def write() -> None:
+                try:
+                    await send(message)
+                except Exception as exc:  # handed to the response, which raises it
+                    failed.append(exc)
+                finally:
+                    written.set()
+
+            writers.start_soon(write)
+            with trio.move_on_after(limit):
+                await written.wait()
+            if not written.is_set():
+                raise SendTimeoutError()
+            if failed:
+                raise failed[0]
+
         async def send_last_whole(message: Message) -> None:
             if message["type"] == "http.response.body" and not message.get("more_body", False):
                 with trio.move_on_after(LAST_SEND_SECONDS, shield=True):
-                    await send(message)
+                    await bounded(message)
                 return
-            await send(message)
+            await bounded(message)
 
         await super().__call__(scope, receive, send_last_whole)
 
 
-def _event_stream(feed: TurnFeed | _WaitingFeed, after: int) -> Response:
-    return _ClosingEventSourceResponse(
+def _event_stream(
+    feed: TurnFeed | _WaitingFeed,
+    after: int,
+    send_seconds: float,
+    writers: trio.Nursery | None = None,
+) -> Response:
+    """A turn's events as SSE; a client that does not read for ``send_seconds`` is dropped
+    (its turn goes on; its stream can be resumed)."""
+    response = _ClosingEventSourceResponse(
         feed.follow(after),
         headers={"cache-control": "no-cache", "x-goliath-turn-id": feed.turn_id},
         ping=HEARTBEAT_SECONDS,
         ping_message_factory=lambda: ServerSentEvent(comment="keep-alive", sep="\n"),
         sep="\n",
     )
+    response.writers = writers
+    response.send_seconds = send_seconds
+    return response
 
 
 def _final_feed(runtime: Runtime, key: str, status: TurnStatus, scope: str) -> _WaitingFeed:
@@ -811,12 +877,15 @@ async def serve_http(
     config.accesslog = None
     config.errorlog = logger
     config.keep_alive_timeout = keep_alive_timeout
-    app = create_app(
-        runtime,
-        token=token,
-        users=users,
-        limits=limits,
-        router=router,
-        allowed_hosts=("*",) if unix_socket is not None else tuple(allowed_hosts),
-    )
-    await serve(app, config, shutdown_trigger=shutdown_trigger, task_status=task_status)  # type: ignore[arg-type]
+    async with trio.open_nursery() as writers:  # event-stream writes, each bounded in time
+        app = create_app(
+            runtime,
+            token=token,
+            users=users,
+            limits=limits,
+            router=router,
+            allowed_hosts=("*",) if unix_socket is not None else tuple(allowed_hosts),
+            writers=writers,
+        )
+        await serve(app, config, shutdown_trigger=shutdown_trigger, task_status=task_status)  # type: ignore[arg-type]
+        writers.cancel_scope.cancel()

@@ -79,6 +79,9 @@ class HttpLimits(msgspec.Struct, frozen=True, kw_only=True):
 
     max_body_bytes: int = 64 * 1024
     max_ask_chars: int = 8_000
+    send_seconds: float = 30.0  # = transports.stream.SEND_SECONDS (a test pins them equal)
+    """How long one write to an event stream may wait for a client that does not read before
+    the client is dropped (the frame socket's ``SEND_SECONDS``)."""
 
 
 class RunRequest(msgspec.Struct, forbid_unknown_fields=True):
