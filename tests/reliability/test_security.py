@@ -228,7 +228,9 @@ class TestBodies:
         ):
             reply = await http.post("/v1/conversations/c/runs", content=body)
             assert reply.status_code == 400
-            assert reply.json()["error"]["message"] == "the body's JSON is nested too deeply"
+            assert reply.json()["error"]["message"] == (
+                "the body's JSON is nested too deeply: the limit is 64 levels"
+            )
             assert (await http.get("/healthz")).status_code == 200
 
 
