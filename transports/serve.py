@@ -303,7 +303,7 @@ def resolve_token(args: argparse.Namespace, err: TextIO = sys.stderr) -> str | N
 def serve_command(args: argparse.Namespace) -> int:
     _server_stack()  # before anything starts: a missing extra is a one-line error
     token = resolve_token(args)
-    users = _users(getattr(args, "users", None))
+    users = _users(getattr(args, "users", None), token)
 
     async def main() -> None:
         agent = await load_agent(args.target)
@@ -348,16 +348,23 @@ def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
     return found
 
 
-def _users(spec: str | None) -> Authenticator | None:
+def _users(spec: str | None, token: str | None = None) -> Authenticator | None:
     """``--users``: a TOML/JSON file, or ``MODULE:ATTR`` of the app's own (a ``Users``, or
-    anything with ``authenticate(token)``)."""
+    anything with ``authenticate(token)``). No user may hold the daemon's own ``token``."""
     if spec is None:
         return None
     if os.path.exists(spec) or spec.endswith((".toml", ".json")):
-        return load_users(spec)
+        return load_users(
+            spec, daemon_token=token, warn=lambda text: print(f"goliath: {text}", file=sys.stderr)
+        )
     value = resolve_object(spec)
     if callable(value) and not hasattr(value, "authenticate"):
         value = value()
     if not hasattr(value, "authenticate"):
         raise ConfigError(f"--users {spec}: expected a users file, or MODULE:ATTR of a Users")
+    if token is not None and value.authenticate(token) is not None:
+        raise ConfigError(
+            f"--users {spec}: a user has the daemon's own token, which reaches every "
+            "conversation; give each user a token of their own"
+        )
     return value  # type: ignore[no-any-return]
