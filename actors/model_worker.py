@@ -22,7 +22,7 @@ import trio
 
 from goliath.errors import BusyError, ModelError
 from goliath.models import GenerateRequest, Generation, Model, TextSink
-from goliath.models._slots import CONVERSATION
+from goliath.models.slots import CONVERSATION
 
 from .messages import Generate
 

@@ -11,7 +11,7 @@ before vLLM 0.12).
 What a llama.cpp server offers beyond OpenAI is used when asked for: ``cache_prompt`` (the slot
 reuses the KV cache of the prefix its previous prompt shares), ``slots=N`` (each conversation's
 calls go to one ``id_slot``, so its stage prompts stay warm in that slot's cache; see
-``_slots.py``), and token log-probabilities (``logprobs``, read by :meth:`generate_scored`).
+``slots.py``), and token log-probabilities (``logprobs``, read by :meth:`generate_scored`).
 Prompt tokens the server served from its cache are counted (:meth:`statistics`). HTTP failures
 are translated into the harness's error classes so a turn classifies them by type.
 """
@@ -39,7 +39,7 @@ from ..errors import (
 )
 from . import GenerateRequest, Generation, TextSink
 from ._json import limit_strings, parse_reply, resolve_max_length, with_schema_note
-from ._slots import CONVERSATION, SlotPins
+from .slots import CONVERSATION, SlotPins
 
 __all__ = [
     "OpenAICompatibleModel",

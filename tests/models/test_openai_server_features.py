@@ -19,8 +19,8 @@ import trio
 from actors.model_worker import ModelWorker
 from goliath.errors import ConfigError
 from goliath.models import GenerateRequest
-from goliath.models._slots import SlotPins
 from goliath.models.openai import OpenAICompatibleModel
+from goliath.models.slots import SlotPins
 
 PLAN = {
     "type": "object",
