@@ -22,7 +22,6 @@ else ``llama-server`` on ``$PATH``.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import logging
 import os
 import secrets
@@ -30,7 +29,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 from collections import deque
 from collections.abc import Sequence
@@ -79,12 +77,6 @@ def _free_port() -> int:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
         return port
-
-
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
-    """Linux: the server gets SIGTERM if the daemon dies without stopping it (kill -9)."""
-    with contextlib.suppress(Exception):
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 class ManagedLlamaServer:
@@ -253,9 +245,10 @@ class ManagedLlamaServer:
 
     async def _start(self, nursery: trio.Nursery) -> None:
         environment = {**os.environ, "LLAMA_API_KEY": self.api_key}
-        options: dict[str, Any] = {"start_new_session": True}  # the daemon's signals are its own
-        if sys.platform.startswith("linux"):
-            options["preexec_fn"] = _die_with_parent
+        # Its own session: the daemon's signals are the daemon's, which stops the server after
+        # draining. (No PR_SET_PDEATHSIG: Trio forks from a worker thread, and the signal fires
+        # when that thread exits, not the daemon; a daemon killed with -9 leaves it running.)
+        options: dict[str, Any] = {"start_new_session": True}
         process = await trio.lowlevel.open_process(
             self.arguments(),
             stdin=subprocess.DEVNULL,

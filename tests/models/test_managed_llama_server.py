@@ -82,6 +82,20 @@ async def test_serve_returns_once_healthy_with_the_slots_asked_for(
         nursery.cancel_scope.cancel()
 
 
+async def test_a_server_that_loads_slowly_keeps_running(
+    model_file: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """A server loading for longer than Trio keeps an idle worker thread (10 s) is not sent a
+    signal when the thread that started it ends: it comes up and stays up."""
+    monkeypatch.setenv("FAKE_LLAMA_LOAD_SECONDS", "11")
+    server = ManagedLlamaServer(model_file, slots=1, binary=FAKE)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.serve)
+        await trio.sleep(2)
+        assert server.healthy and server.restarts == 0, server.last_exit
+        nursery.cancel_scope.cancel()
+
+
 async def test_a_killed_server_is_restarted_and_serves_again(model_file: Path, record: Path):
     """kill -9: the supervisor starts a new process on the same port; calls work again."""
     server = ManagedLlamaServer(model_file, slots=2, binary=FAKE)
