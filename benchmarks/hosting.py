@@ -73,6 +73,8 @@ MIX = (
 TOKEN = "hosting-benchmark-token-0123456789"
 ENV_ENGINE = "GOLIATH_HOSTING_ENGINE"
 ENV_CAPTURE = "GOLIATH_HOSTING_CAPTURE"
+CALL_TIMEOUT = 1800.0
+"""Seconds one model call may take: N calls share a busy CPU, so one can take minutes."""
 
 
 # --------------------------------------------------------------- the daemon's side
@@ -161,6 +163,7 @@ def make_agent() -> Agent:
             cache_prompt=spec["style"] == "llama_json_schema",
             response_format_style=spec["style"],
             window=4096,
+            timeout=CALL_TIMEOUT,
         )
     return Agent(
         Recorder(model, os.environ[ENV_CAPTURE]),
@@ -331,10 +334,12 @@ async def replay(calls: list[dict[str, Any]], engine: dict[str, Any], model: Any
     return time.monotonic() - started
 
 
-async def phases(url: str, key: str, width: int, prompt_words: int = 400) -> dict[str, Any]:
+async def phases(
+    url: str, key: str, width: int, prompt_words: int = 400, decode_tokens: int = 64
+) -> dict[str, Any]:
     """Prompt evaluation and generation throughput of llama-server at 1 and ``width`` requests
     at once: prompt-bound requests (long distinct prompts, one token out) and decode-bound ones
-    (a short prompt, 64 tokens out)."""
+    (a short prompt, ``decode_tokens`` out)."""
     words = [
         "the",
         "quick",
@@ -357,7 +362,7 @@ async def phases(url: str, key: str, width: int, prompt_words: int = 400) -> dic
         )
         body = {
             "prompt": text if long else f"Count upward from {number}:",
-            "n_predict": 1 if long else 64,
+            "n_predict": 1 if long else decode_tokens,
             "ignore_eos": True,
             "cache_prompt": False,
             "temperature": 0,
@@ -431,10 +436,13 @@ async def main(args: argparse.Namespace) -> int:
             print(f"[{kind}] {users} user(s): hosted run ...", file=sys.stderr, flush=True)
             row = await hosted(args, users, engine, capture)
             calls = captured(capture)
-            if engine["kind"] == "embedded":
+            measured = "replay"
+            if args.replay == "calls" and engine["kind"] == "embedded":
+                model: Any = None  # one call at a time: the engine's time is the calls' sum
+            elif engine["kind"] == "embedded":
                 from goliath.models.llamacpp import LlamaCppModel
 
-                model: Any = LlamaCppModel(DEFAULT_MODEL)
+                model = LlamaCppModel(DEFAULT_MODEL)
                 await model.load()
             else:
                 model = OpenAICompatibleModel(
@@ -444,11 +452,17 @@ async def main(args: argparse.Namespace) -> int:
                     slots=users,
                     cache_prompt=engine["style"] == "llama_json_schema",
                     response_format_style=engine["style"],
+                    timeout=CALL_TIMEOUT,
                 )
-            print(f"[{kind}] {users} user(s): replaying {len(calls)} calls ...", file=sys.stderr)
-            seconds = await replay(calls, engine, model)
-            if engine["kind"] == "embedded":
+            if model is None:
+                seconds = sum(call["seconds"] for call in calls)
+                measured = "sum of the captured calls"
+            else:
+                print(f"[{kind}] {users} user(s): replaying {len(calls)} calls", file=sys.stderr)
+                seconds = await replay(calls, engine, model)
+            if engine["kind"] == "embedded" and model is not None:
                 model.close()
+            row["engine_alone"] = measured
             row["engine"] = args.engine[0] if kind != "openai" else args.engine[1]
             row["replay_s"] = round(seconds, 1)
             row["engine_asks_per_min"] = round(row["asks"] / seconds * 60, 2) if seconds else 0.0
@@ -459,7 +473,9 @@ async def main(args: argparse.Namespace) -> int:
             )
             if args.phases and server is not None:
                 print(f"[{kind}] {users} user(s): phase probe ...", file=sys.stderr)
-                row["phases"] = await phases(server.url, server.api_key, users)
+                row["phases"] = await phases(
+                    server.url, server.api_key, users, args.phase_words, args.phase_tokens
+                )
             rows.append(row)
             print(json.dumps(row), file=sys.stderr, flush=True)
             nursery.cancel_scope.cancel()
@@ -527,7 +543,16 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         choices=["json_schema", "vllm", "vllm_guided", "llama_json_schema", "json_object_schema"],
         help="how an openai engine is asked for JSON (vllm: structured_outputs)",
     )
+    parser.add_argument(
+        "--replay",
+        choices=["replay", "calls"],
+        default="replay",
+        help="the embedded engine alone: replay the captured calls, or (calls) take the sum of "
+        "their times in the daemon, where they ran one at a time anyway",
+    )
     parser.add_argument("--phases", action="store_true", help="probe prompt vs decode batching")
+    parser.add_argument("--phase-words", type=int, default=400, help="words per probe prompt")
+    parser.add_argument("--phase-tokens", type=int, default=64, help="tokens per probe decode")
     parser.add_argument("--out", help="write the report as JSON here")
     parser.add_argument("--keep", help="keep the captured calls in this folder")
     args = parser.parse_args(argv)

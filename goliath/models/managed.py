@@ -53,6 +53,8 @@ STOP_GRACE = 5.0
 """Seconds between SIGTERM and SIGKILL when the server is stopped."""
 RESTART_WAIT = 60.0
 """Seconds a call made while the server restarts waits for it before it fails."""
+CALL_TIMEOUT = 120.0
+"""Seconds one call may take on one slot (the OpenAI bridge's default); × the slots."""
 LLAMA_VERSION = "0.3.36"
 """The llama-cpp-python release whose vendored llama.cpp the cached binary is built from."""
 
@@ -373,6 +375,8 @@ class ManagedModel:
         options.setdefault("cache_prompt", True)
         options.setdefault("slots", server.slots)
         options.setdefault("window", server.window)
+        # N slots share the CPU: a call takes up to N times as long as alone.
+        options.setdefault("timeout", CALL_TIMEOUT * server.slots)
         self.bridge = OpenAICompatibleModel(
             server.url + "/v1", server.model_path.stem, server.api_key, **options
         )
