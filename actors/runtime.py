@@ -25,7 +25,7 @@ from goliath.errors import (
 )
 from goliath.ids import check_conversation_id
 from goliath.models import GenerateRequest, TextSink
-from goliath.records import Decision, MemoryState
+from goliath.records import Decision, MemoryState, RunResult
 from goliath.session import Session
 
 from .journal import FenceFor, Journal
@@ -59,6 +59,9 @@ __all__ = [
     "RuntimeLimits",
     "failure_code",
     "final_message",
+    "scoped_turn_id",
+    "turn_scope",
+    "unscoped",
 ]
 
 
@@ -72,6 +75,9 @@ class RuntimeLimits:
         restart_limit: crashes within ``restart_window`` seconds that stop a conversation.
         restart_window: seconds over which crashes are counted.
         turn_records: finished turns remembered for at-most-once delivery and status queries.
+        turn_record_bytes: bytes of finished turns' whole results kept in memory (oldest let go
+            first, each then kept as its status and a bounded final message; with a store the
+            rest is read back from it when asked for).
         model_slots: model calls that may run at once (1 for an on-device model).
         model_queue: model calls that may wait at once across all conversations.
         drain_grace: seconds running turns may take to finish on shutdown before cancellation.
@@ -82,6 +88,7 @@ class RuntimeLimits:
     restart_limit: int = 3
     restart_window: float = 60.0
     turn_records: int = 10_000
+    turn_record_bytes: int = 16 * 2**20
     model_slots: int = 1
     model_queue: int = 10_000
     drain_grace: float = 10.0
@@ -119,6 +126,8 @@ class Runtime:
             restart_limit=self.limits.restart_limit,
             restart_window=self.limits.restart_window,
             turn_records=self.limits.turn_records,
+            turn_record_bytes=self.limits.turn_record_bytes,
+            durable=store is not None,
             sessions=sessions,
         )
         self.ready = False
@@ -197,8 +206,8 @@ class Runtime:
     async def _seen(self, request: TurnRequest) -> Ticket | None:
         """The turn this id already names: queued, running, recent, or finished in the store."""
         known = self.supervisor.resubmitted(request.turn_id)
-        if known is None and self.journal is not None:
-            record = await self.journal.get(request.turn_id)
+        if (known is None or known.compact) and self.journal is not None:
+            record = await self.journal.get(request.turn_id)  # the whole of a compact record
             if record is not None and record.final:
                 known = Ticket.from_record(record, None)
         return known
@@ -211,7 +220,12 @@ class Runtime:
         self.supervisor.check_accepting(ticket.conversation_id)
         existing = await self.journal.begin(ticket.request)
         if existing is not None:
-            return self.supervisor.ticket(ticket.turn_id) or Ticket.from_record(existing, None)
+            known = self.supervisor.ticket(ticket.turn_id)
+            return (
+                known
+                if known is not None and not known.compact
+                else (Ticket.from_record(existing, None))
+            )
         try:
             self.supervisor.enqueue(ticket)
         except BaseException:
@@ -272,8 +286,29 @@ class Runtime:
         A ``Run`` returns its ticket (its events, confirmation asks and end follow through
         ``outbox``); other requests answer once. Refusals raise :class:`RequestError`. With
         ``access`` (a user's), only conversations it allows can be touched: a conversation it
-        does not allow is ``forbidden``, a turn of one is ``not_found`` (nothing leaks).
+        does not allow is ``forbidden``, a turn of one is ``not_found`` (nothing leaks). A
+        user's turn ids are the user's own (:func:`turn_scope`): another user's id names
+        nothing here, so it answers as an unknown one, and one user cannot claim an id first
+        to refuse another's run.
         """
+        scope = turn_scope(access)
+        if not scope:
+            return await self._handle(message, outbox, access)
+        mine = message.turn_id
+        try:
+            return await self._handle(
+                msgspec.structs.replace(message, turn_id=scope + mine),
+                _Unscoped(outbox, scope),
+                access,
+            )
+        except RequestError as exc:  # say the id as the caller gave it
+            raise RequestError(
+                exc.code, exc.message.replace(repr(scope + mine), repr(mine))
+            ) from exc.__cause__
+
+    async def _handle(
+        self, message: Inbound, outbox: Outbox, access: Access | None
+    ) -> Ticket | None:
         match message:
             case Run(turn_id=turn_id, ask=ask, conversation_id=conversation_id, context=context):
                 _allowed(access, conversation_id)
@@ -376,8 +411,8 @@ class Runtime:
     ) -> Ticket:
         """The turn a request names: running here, or known from the store (else not found)."""
         found = self.supervisor.ticket(turn_id)
-        if found is None and self.journal is not None:
-            record = await self.journal.get(turn_id)
+        if (found is None or found.compact) and self.journal is not None:
+            record = await self.journal.get(turn_id)  # the whole of a compact record
             if record is not None:
                 found = Ticket.from_record(record, None)
         if (
@@ -397,6 +432,51 @@ class Access(Protocol):
     def name(self) -> str: ...
 
     def allows(self, conversation_id: str | None) -> bool: ...
+
+
+def turn_scope(access: Access | None) -> str:
+    """Where a caller's turn ids live: ``""`` (everywhere) for the operator; for a user, under
+    the user's conversation prefix (or ``name/`` for an access without one).
+
+    A user's turn id ``t`` is the runtime's ``<prefix>t``: users' prefixes never overlap, so
+    no user's id can name another's turn, and whatever an id means to one user, another who
+    sends it gets what an unknown id gets. The user sees and sends ``t`` only; the operator
+    sees ``<prefix>t`` (in records, ``GET /v1/turns/{id}`` and logs).
+    """
+    if access is None:
+        return ""
+    prefix = getattr(access, "conversations", None)
+    return prefix if isinstance(prefix, str) and prefix else f"{access.name}/"
+
+
+def scoped_turn_id(access: Access | None, turn_id: str) -> str:
+    """The runtime's id of the turn a caller calls ``turn_id`` (see :func:`turn_scope`)."""
+    return turn_scope(access) + turn_id
+
+
+def unscoped(message: Outbound, scope: str) -> Outbound:
+    """``message`` as a user sees it: its turn ids without the user's scope."""
+    if not scope:
+        return message
+    changes: dict[str, Any] = {"turn_id": message.turn_id.removeprefix(scope)}
+    result = getattr(message, "result", None)
+    if isinstance(result, RunResult) and result.turn_id.startswith(scope):
+        changes["result"] = msgspec.structs.replace(
+            result, turn_id=result.turn_id.removeprefix(scope)
+        )
+    return msgspec.structs.replace(message, **changes)
+
+
+@attrs.frozen
+class _Unscoped:
+    """A user's outbox: messages reach it with the user's own turn ids (equal wrappers of one
+    outbox compare equal, so a retried run is known for the same caller)."""
+
+    outbox: Outbox
+    scope: str
+
+    def __call__(self, message: Outbound) -> None:
+        self.outbox(unscoped(message, self.scope))
 
 
 def _allowed(access: Access | None, conversation_id: str | None) -> None:

@@ -16,18 +16,13 @@ from typing import Any, Protocol
 import msgspec
 
 from goliath.durable import Checkpoint
-from goliath.records import (
-    RECENT_KEEP,
-    ConfirmRequest,
-    Exchange,
-    MemoryState,
-    RunResult,
-    StepRecord,
-)
+from goliath.memory.codec import appended
+from goliath.records import ConfirmRequest, Exchange, MemoryState, RunResult, StepRecord
 
-from .messages import TicketStatus
+from .messages import ConfirmAsk, EventMessage, TicketStatus
 
 __all__ = [
+    "DEFAULT_MEMORY_KEY",
     "FINAL_STATES",
     "Approval",
     "Fence",
@@ -83,6 +78,9 @@ class TurnRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The person's answer to the paused write, recorded before it was acted on."""
     executing: str | None = None
     """The call id of a write that was running: if the turn is cut off, its outcome is unknown."""
+    events: list[EventMessage | ConfirmAsk] = msgspec.field(default_factory=list)
+    """A remote turn's events and asks so far, in order (a client that comes back after a
+    restart is shown them again, ``GET /v1/turns/{id}/events``); empty once it ended."""
 
     @property
     def resumable(self) -> bool:
@@ -130,9 +128,21 @@ class Store(Protocol):
         ...
 
 
+DEFAULT_MEMORY_KEY = ""
+"""The default conversation's memory row: blank, which no conversation id can be, so no
+caller can ever name it (earlier versions kept it under ``default``, which the
+conversation ``"default"`` shared; :data:`LEGACY_DEFAULT_KEY`)."""
+LEGACY_DEFAULT_KEY = "default"
+"""Where older versions kept the default conversation's memory; a store moves that row to
+:data:`DEFAULT_MEMORY_KEY` once, when it first opens (:data:`KEYS_MIGRATION`)."""
+KEYS_MIGRATION = "default-memory-key"
+"""The name of that one-time move in the store's ``goliath_meta`` table."""
+
+
 def memory_key(conversation_id: str | None) -> str:
-    """The memory row of a conversation (``default`` for the default conversation)."""
-    return conversation_id or "default"
+    """The memory row of a conversation: its id, or :data:`DEFAULT_MEMORY_KEY` for the default
+    conversation — a row no conversation id names (``"default"`` is an ordinary id)."""
+    return DEFAULT_MEMORY_KEY if conversation_id is None else conversation_id
 
 
 def interrupted_exchange(record: TurnRecord) -> Exchange:
@@ -148,8 +158,9 @@ def interrupted_exchange(record: TurnRecord) -> Exchange:
 
 
 def with_interruption(state: MemoryState, record: TurnRecord) -> MemoryState:
-    recent = [*state.recent, interrupted_exchange(record)][-RECENT_KEEP:]
-    return MemoryState(summary=state.summary, recent=recent)
+    """``state`` with the cut-off turn added; nothing is trimmed unsummarised: the next turn's
+    scribe folds what falls out of the recent window (:func:`goliath.memory.codec.appended`)."""
+    return appended(state, interrupted_exchange(record))
 
 
 class StoreMemory:

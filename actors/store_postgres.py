@@ -19,7 +19,16 @@ import trio
 from goliath.memory.codec import decode_state, encode_state
 from goliath.records import MemoryState
 
-from .store import Fence, FencedError, TurnRecord, decode_record, encode_record
+from .store import (
+    DEFAULT_MEMORY_KEY,
+    KEYS_MIGRATION,
+    LEGACY_DEFAULT_KEY,
+    Fence,
+    FencedError,
+    TurnRecord,
+    decode_record,
+    encode_record,
+)
 
 __all__ = ["DEFAULT_SHARDS", "PostgresStore", "shard_of"]
 
@@ -56,6 +65,10 @@ CREATE TABLE IF NOT EXISTS goliath_turns (
     record TEXT NOT NULL,
     epoch BIGINT NOT NULL DEFAULT 0,
     updated_at DOUBLE PRECISION NOT NULL
+);
+CREATE TABLE IF NOT EXISTS goliath_meta (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS goliath_turns_unfinished ON goliath_turns (shard)
     WHERE status NOT IN ('done', 'cancelled', 'failed', 'interrupted');
@@ -128,6 +141,18 @@ class PostgresStore:
                 "ON CONFLICT DO NOTHING",
                 (self.shards,),
             )
+            # once: the default conversation's memory leaves the row `default`, which the
+            # conversation "default" shared (a user could have read it), for its own blank row
+            moved = connection.execute(
+                "INSERT INTO goliath_meta (name, value) VALUES (%s, 'done') ON CONFLICT DO NOTHING",
+                (KEYS_MIGRATION,),
+            ).rowcount
+            if moved == 1:
+                connection.execute(
+                    "UPDATE goliath_memory SET key = %s WHERE key = %s AND NOT EXISTS "
+                    "(SELECT 1 FROM goliath_memory WHERE key = %s)",
+                    (DEFAULT_MEMORY_KEY, LEGACY_DEFAULT_KEY, DEFAULT_MEMORY_KEY),
+                )
 
         await self._run(setup)
         self._opened = True

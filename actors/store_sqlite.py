@@ -8,6 +8,7 @@ call runs in a worker thread; ``fence`` arguments are accepted and ignored (one 
 from __future__ import annotations
 
 import os
+import sqlite3
 import time
 from pathlib import Path
 
@@ -17,7 +18,15 @@ from goliath.memory.codec import decode_state, encode_state
 from goliath.memory.sqlite import SQLiteDatabase, shared_database
 from goliath.records import MemoryState
 
-from .store import Fence, TurnRecord, decode_record, encode_record
+from .store import (
+    DEFAULT_MEMORY_KEY,
+    KEYS_MIGRATION,
+    LEGACY_DEFAULT_KEY,
+    Fence,
+    TurnRecord,
+    decode_record,
+    encode_record,
+)
 
 __all__ = ["SQLiteStore"]
 
@@ -30,7 +39,26 @@ CREATE TABLE IF NOT EXISTS goliath_turns (
     updated_at REAL NOT NULL
 )
 """
+_META = "CREATE TABLE IF NOT EXISTS goliath_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)"
 _UNFINISHED = "status NOT IN ('done', 'cancelled', 'failed', 'interrupted')"
+
+
+def _move_default_memory(connection: sqlite3.Connection) -> None:
+    """Once per file: the default conversation's memory moves from the row ``default`` (which
+    the conversation ``"default"`` shared, so a user could read it) to its own blank row."""
+    done = connection.execute(
+        "SELECT 1 FROM goliath_meta WHERE name = ?", (KEYS_MIGRATION,)
+    ).fetchone()
+    if done is not None:
+        return
+    connection.execute(
+        "UPDATE goliath_memory SET key = ? WHERE key = ? AND NOT EXISTS "
+        "(SELECT 1 FROM goliath_memory WHERE key = ?)",
+        (DEFAULT_MEMORY_KEY, LEGACY_DEFAULT_KEY, DEFAULT_MEMORY_KEY),
+    )
+    connection.execute(
+        "INSERT INTO goliath_meta (name, value) VALUES (?, ?)", (KEYS_MIGRATION, "done")
+    )
 
 
 class SQLiteStore:
@@ -44,7 +72,16 @@ class SQLiteStore:
         def setup() -> SQLiteDatabase:
             database = shared_database(self.path)
             with database.lock:
-                database.connection.execute(_TURNS)
+                connection = database.connection
+                connection.execute(_TURNS)
+                connection.execute(_META)
+                connection.execute("BEGIN IMMEDIATE")
+                try:
+                    _move_default_memory(connection)
+                    connection.execute("COMMIT")
+                except BaseException:
+                    connection.execute("ROLLBACK")
+                    raise
             return database
 
         self._db = await trio.to_thread.run_sync(setup)

@@ -12,20 +12,22 @@ from __future__ import annotations
 import collections
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
+import msgspec
+import outcome
 import trio
 
-from goliath.config import AgentConfig
-from goliath.errors import BusyError, ConversationFailedError, DrainingError
+from goliath.config import AgentConfig, TurnRequest
+from goliath.errors import BusyError, ConversationFailedError, DrainingError, GoliathError
 from goliath.models import GenerateRequest, Generation
-from goliath.records import Decision
+from goliath.records import Decision, RunResult
 from goliath.session import Session
 from goliath.turn import run_turn
 
 from .conversation import ConversationActor
-from .messages import Cancel, ConfirmReply, Failure
+from .messages import Cancel, ConfirmReply, Failure, TicketStatus
 from .model_worker import StartCall
 from .ticket import Ticket, conversation_key
 
@@ -38,6 +40,83 @@ async def _no_model(request: GenerateRequest) -> Generation:
 
 __all__ = ["Supervisor", "SupervisorStatistics", "conversation_key"]
 
+SETTLED_TEXT_CHARS = 240
+"""Characters of a final message a compacted turn record keeps (:class:`Settled`)."""
+RECORD_OVERHEAD_BYTES = 2_048
+"""What a kept turn record costs beside its result's encoded size (its objects)."""
+_size_encoder = msgspec.json.Encoder()
+
+
+class Settled(NamedTuple):
+    """A finished turn's record once the byte budget no longer holds its whole result: its
+    status and a size-bounded final message (a few hundred bytes). With a store the rest is
+    reloaded from the store on demand; without one, a retry of its id still gets its end."""
+
+    conversation_id: str | None
+    status: TicketStatus
+    payload: str
+    error_code: str | None
+    text: str
+    created_at: float
+    handled_by: Any = "device"
+    best_effort: bool = False
+
+    def ticket(self, turn_id: str) -> Ticket:
+        """A finished :class:`Ticket` standing for this record (``compact``: not the whole)."""
+        request = TurnRequest(ask="", turn_id=turn_id, conversation_id=self.conversation_id)
+        ended: outcome.Outcome[RunResult]
+        if self.status == "done":
+            ended = outcome.Value(
+                RunResult(
+                    text=self.text,
+                    handled_by=self.handled_by,
+                    best_effort=self.best_effort,
+                    turn_id=turn_id,
+                    conversation_id=self.conversation_id,
+                )
+            )
+        else:
+            ended = outcome.Error(GoliathError(self.text))
+        return Ticket.settled(
+            request,
+            status=self.status,
+            payload=self.payload,
+            error_code=self.error_code,
+            created_at=self.created_at,
+            ended=ended,
+        )
+
+
+def record_bytes(ticket: Ticket) -> int:
+    """What keeping a finished ticket costs, in bytes: its result (or steps) as encoded."""
+    kept: Any = ticket.result if ticket.result is not None else ticket.steps
+    try:
+        return RECORD_OVERHEAD_BYTES + len(_size_encoder.encode(kept))
+    except (TypeError, ValueError, OverflowError, RecursionError, msgspec.EncodeError):
+        return RECORD_OVERHEAD_BYTES + 64 * 1024
+
+
+def settled(ticket: Ticket) -> Settled:
+    """The compact record of a finished ticket."""
+    result = ticket.result
+    if result is not None:
+        text = result.text
+    else:
+        error = ticket.outcome.error if isinstance(ticket.outcome, outcome.Error) else None
+        text = str(error) if error is not None else f"the turn is {ticket.status}"
+    if len(text) > SETTLED_TEXT_CHARS:
+        text = text[: SETTLED_TEXT_CHARS - 1] + "…"
+    return Settled(
+        ticket.conversation_id,
+        ticket.status,
+        ticket.payload,
+        ticket.error_code,
+        text,
+        ticket.created_at,
+        result.handled_by if result is not None else "device",
+        result.best_effort if result is not None else False,
+    )
+
 
 @attrs.frozen
 class SupervisorStatistics:
@@ -49,6 +128,10 @@ class SupervisorStatistics:
     passivations: int
     restarts: int
     turn_records: int
+    turn_record_bytes: int
+    """Bytes of the whole results kept (the budget is ``RuntimeLimits.turn_record_bytes``)."""
+    compact_records: int
+    """Finished turns kept as status and a bounded final message only."""
 
 
 class Supervisor:
@@ -65,6 +148,8 @@ class Supervisor:
         restart_limit: int,
         restart_window: float,
         turn_records: int,
+        turn_record_bytes: int = 16 * 2**20,
+        durable: bool = False,
         sessions: dict[str, Session] | None = None,
     ) -> None:
         self.config = config
@@ -79,6 +164,13 @@ class Supervisor:
         self._actors: dict[str, ConversationActor] = {}
         self._failed: dict[str, BaseException] = {}
         self._turns: collections.OrderedDict[str, Ticket] = collections.OrderedDict()
+        self._byte_limit = turn_record_bytes
+        self.durable = durable
+        """A store holds every record: a compact one is reloaded from it when asked for."""
+        self._whole: collections.OrderedDict[str, int] = collections.OrderedDict()
+        """Finished turns kept whole, oldest first, with what each costs (bytes)."""
+        self._whole_bytes = 0
+        self._settled: collections.OrderedDict[str, Settled] = collections.OrderedDict()
         self._running: set[Ticket] = set()
         self._nursery: trio.Nursery | None = None
         self.accepting = True
@@ -134,14 +226,26 @@ class Supervisor:
         )
 
     def ticket(self, turn_id: str) -> Ticket | None:
-        return self._turns.get(turn_id)
+        """The turn with this id: queued, running, or finished — whole, or ``compact`` (its
+        status and a bounded final message: :class:`Settled`) once the byte budget let go of
+        its result."""
+        ticket = self._turns.get(turn_id)
+        if ticket is not None:
+            return ticket
+        record = self._settled.get(turn_id)
+        return record.ticket(turn_id) if record is not None else None
 
     def resubmitted(self, turn_id: str) -> Ticket | None:
-        """A turn id seen before, kept as the most recent record (at-most-once delivery)."""
+        """A turn id seen before (at-most-once delivery): kept as the most recent record."""
         ticket = self._turns.get(turn_id)
         if ticket is not None:
             self._turns.move_to_end(turn_id)
-        return ticket
+            return ticket
+        record = self._settled.get(turn_id)
+        if record is None:
+            return None
+        self._settled.move_to_end(turn_id)
+        return record.ticket(turn_id)
 
     def cancel(self, turn_id: str, reason: str = "client") -> bool:
         """Cancel a turn: through its actor's control mailbox when running, at once when queued."""
@@ -204,12 +308,37 @@ class Supervisor:
         return "ok"
 
     def _remember(self, ticket: Ticket) -> None:
+        """Keep a new turn's record; bounded by count (``turn_records``) and, for whole
+        results, by bytes (``turn_record_bytes``), oldest first."""
         self._turns[ticket.turn_id] = ticket
-        while len(self._turns) > self._turn_limit:
+        ticket.tell_when_done(self._finished)
+        while len(self._turns) + len(self._settled) > self._turn_limit:
+            if self._settled:
+                self._settled.popitem(last=False)
+                continue
             oldest_id, oldest = next(iter(self._turns.items()))
             if not oldest.done.is_set():
                 break  # never forget a turn that is still queued or running
+            self._forget_whole(oldest_id)
             del self._turns[oldest_id]
+
+    def _finished(self, ticket: Ticket) -> None:
+        """A turn ended: its whole record counts against the byte budget, which lets go of
+        the oldest whole results first, keeping each as status and bounded message."""
+        if self._turns.get(ticket.turn_id) is not ticket or ticket.turn_id in self._whole:
+            return
+        cost = record_bytes(ticket)
+        self._whole[ticket.turn_id] = cost
+        self._whole_bytes += cost
+        while self._whole_bytes > self._byte_limit and self._whole:
+            turn_id = next(iter(self._whole))
+            self._forget_whole(turn_id)
+            kept = self._turns.pop(turn_id, None)
+            if kept is not None:
+                self._settled[turn_id] = settled(kept)
+
+    def _forget_whole(self, turn_id: str) -> None:
+        self._whole_bytes -= self._whole.pop(turn_id, 0)
 
     # ---------------------------------------------------------------- actors
 
@@ -337,7 +466,9 @@ class Supervisor:
             activations=self.activations,
             passivations=self.passivations,
             restarts=self.restarts,
-            turn_records=len(self._turns),
+            turn_records=len(self._turns) + len(self._settled),
+            turn_record_bytes=self._whole_bytes,
+            compact_records=len(self._settled),
         )
 
     def describe(self) -> dict[str, Any]:

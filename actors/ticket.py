@@ -11,11 +11,13 @@ fields.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import attrs
 import outcome
 import trio
+from outcome import Outcome
 
 from goliath.config import TurnRequest
 from goliath.durable import Checkpoint, payload_fingerprint
@@ -23,7 +25,16 @@ from goliath.errors import GoliathError, TurnCancelled
 from goliath.events import Event
 from goliath.records import ConfirmRequest, Decision, RunResult, StepRecord
 
-from .messages import ConfirmAsk, EventMessage, Outbound, Outbox, TicketStatus, Token
+from .messages import (
+    ConfirmAsk,
+    EventMessage,
+    Failure,
+    Outbound,
+    Outbox,
+    ResultMessage,
+    TicketStatus,
+    Token,
+)
 from .store import Approval, TurnRecord
 
 __all__ = ["Approval", "ReplyWaiter", "Ticket", "TurnLog", "conversation_key"]
@@ -127,6 +138,19 @@ class Ticket:
     """The fingerprint of the ask and context (a turn id names one request)."""
     parked: bool = False
     """Stopped at shutdown to be resumed from its checkpoint by the next start (or node)."""
+    compact: bool = False
+    """Stands for a finished turn whose whole result this process no longer keeps (its status
+    and a bounded final message only): with a store, read the record for the rest."""
+    on_done: Callable[[Ticket], None] | None = None
+    """Told once, when the turn ends (the supervisor's byte budget of records)."""
+    replaying: bool = False
+    """Resumed after a restart and not yet back at its paused write: the events it emits on
+    the way (its recall) were sent before the restart and are in :attr:`log` already."""
+    log: list[EventMessage | ConfirmAsk] = attrs.field(factory=list)
+    """A remote turn's events and confirmation asks so far, in the order sent (not its
+    answer's tokens), journalled with its record: a client that comes back after a restart is
+    shown them again, the pending question included. Emptied when the turn ends (its result
+    keeps the trace)."""
 
     # ---------------------------------------------------------------- named constructors
 
@@ -168,6 +192,8 @@ class Ticket:
             steps=list(checkpoint.steps),
             checkpoint=checkpoint,
             approval=record.approval,
+            log=list(record.events),
+            replaying=True,
         )
         ticket.request = attrs.evolve(ticket._remotely(request), resume=checkpoint)
         return ticket
@@ -194,6 +220,32 @@ class Ticket:
             ticket.error_code = record.error_code or record.status
             ticket.outcome = outcome.Error(error)
             ticket.done.set()
+        return ticket
+
+    @classmethod
+    def settled(
+        cls,
+        request: TurnRequest,
+        *,
+        status: TicketStatus,
+        payload: str,
+        error_code: str | None,
+        created_at: float,
+        ended: Outcome[RunResult],
+    ) -> Ticket:
+        """A finished turn kept only as its status and a bounded final message (``compact``:
+        the supervisor's byte budget let go of its whole result; a store has the rest)."""
+        ticket = cls(
+            request=request,
+            key=conversation_key(request.conversation_id),
+            status=status,
+            payload=payload,
+            error_code=error_code,
+            created_at=created_at,
+            compact=True,
+            outcome=ended,
+        )
+        ticket.done.set()
         return ticket
 
     @classmethod
@@ -243,8 +295,10 @@ class Ticket:
             self.status = "done"
             self.steps = result.steps
             self.checkpoint = None
+            self.log = []
             self.outcome = outcome.Value(result)
             self.done.set()
+            self._ended()
 
     def fail(
         self, error: BaseException, *, status: TicketStatus = "failed", code: str = "error"
@@ -253,8 +307,20 @@ class Ticket:
             self.status = status
             self.error_code = code
             self.checkpoint = None
+            if status != "awaiting_confirmation":  # a parked turn keeps its log in its record
+                self.log = []
             self.outcome = outcome.Error(error)
             self.done.set()
+            self._ended()
+
+    def tell_when_done(self, told: Callable[[Ticket], None]) -> None:
+        """Call ``told`` once, when the turn ends (the supervisor's byte budget of records)."""
+        self.on_done = told
+
+    def _ended(self) -> None:
+        told, self.on_done = self.on_done, None
+        if told is not None:
+            told(self)
 
     # ---------------------------------------------------------------- transitions
 
@@ -328,8 +394,21 @@ class Ticket:
             self._deliver(outbox, ask)
 
     def send(self, message: Outbound) -> None:
+        if self.replaying and isinstance(message, EventMessage):
+            return  # told before the restart (and in the log)
+        asked_again = isinstance(message, ConfirmAsk) and message in self.log  # (a restart)
+        if self.is_remote and isinstance(message, (EventMessage, ConfirmAsk)) and not asked_again:
+            self.log.append(message)
         for outbox in list(self.subscribers):
             self._deliver(outbox, message)
+        if isinstance(message, (ResultMessage, Failure)):
+            self.subscribers.clear()  # said its last word: a kept record holds no stream
+
+    def follow(self, outbox: Outbox) -> list[EventMessage | ConfirmAsk]:
+        """Subscribe ``outbox`` to what comes next; returns what was sent so far (to replay
+        first: the pending ask is in it, so it is not sent again)."""
+        self.subscribers.append(outbox)
+        return list(self.log)
 
     def _deliver(self, outbox: Outbox, message: Outbound) -> None:
         try:
@@ -373,7 +452,9 @@ class Ticket:
             and approval.call_id == request.call_id
             and approval.fingerprint == request.fingerprint
         ):
+            self.replaying = False  # back at the paused write: what follows is new
             return Decision(approved=approval.approved, reason=approval.reason)
+        self.replaying = False  # back at the paused write: what follows is new
         pending = self.pending.setdefault(request.call_id, ReplyWaiter(request.call_id))
         self.status = "awaiting_confirmation"
         ask = self.asking()

@@ -382,6 +382,13 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8765, help="TCP port (0: any free one)")
     serve.add_argument("--socket", metavar="PATH", help="serve on this Unix socket instead")
     serve.add_argument(
+        "--slots",
+        type=int,
+        metavar="N",
+        help="with a llama.cpp --model: run it in a managed llama-server with N parallel slots "
+        "(continuous batching) instead of in-process, one call at a time",
+    )
+    serve.add_argument(
         "--store",
         metavar="URL",
         help="keep memory and turn records in sqlite:PATH or postgres://... (default: memory)",
@@ -431,6 +438,12 @@ def _parser() -> argparse.ArgumentParser:
     doctor = command("doctor", "check that llama.cpp and the local model run on this machine")
     doctor.add_argument(
         "--model", default="local", help="local | local:NAME | small | llamacpp:PATH"
+    )
+    doctor.add_argument(
+        "--slots",
+        type=int,
+        metavar="N",
+        help="also check the managed llama-server that `goliath serve --slots N` runs",
     )
     evaluate = command("eval", "score a model on the everyday fixtures")
     evaluate.add_argument("--model", default="local", metavar="SPEC", help=model_help)
@@ -542,7 +555,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "doctor":
             from .doctor import doctor_command
 
-            return doctor_command(args.model, out)
+            return doctor_command(args.model, out, slots=args.slots)
         if args.command == "run":
             return trio.run(_run, args, out, err)
         if args.command == "chat":

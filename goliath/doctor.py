@@ -5,7 +5,8 @@ A llama.cpp build made for another CPU does not fail politely: the process dies 
 a child process, and the report says in plain words what is wrong and the command that fixes
 it. The checks, in order: the llama.cpp build (which CPU features it was compiled for, against
 what this CPU offers), the model file (present, a GGUF, and for a packaged model its SHA-256),
-and a real prompt of a few hundred tokens through llama.cpp.
+and a real prompt of a few hundred tokens through llama.cpp; with ``--slots N``, also the
+llama-server binary ``goliath serve --slots N`` runs, started on the model with N slots.
 """
 
 from __future__ import annotations
@@ -27,7 +28,14 @@ import attrs
 
 from .errors import ConfigError, ModelUnavailableError
 
-__all__ = ["Check", "check_model", "doctor_command", "format_checks", "signal_hint"]
+__all__ = [
+    "Check",
+    "check_model",
+    "check_server",
+    "doctor_command",
+    "format_checks",
+    "signal_hint",
+]
 
 REBUILD = "pip cache remove llama_cpp_python; ./install.sh local"
 """The command that replaces a llama.cpp build with one made for every CPU of this kind."""
@@ -290,9 +298,81 @@ def format_checks(checks: Sequence[Check]) -> str:
     return "\n".join(lines)
 
 
-def doctor_command(spec: str, out: TextIO) -> int:
-    """Print the report; 0 when every check passed, 1 otherwise."""
+def check_server(slots: int, *, path: Path | None = None) -> list[Check]:
+    """``goliath serve --slots N``'s engine: the llama-server binary runs here (``--version``
+    in a child, so a SIGILL build is reported, not suffered), and a managed server with
+    ``slots`` slots starts on the model, answers ``/health`` and one real prompt, and stops."""
+    from .models.managed import BUILD_HINT, ManagedLlamaServer, find_llama_server
+
+    binary = find_llama_server()
+    if binary is None or not binary.is_file():
+        where = f"there is nothing at {binary}" if binary else "it is not built"
+        return [Check("llama-server", False, f"--slots runs llama-server; {where}", BUILD_HINT)]
+    try:
+        done = subprocess.run(
+            [str(binary), "--version"], capture_output=True, text=True, timeout=60, check=False
+        )
+    except OSError as exc:
+        return [Check("llama-server", False, f"{binary} does not run: {exc}", BUILD_HINT)]
+    hint = signal_hint(done.returncode)
+    said = (done.stdout + done.stderr).strip().splitlines()
+    if done.returncode != 0:
+        problem = hint or (said[-1] if said else f"exit status {done.returncode}")
+        return [Check("llama-server", False, f"{binary} --version failed: {problem}", BUILD_HINT)]
+    version = next((line for line in said if line.startswith("version")), said[0] if said else "")
+    checks = [Check("llama-server", True, f"{binary} ({version or 'version unknown'})")]
+    if path is None:
+        return checks
+    checks.append(_served_check(ManagedLlamaServer, binary, path, slots))
+    return checks
+
+
+def _served_check(kind: type, binary: Path, path: Path, slots: int) -> Check:
+    import trio
+
+    from .models import GenerateRequest
+
+    async def probe() -> str:
+        server = kind(path, slots=slots, binary=binary)
+        started = time.perf_counter()
+        async with trio.open_nursery() as nursery:
+            await nursery.start(server.serve)
+            ready = time.perf_counter() - started
+            reply = await server.model().generate(
+                GenerateRequest(label="answer", system="Answer in one word.", prompt="Say ok.")
+            )
+            nursery.cancel_scope.cancel()
+        return f"{slots} slot(s) ready in {ready:.1f} s, answered {reply.text[:40]!r}"
+
+    try:
+        return Check("managed llama-server", True, trio.run(probe))
+    except Exception as exc:  # the report names any failure; it never raises
+        return Check(
+            "managed llama-server",
+            False,
+            f"could not serve {path.name} with {slots} slot(s): {exc}",
+            "run the fix above it, or check that nothing else holds the CPU",
+        )
+
+
+def doctor_command(spec: str, out: TextIO, *, slots: int | None = None) -> int:
+    """Print the report; 0 when every check passed, 1 otherwise. With ``slots``, also check
+    the managed llama-server ``goliath serve --slots`` runs."""
     checks = check_model(spec)
+    if slots is not None:
+        model = next((check for check in checks if check.name == "model file"), None)
+        path = None
+        if model is not None and model.ok:
+            from .models.packaged import DEFAULT_MODEL, SMOLLM2_135M, packaged_model
+
+            kind, _, rest = spec.partition(":")
+            if kind == "llamacpp":
+                path = Path(rest).expanduser()
+            elif kind == "small":
+                path = SMOLLM2_135M.path()
+            else:
+                path = (packaged_model(rest) if rest else DEFAULT_MODEL).path()
+        checks.extend(check_server(slots, path=path))
     out.write(format_checks(checks) + "\n")
     out.flush()
     return 0 if all(check.ok for check in checks) else 1

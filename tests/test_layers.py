@@ -34,13 +34,15 @@ GROUND = (
     "goliath.extensions",
     "goliath.ids",
     "goliath.models",
+    "goliath.models.slots",
     "goliath.records",
     "goliath.schema",
     "goliath.session",
     "goliath.snapshot",
 )
-"""The words every floor speaks: records, events, errors, ids, budgets, the model port, the
-extension hooks, snapshots and small helpers. They import only each other."""
+"""The words every floor speaks: records, events, errors, ids, budgets, the model port (and
+which conversation a model call serves, ``goliath.models.slots``, which the model worker sets),
+the extension hooks, snapshots and small helpers. They import only each other."""
 
 TOOLKIT = (
     "goliath._asyncio_host",

@@ -26,6 +26,7 @@ from urllib.parse import unquote
 import msgspec
 import trio
 from sse_starlette import EventSourceResponse, ServerSentEvent
+from sse_starlette.sse import SendTimeoutError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -48,7 +49,15 @@ from actors.messages import (
     Run,
     TurnStatus,
 )
-from actors.runtime import Access, RequestError, Runtime, final_message
+from actors.runtime import (
+    Access,
+    RequestError,
+    Runtime,
+    final_message,
+    scoped_turn_id,
+    turn_scope,
+    unscoped,
+)
 from goliath.durable import payload_fingerprint
 from goliath.ids import URL_SAFE_ID, URL_SAFE_RULE
 
@@ -56,6 +65,8 @@ from .feeds import Feeds, TurnFeed, sse_event, wire_event
 from .forward import Forwarder, Router, hops
 from .openapi import openapi_document
 from .wire import (
+    MAX_EVENT_ID_DIGITS,
+    MAX_NESTING,
     CancelRequestBody,
     ConfirmRequestBody,
     Health,
@@ -64,9 +75,12 @@ from .wire import (
     Me,
     RunRequest,
     TurnInfo,
+    too_deep,
 )
 
 if TYPE_CHECKING:
+    from actors.ticket import Ticket
+
     from .users import Authenticator
 
 __all__ = ["HttpLimits", "create_app", "host_allowed", "serve_http"]
@@ -178,7 +192,11 @@ def _decode(body: bytes, kind: type[Body]) -> Body:
     except msgspec.DecodeError as exc:
         raise HTTPError(400, "invalid", f"the body is not valid JSON: {exc}") from None
     except RecursionError:
-        raise HTTPError(400, "invalid", "the body's JSON is nested too deeply") from None
+        raise HTTPError(
+            400,
+            "invalid",
+            f"the body's JSON is nested too deeply: the limit is {MAX_NESTING} levels",
+        ) from None
 
 
 async def _read_body(request: Request, limit: int) -> bytes:
@@ -263,6 +281,16 @@ class _FrontDoor:
         try:
             await self.app(scope, reading, sending)
         except Exception as exc:
+            if started and isinstance(exc, SendTimeoutError):
+                # a client that stopped reading its event stream: dropped, as the frame socket
+                # drops one (its turn goes on, and its stream can be resumed)
+                logger.info(
+                    "%s %s: dropped a client that read nothing for %g s",
+                    scope.get("method"),
+                    _path(scope),
+                    self.limits.send_seconds,
+                )
+                return
             if started and isinstance(exc, _CLIENT_LEFT):
                 # The client left while its answer was sent (Hypercorn closes the socket as it
                 # sees the client's end, racing the answer's last send): nobody to answer.
@@ -410,8 +438,13 @@ def create_app(
     limits: HttpLimits | None = None,
     router: Router | None = None,
     allowed_hosts: Collection[str] = ("*",),
+    writers: trio.Nursery | None = None,
 ) -> Starlette:
     """The ASGI application. ``token=None`` disables auth (for a 0600 Unix socket only).
+
+    ``writers`` (the caller's nursery) runs the event streams' writes, so that one waiting on a
+    client that stopped reading is given up after ``limits.send_seconds`` and the client
+    dropped; without it a write waits as long as the server lets it.
 
     ``users`` knows the users' tokens: a request with one may touch only that user's
     conversations and turns (another's conversation is 403, another's turn 404). With
@@ -481,9 +514,17 @@ def create_app(
         if forwarder is not None and (url := await forwarder.owner(request, cid)):
             return forwarder.relay(request, url, raw)
         body = _decode(raw, RunRequest)
+        if (deep := too_deep(body.context)) is not None:
+            raise HTTPError(400, "invalid", deep)
         after = _last_event_id(request)
         payload = payload_fingerprint(body.ask, body.context)
-        resumed = feeds.get(body.turn_id) if body.turn_id is not None else None
+        resumed = (
+            feeds.get(scoped_turn_id(access, body.turn_id)) if body.turn_id is not None else None
+        )
+        if resumed is None and body.turn_id is not None:  # after a restart: its kept events
+            live = live_turn(scoped_turn_id(access, body.turn_id), access)
+            if live is not None and live.conversation_id == cid and live.payload == payload:
+                resumed = rejoined(live, body.turn_id, access)
         if resumed is not None:  # the same turn again: resume its stream
             if resumed.conversation_id != cid:
                 raise HTTPError(
@@ -496,7 +537,7 @@ def create_app(
                     f"turn id {body.turn_id!r} was used for another request (a different ask or "
                     "context); a turn id names one request — use a new id for a new ask",
                 )
-            return _event_stream(resumed, after)
+            return _event_stream(resumed, after, bounds.send_seconds, writers)
         if len(body.ask) > bounds.max_ask_chars:
             raise HTTPError(
                 413,
@@ -505,31 +546,40 @@ def create_app(
                 "Small models read short asks well: shorten it, or put long material in files.",
             )
         turn_id = uuid.uuid4().hex if body.turn_id is None else _checked_id(body.turn_id, "turn id")
-        feed = feeds.open(turn_id, cid, payload)
+        key = scoped_turn_id(access, turn_id)
+        feed = feeds.open(turn_id, cid, payload, key=key)
         message = Run(turn_id=turn_id, ask=body.ask, conversation_id=cid, context=body.context)
         try:
             await get_runtime().handle(message, feed.outbox, access)
         except RequestError as exc:
-            feeds.discard(turn_id)
+            feeds.discard(key)
             raise HTTPError(STATUS.get(exc.code, 500), exc.code, exc.message) from None
-        return _event_stream(feed, 0)
+        return _event_stream(feed, 0, bounds.send_seconds, writers)
 
     async def turn_events(request: Request) -> Response:
         """A turn's stream from the event after ``Last-Event-ID`` (a reconnecting client)."""
         turn = _checked_id(request.path_params["turn_id"], "turn id")
         after = _last_event_id(request)
         access = _access(request)
-        feed = feeds.get(turn)
+        key = scoped_turn_id(access, turn)
+        feed = feeds.get(key)
+        if feed is None and (live := live_turn(key, access)) is not None:
+            feed = rejoined(live, turn, access)  # after a restart: its kept events, then on
         if feed is not None:
             if access is not None and not access.allows(feed.conversation_id):
                 raise HTTPError(404, "not_found", f"no turn {turn!r}")  # nothing leaks
-            return _event_stream(feed, after)
+            return _event_stream(feed, after, bounds.send_seconds, writers)
         conversation = request.query_params.get("conversation_id")
-        if forwarder is not None and (url := await turn_owner(request, turn, conversation)):
+        if forwarder is not None and (url := await turn_owner(request, key, conversation)):
             return forwarder.relay(request, url, b"")
         reply = await request_reply(GetTurn(turn_id=turn), access)  # 404 for an unknown turn
         assert isinstance(reply, TurnStatus)
-        return _event_stream(_final_feed(get_runtime(), turn, reply), after)
+        return _event_stream(
+            _final_feed(get_runtime(), key, reply, turn_scope(access)),
+            after,
+            bounds.send_seconds,
+            writers,
+        )
 
     async def answer_turn(request: Request) -> Response:
         turn = _checked_id(request.path_params["turn_id"], "turn id")
@@ -541,7 +591,8 @@ def create_app(
             else _decode(raw, CancelRequestBody)
         )
         conversation = body.conversation_id or request.query_params.get("conversation_id")
-        if forwarder is not None and (url := await turn_owner(request, turn, conversation)):
+        key = scoped_turn_id(_access(request), turn)
+        if forwarder is not None and (url := await turn_owner(request, key, conversation)):
             return forwarder.relay(request, url, raw)
         message: Inbound
         if isinstance(body, ConfirmRequestBody):
@@ -586,6 +637,33 @@ def create_app(
         )
         assert isinstance(reply, MemoryReply)
         return JSONResponse(reply.state)
+
+    def live_turn(key: str, access: Access | None) -> Ticket | None:
+        """A remote turn running (or paused) here that this front door keeps no feed for: one
+        resumed after a restart, whose events so far are in its journalled log."""
+        ticket = get_runtime().supervisor.ticket(key)
+        if ticket is None or not ticket.is_remote or ticket.done.is_set():
+            return None
+        if ticket.conversation_id is None:
+            return None
+        if access is not None and not access.allows(ticket.conversation_id):
+            return None
+        return ticket
+
+    def rejoined(ticket: Ticket, turn_id: str, access: Access | None) -> TurnFeed:
+        """A feed for ``ticket`` numbered as its first one was: its ``turn`` event, the events
+        and asks it sent so far (from its log, kept in the store across a restart), then what
+        comes next — so a client resuming with ``Last-Event-ID`` sees the pending question."""
+        assert ticket.conversation_id is not None
+        scope = turn_scope(access)
+        feed = feeds.open(turn_id, ticket.conversation_id, ticket.payload, key=ticket.turn_id)
+
+        def forward(message: Outbound) -> None:
+            feed.outbox(unscoped(message, scope))
+
+        for message in ticket.follow(forward):
+            forward(message)
+        return feed
 
     async def turn_owner(request: Request, turn_id: str, conversation_id: str | None) -> str | None:
         """Where a turn's confirmation or cancel must go (``None``: here)."""
@@ -635,8 +713,12 @@ def _last_event_id(request: Request) -> int:
     raw = request.headers.get("last-event-id", "").strip(" \t")
     if not raw:
         return 0
-    if not (raw.isascii() and raw.isdigit()):
-        raise HTTPError(400, "invalid", f"Last-Event-ID {raw[:40]!r} is not an event id")
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > MAX_EVENT_ID_DIGITS:
+        raise HTTPError(
+            400,
+            "invalid",
+            f"Last-Event-ID {raw[:40]!r} is not an event id (at most {MAX_EVENT_ID_DIGITS} digits)",
+        )
     return int(raw)
 
 
@@ -650,45 +732,96 @@ class _ClosingEventSourceResponse(EventSourceResponse):
     never set (200 finished runs held 200 descriptors).
     """
 
+    writers: trio.Nursery | None = None
+    send_seconds: float = math.inf
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        writers, limit = self.writers, self.send_seconds
+
+        async def bounded(message: Message) -> None:
+            """One write, given up after ``send_seconds`` (a client that does not read).
+
+            Hypercorn shields its socket writes from cancellation, so a write to a client
+            that never reads would wait forever; it runs in the front door's ``writers``
+            nursery instead, and when it is given up the response ends with
+            ``SendTimeoutError``: Hypercorn then closes the connection, which ends the write.
+            """
+            if writers is None or not math.isfinite(limit):
+                await send(message)
+                return
+            written = trio.Event()
+            failed: list[Exception] = []
+
+            async def write() -> None:
+                try:
+                    await send(message)
+                except Exception as exc:  # handed to the response, which raises it
+                    failed.append(exc)
+                finally:
+                    written.set()
+
+            writers.start_soon(write)
+            with trio.move_on_after(limit):
+                await written.wait()
+            if not written.is_set():
+                raise SendTimeoutError()
+            if failed:
+                raise failed[0]
+
         async def send_last_whole(message: Message) -> None:
             if message["type"] == "http.response.body" and not message.get("more_body", False):
                 with trio.move_on_after(LAST_SEND_SECONDS, shield=True):
-                    await send(message)
+                    await bounded(message)
                 return
-            await send(message)
+            await bounded(message)
 
         await super().__call__(scope, receive, send_last_whole)
 
 
-def _event_stream(feed: TurnFeed | _WaitingFeed, after: int) -> Response:
-    return _ClosingEventSourceResponse(
+def _event_stream(
+    feed: TurnFeed | _WaitingFeed,
+    after: int,
+    send_seconds: float,
+    writers: trio.Nursery | None = None,
+) -> Response:
+    """A turn's events as SSE; a client that does not read for ``send_seconds`` is dropped
+    (its turn goes on; its stream can be resumed)."""
+    response = _ClosingEventSourceResponse(
         feed.follow(after),
         headers={"cache-control": "no-cache", "x-goliath-turn-id": feed.turn_id},
         ping=HEARTBEAT_SECONDS,
         ping_message_factory=lambda: ServerSentEvent(comment="keep-alive", sep="\n"),
         sep="\n",
     )
+    response.writers = writers
+    response.send_seconds = send_seconds
+    return response
 
 
-def _final_feed(runtime: Runtime, turn_id: str, status: TurnStatus) -> _WaitingFeed:
+def _final_feed(runtime: Runtime, key: str, status: TurnStatus, scope: str) -> _WaitingFeed:
     """A turn whose events were not kept here: its end, once it has one."""
-    return _WaitingFeed(runtime, turn_id, status)
+    return _WaitingFeed(runtime, key, status, scope)
 
 
 class _WaitingFeed:
-    """Just a turn's last event (``result`` or ``error``), waiting for it when it still runs."""
+    """Just a turn's last event (``result`` or ``error``), waiting for it when it still runs.
 
-    def __init__(self, runtime: Runtime, turn_id: str, status: TurnStatus) -> None:
+    ``key`` is the runtime's id of the turn; ``status`` (and :attr:`turn_id`) are as its
+    caller sees them (``scope`` taken off: :func:`actors.runtime.turn_scope`).
+    """
+
+    def __init__(self, runtime: Runtime, key: str, status: TurnStatus, scope: str = "") -> None:
         self.runtime = runtime
-        self.turn_id = turn_id
+        self.key = key
+        self.scope = scope
+        self.turn_id = status.turn_id
         self.status = status
 
     async def follow(self, after: int = 0) -> AsyncIterator[ServerSentEvent]:
-        ticket = self.runtime.supervisor.ticket(self.turn_id)
-        if ticket is not None:
-            await ticket.done.wait()
-            message: Outbound = final_message(ticket)
+        ticket = self.runtime.supervisor.ticket(self.key)
+        if ticket is not None and not (ticket.compact and self.runtime.journal is not None):
+            await ticket.done.wait()  # (a compact one: the status read from the store instead)
+            message: Outbound = unscoped(final_message(ticket), self.scope)
         elif self.status.result is not None:
             message = ResultMessage(turn_id=self.turn_id, result=self.status.result)
         else:
@@ -744,12 +877,15 @@ async def serve_http(
     config.accesslog = None
     config.errorlog = logger
     config.keep_alive_timeout = keep_alive_timeout
-    app = create_app(
-        runtime,
-        token=token,
-        users=users,
-        limits=limits,
-        router=router,
-        allowed_hosts=("*",) if unix_socket is not None else tuple(allowed_hosts),
-    )
-    await serve(app, config, shutdown_trigger=shutdown_trigger, task_status=task_status)  # type: ignore[arg-type]
+    async with trio.open_nursery() as writers:  # event-stream writes, each bounded in time
+        app = create_app(
+            runtime,
+            token=token,
+            users=users,
+            limits=limits,
+            router=router,
+            allowed_hosts=("*",) if unix_socket is not None else tuple(allowed_hosts),
+            writers=writers,
+        )
+        await serve(app, config, shutdown_trigger=shutdown_trigger, task_status=task_status)  # type: ignore[arg-type]
+        writers.cancel_scope.cancel()

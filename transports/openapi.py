@@ -15,6 +15,7 @@ from goliath.ids import URL_SAFE_ID
 from goliath.records import MemoryState, RunResult
 
 from .wire import (
+    MAX_EVENT_ID_DIGITS,
     CancelRequestBody,
     ConfirmRequestBody,
     Error,
@@ -82,7 +83,7 @@ LAST_EVENT_ID = {
         "Resume: only the events after this id (the last one the client saw); empty or absent: "
         "from the start."
     ),
-    "schema": {"type": "string", "pattern": "^[0-9]*$"},
+    "schema": {"type": "string", "pattern": "^[0-9]*$", "maxLength": MAX_EVENT_ID_DIGITS},
 }
 UNAUTHORIZED = _error("missing or wrong bearer token")
 FORBIDDEN = _error("the token is a user's, and the conversation is not theirs")

@@ -22,8 +22,10 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+import attrs
 import trio
 
+from actors.runtime import RuntimeLimits
 from goliath.agent import Agent, runs_bring_confirm
 from goliath.errors import ConfigError
 from goliath.resolve import resolve_model, resolve_now, resolve_object
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "default_token_file",
+    "gguf_of",
     "load_agent",
     "resolve_token",
     "serve_agent",
@@ -303,33 +306,41 @@ def resolve_token(args: argparse.Namespace, err: TextIO = sys.stderr) -> str | N
 def serve_command(args: argparse.Namespace) -> int:
     _server_stack()  # before anything starts: a missing extra is a one-line error
     token = resolve_token(args)
-    users = _users(getattr(args, "users", None))
+    users = _users(getattr(args, "users", None), token)
+
+    slots = getattr(args, "slots", None)
 
     async def main() -> None:
         agent = await load_agent(args.target)
-        if getattr(args, "model", None):
-            agent = agent.with_options(model=resolve_model(args.model))
-        else:
-            await resolve_now(agent)  # the app's own spec: a missing model fails here
-        agent, cluster = _with_store(agent, args)
-        async with trio.open_nursery() as nursery:
-            binds = await nursery.start(
-                functools.partial(
-                    serve_agent,
-                    agent,
-                    host=args.host,
-                    port=args.port,
-                    socket=args.socket,
-                    stream_socket=args.stream_socket,
-                    token=token,
-                    users=users,
-                    allowed_hosts=getattr(args, "allowed_host", None) or (),
-                    grace=args.grace,
-                    cluster=cluster,
+        async with trio.open_nursery() as engine:
+            if slots is not None:
+                # The managed llama-server is healthy before the daemon says it is serving, and
+                # outlives the daemon's drain (running turns still need it).
+                agent = await _with_slots(agent, args.model or "local", slots, engine)
+            elif getattr(args, "model", None):
+                agent = agent.with_options(model=resolve_model(args.model))
+            else:
+                await resolve_now(agent)  # the app's own spec: a missing model fails here
+            agent, cluster = _with_store(agent, args)
+            async with trio.open_nursery() as nursery:
+                binds = await nursery.start(
+                    functools.partial(
+                        serve_agent,
+                        agent,
+                        host=args.host,
+                        port=args.port,
+                        socket=args.socket,
+                        stream_socket=args.stream_socket,
+                        token=token,
+                        users=users,
+                        allowed_hosts=getattr(args, "allowed_host", None) or (),
+                        grace=args.grace,
+                        cluster=cluster,
+                    )
                 )
-            )
-            print(f"goliath: serving on {', '.join(binds)}", file=sys.stderr, flush=True)
-            logger.info("serving %s with model %r", args.target, agent.model)
+                print(f"goliath: serving on {', '.join(binds)}", file=sys.stderr, flush=True)
+                logger.info("serving %s with model %r", args.target, agent.model)
+            engine.cancel_scope.cancel()  # the daemon has drained: stop the model server
 
     try:
         trio.run(main)
@@ -341,6 +352,46 @@ def serve_command(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _with_slots(agent: Agent, spec: str, slots: int, nursery: trio.Nursery) -> Agent:
+    """``--slots N``: a llama.cpp model runs in a managed llama-server with N slots (started
+    and health-checked here, in ``nursery``); an ``openai:`` server gets its calls pinned to N
+    slots. Either way the model worker runs N calls at once."""
+    if isinstance(slots, bool) or not isinstance(slots, int) or slots < 1:
+        raise ConfigError(f"--slots must be a whole number ≥ 1, got {slots!r}.")
+    limits = getattr(agent, "_runtime_limits", None) or RuntimeLimits()
+    limits = attrs.evolve(limits, model_slots=slots)
+    if spec.partition(":")[0] == "openai":
+        model = resolve_model(spec, slots=slots, cache_prompt=True)
+        return agent.with_options(model=model, runtime_limits=limits)
+    from goliath.models.managed import ManagedLlamaServer
+
+    server = ManagedLlamaServer(gguf_of(spec), slots=slots)
+    await nursery.start(server.serve)
+    logger.info("llama-server with %d slots is ready at %s", slots, server.url)
+    return agent.with_options(model=server.model(), runtime_limits=limits)
+
+
+def gguf_of(spec: str) -> Path:
+    """The GGUF file a llama.cpp ``--model`` spec names (local, local:NAME, small,
+    llamacpp:PATH), for a server to load."""
+    from goliath.models.packaged import DEFAULT_MODEL, SMOLLM2_135M, packaged_model
+
+    kind, _, rest = spec.strip().partition(":")
+    if kind == "local":
+        return (packaged_model(rest) if rest else DEFAULT_MODEL).path()
+    if kind == "small" and not rest:
+        return SMOLLM2_135M.path()
+    if kind == "llamacpp" and rest:
+        path = Path(rest).expanduser()
+        if not path.is_file():
+            raise ConfigError(f"--model {spec}: there is no file at {path}.")
+        return path
+    raise ConfigError(
+        f"--slots needs a llama.cpp model (local, local:NAME, small, llamacpp:PATH) or an "
+        f"openai:BASE_URL#MODEL server; got --model {spec!r}."
+    )
+
+
 def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
     found: list[BaseException] = []
     for item in group.exceptions:
@@ -348,16 +399,23 @@ def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
     return found
 
 
-def _users(spec: str | None) -> Authenticator | None:
+def _users(spec: str | None, token: str | None = None) -> Authenticator | None:
     """``--users``: a TOML/JSON file, or ``MODULE:ATTR`` of the app's own (a ``Users``, or
-    anything with ``authenticate(token)``)."""
+    anything with ``authenticate(token)``). No user may hold the daemon's own ``token``."""
     if spec is None:
         return None
     if os.path.exists(spec) or spec.endswith((".toml", ".json")):
-        return load_users(spec)
+        return load_users(
+            spec, daemon_token=token, warn=lambda text: print(f"goliath: {text}", file=sys.stderr)
+        )
     value = resolve_object(spec)
     if callable(value) and not hasattr(value, "authenticate"):
         value = value()
     if not hasattr(value, "authenticate"):
         raise ConfigError(f"--users {spec}: expected a users file, or MODULE:ATTR of a Users")
+    if token is not None and value.authenticate(token) is not None:
+        raise ConfigError(
+            f"--users {spec}: a user has the daemon's own token, which reaches every "
+            "conversation; give each user a token of their own"
+        )
     return value  # type: ignore[no-any-return]

@@ -42,6 +42,7 @@ from goliath.ids import URL_SAFE_ID, URL_SAFE_RULE
 from goliath.snapshot import UNSERIALIZABLE
 
 from .base import TERMINAL, Transport, TransportError
+from .wire import MAX_NESTING, too_deep
 
 if TYPE_CHECKING:
     from .users import Authenticator
@@ -71,7 +72,9 @@ def _decode(decoder: msgspec.msgpack.Decoder[Any], payload: bytes) -> Any:
     try:
         return decoder.decode(payload)
     except RecursionError:
-        raise FrameError("the message is nested too deeply") from None
+        raise FrameError(
+            f"the message is nested too deeply: the limit is {MAX_NESTING} levels"
+        ) from None
 
 
 async def _read_exactly(stream: trio.abc.ReceiveStream, size: int) -> bytes | None:
@@ -342,7 +345,8 @@ class _Connection:
 
 
 def check_run(message: Run) -> None:
-    """Refuse what the HTTP front door refuses: a malformed turn id, an over-long ask."""
+    """Refuse what the HTTP front door refuses: a malformed turn id, an over-long ask, a
+    context nested past :data:`~transports.wire.MAX_NESTING`."""
     if not URL_SAFE_ID.match(message.turn_id):
         raise RequestError(
             "invalid", f"turn id {message.turn_id[:40]!r} is not valid: {URL_SAFE_RULE}"
@@ -352,6 +356,8 @@ def check_run(message: Run) -> None:
             "too_large",
             f"the ask is {len(message.ask):,} characters; the limit is {MAX_ASK_CHARS:,}",
         )
+    if (deep := too_deep(message.context)) is not None:  # the HTTP front door's limit too
+        raise RequestError("invalid", deep)
 
 
 def _check_turn_id(message: Inbound) -> None:

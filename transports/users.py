@@ -25,8 +25,9 @@ import hmac
 import itertools
 import json
 import os
+import re
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -40,6 +41,8 @@ __all__ = ["MIN_TOKEN_CHARS", "Authenticator", "User", "Users", "check_token", "
 
 MIN_TOKEN_CHARS = 16
 """Tokens shorter than this are accepted with a warning; a blank one is refused."""
+SHA256_HEX = re.compile(r"[0-9a-fA-F]{64}")
+_ENTRY_LINE = re.compile(r"^[ \t]*\[\[\s*users\s*\]\]|[\"']?\bname[\"']?\s*[:=]", re.MULTILINE)
 
 
 class Authenticator(Protocol):
@@ -92,8 +95,16 @@ class User:
             check_token(self.token, f"the token of user {self.name!r}")
             object.__setattr__(self, "token_sha256", _digest(self.token))
             object.__setattr__(self, "token", "")
-        if len(self.token_sha256) != 64:
+        if not self.token_sha256:
             raise ConfigError(f"user {self.name!r} needs a token (or its 64-digit token_sha256)")
+        if not SHA256_HEX.fullmatch(self.token_sha256):
+            raise ConfigError(
+                f"user {self.name!r}: token_sha256 must be the 64 hexadecimal digits of the "
+                f"token's SHA-256 (`printf %s TOKEN | sha256sum`); got "
+                f"{len(self.token_sha256)} characters {self.token_sha256[:12]!r}… — no token "
+                "could ever match it"
+            )
+        object.__setattr__(self, "token_sha256", self.token_sha256.lower())
 
     def allows(self, conversation_id: str | None) -> bool:
         """Only the user's own conversations (never the default one)."""
@@ -131,9 +142,20 @@ class Users:
         return len(self.users)
 
 
-def load_users(path: str | os.PathLike[str]) -> Users:
+def load_users(
+    path: str | os.PathLike[str],
+    *,
+    daemon_token: str | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> Users:
     """Users from a TOML or JSON file: ``{"users": [{"name", "conversations", "token" |
-    "token_sha256"}]}``. A file holding plain tokens must not be readable by others."""
+    "token_sha256"}]}``. A file holding plain tokens must not be readable by others.
+
+    Every user is checked as the file is read, and an error names the file and the line of
+    that user: a malformed entry or ``token_sha256`` (which no token could match), and a token
+    equal to ``daemon_token`` (that user would get the operator's rights). A plain token
+    shorter than :data:`MIN_TOKEN_CHARS` is accepted, with a ``warn`` naming its line.
+    """
     file = Path(path)
     try:
         text = file.read_text(encoding="utf-8")
@@ -146,8 +168,11 @@ def load_users(path: str | os.PathLike[str]) -> Users:
     entries = data.get("users") if isinstance(data, dict) else None
     if not isinstance(entries, list):
         raise ConfigError(f"the users file {file} needs a list of users (`[[users]]`)")
+    lines = _entry_lines(text, len(entries))
+    daemon_digest = _digest(daemon_token) if daemon_token else None
     users = []
-    for entry in entries:
+    for number, (entry, line) in enumerate(zip(entries, lines, strict=True), start=1):
+        where = f"{file}, line {line}" if line else f"{file}, user {number}"
         if not isinstance(entry, dict) or not set(entry) <= {
             "name",
             "conversations",
@@ -155,13 +180,41 @@ def load_users(path: str | os.PathLike[str]) -> Users:
             "token_sha256",
         }:
             raise ConfigError(
-                f"{file}: each user has name, conversations and token (or token_sha256); "
+                f"{where}: each user has name, conversations and token (or token_sha256); "
                 f"got {entry!r}"
             )
-        users.append(User(**{key: str(value) for key, value in entry.items()}))
+        try:
+            user = User(**{key: str(value) for key, value in entry.items()})
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+        if daemon_digest is not None and hmac.compare_digest(user.token_sha256, daemon_digest):
+            raise ConfigError(
+                f"{where}: user {user.name!r} has the daemon's own token, which reaches every "
+                "conversation; give each user a token of their own"
+            )
+        token = entry.get("token")
+        if warn is not None and token is not None and len(str(token)) < MIN_TOKEN_CHARS:
+            warn(
+                f"{where}: the token of user {user.name!r} is {len(str(token))} characters; "
+                f"use at least {MIN_TOKEN_CHARS}"
+            )
+        users.append(user)
     if any("token" in entry for entry in entries) and os.stat(file).st_mode & 0o077:
         raise ConfigError(
             f"{file} holds plain tokens and others may read it: `chmod 600 {file}`, or give "
             "token_sha256 instead"
         )
-    return Users(users)
+    try:
+        return Users(users)
+    except ConfigError as exc:
+        raise ConfigError(f"{file}: {exc}") from None
+
+
+def _entry_lines(text: str, count: int) -> list[int]:
+    """The line where each of ``count`` users starts (its ``[[users]]`` header, else its
+    ``name``); ``0`` where it cannot be told (the error then counts users instead)."""
+    headers = [m for m in _ENTRY_LINE.finditer(text) if m.group(0).lstrip().startswith("[[")]
+    found = headers if len(headers) == count else list(_ENTRY_LINE.finditer(text))
+    if len(found) != count:
+        return [0] * count
+    return [text.count("\n", 0, match.start()) + 1 for match in found]

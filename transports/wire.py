@@ -16,6 +16,7 @@ from goliath.ids import URL_SAFE_ID
 from goliath.records import RunResult, StepRecord
 
 __all__ = [
+    "MAX_NESTING",
     "CancelRequestBody",
     "ConfirmRequestBody",
     "Error",
@@ -31,6 +32,46 @@ __all__ = [
 
 WireId = Annotated[str, msgspec.Meta(pattern=URL_SAFE_ID.pattern)]
 """A conversation or turn id as it may appear in a URL (:data:`goliath.ids.URL_SAFE_ID`)."""
+MAX_NESTING = 64
+"""How deep a run's ``context`` may nest (lists and objects), on HTTP and frames alike: far
+past any real context, and far below what a turn's own snapshots and fingerprints recurse
+through (a deeper one failed the turn late, with ``maximum recursion depth exceeded``)."""
+MAX_EVENT_ID_DIGITS = 18
+"""Digits a ``Last-Event-ID`` may have (a stream never numbers that many events)."""
+MAX_NOTE_CHARS = 2_000
+"""Characters of a confirmation's or a cancel's ``reason``."""
+MAX_TOKEN_CHARS = 512
+"""Characters of an opaque value a client sends back (a ``call_id``, a ``fingerprint``)."""
+Note = Annotated[str, msgspec.Meta(max_length=MAX_NOTE_CHARS)]
+Opaque = Annotated[str, msgspec.Meta(max_length=MAX_TOKEN_CHARS)]
+
+
+def nesting(value: Any, limit: int = MAX_NESTING) -> int:
+    """How deep ``value`` nests (a scalar is 0), counted without recursion and only up to
+    ``limit + 1``: enough to tell that a value is too deep, whatever its size."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        depth += 1
+        deepest = max(deepest, depth)
+        if deepest > limit:
+            return deepest
+        stack.extend((child, depth) for child in children)
+    return deepest
+
+
+def too_deep(context: Any) -> str | None:
+    """Why a run's context is refused (nested past :data:`MAX_NESTING`), or ``None``."""
+    if nesting(context) > MAX_NESTING:
+        return f"the context is nested too deeply: the limit is {MAX_NESTING} levels"
+    return None
 
 
 class HttpLimits(msgspec.Struct, frozen=True, kw_only=True):
@@ -38,6 +79,9 @@ class HttpLimits(msgspec.Struct, frozen=True, kw_only=True):
 
     max_body_bytes: int = 64 * 1024
     max_ask_chars: int = 8_000
+    send_seconds: float = 30.0  # = transports.stream.SEND_SECONDS (a test pins them equal)
+    """How long one write to an event stream may wait for a client that does not read before
+    the client is dropped (the frame socket's ``SEND_SECONDS``)."""
 
 
 class RunRequest(msgspec.Struct, forbid_unknown_fields=True):
@@ -51,17 +95,17 @@ class RunRequest(msgspec.Struct, forbid_unknown_fields=True):
 class ConfirmRequestBody(msgspec.Struct, forbid_unknown_fields=True):
     """Answer a pending ``confirm_request`` event of the turn."""
 
-    call_id: str
+    call_id: Opaque
     approved: bool
-    reason: str | None = None
-    conversation_id: str | None = None
-    fingerprint: str | None = None
+    reason: Note | None = None
+    conversation_id: WireId | None = None
+    fingerprint: Opaque | None = None
     """The ``confirm_request``'s fingerprint: an answer meant for another write is refused."""
 
 
 class CancelRequestBody(msgspec.Struct, forbid_unknown_fields=True):
-    conversation_id: str | None = None
-    reason: str = "client"
+    conversation_id: WireId | None = None
+    reason: Note = "client"
 
 
 class TurnInfo(msgspec.Struct, omit_defaults=True):

@@ -16,7 +16,7 @@ import trio
 from .._util import message_of
 from ..budget import clip_tokens
 from ..events import MemoryErrorEvent, RememberEvent
-from ..memory.codec import copy_state
+from ..memory.codec import appended, copy_state
 from ..records import Exchange
 from .scribe import RECENT_KEEP, fold_memory
 
@@ -65,7 +65,8 @@ async def remember_what_ran(turn: Turn) -> None:
     Nothing half-done is saved — but a write that ran (or was cut off while it ran) is not
     half-done: the next turn, and the person, must know of it. The exchange is marked
     interrupted and carries the steps; the scribe is not called (no model call while
-    cancelling) and ``before_remember`` hooks do not run.
+    cancelling) and ``before_remember`` hooks do not run. Nothing is trimmed unsummarised: the
+    next turn's scribe folds what falls out of the recent window.
     """
     progress = turn.request.progress
     if turn.remembered or not turn.steps or (progress is not None and progress.parked):
@@ -82,8 +83,7 @@ async def remember_what_ran(turn: Turn) -> None:
         steps=copy.deepcopy(tool_steps),
         interrupted=True,
     )
-    state = copy_state(turn.original)
-    state.recent = [*state.recent, exchange][-RECENT_KEEP:]
+    state = appended(copy_state(turn.original), exchange)  # the next turn's scribe folds
     try:
         await turn.session.memory.save(state)
     except Exception:

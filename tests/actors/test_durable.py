@@ -22,6 +22,7 @@ from actors.messages import (
     Failure,
     GetMemory,
     GetTurn,
+    MemoryReply,
     Outbound,
     ResultMessage,
     Run,
@@ -341,6 +342,48 @@ class TestCancelAfterAWrite:
         assert "create_task" in conductor.prompt  # the cancelled turn's step log (the tools
         # themselves are listed in the system prompt, not here)
         assert created == ["jam"]
+
+    async def test_a_cancel_after_a_write_trims_no_exchange_unsummarised(self) -> None:
+        """Four real exchanges, then a turn that wrote and was cancelled: memory keeps all
+        three recent exchanges beside the interrupted one (a cancel calls no scribe, so it
+        evicts nothing), and the next turn folds the ones that no longer fit into the brief."""
+        created: list[str] = []
+        agent = daemon_agent(created)
+        async with agent:
+            runtime = agent.runtime
+            for number in range(1, 5):
+                replies = Inbox()
+                await runtime.handle(
+                    Run(turn_id=f"q{number}", ask=f"q{number}", conversation_id="f"), replies
+                )
+                await replies.next(ResultMessage)
+            inbox = Inbox()
+            await runtime.handle(
+                Run(turn_id="cw", ask="add jam then wait", conversation_id="f"), inbox
+            )
+            ask = await inbox.next(ConfirmAsk)
+            await runtime.handle(
+                ConfirmReply(turn_id="cw", call_id=ask.call_id, approved=True), Inbox()
+            )
+            with trio.fail_after(10):
+                while created != ["jam"]:
+                    await trio.sleep(0.01)
+            await trio.sleep(0.05)  # the slow step starts
+            runtime.cancel("cw", "client")
+            await inbox.next(Failure)
+            memory = Inbox()
+            await runtime.handle(GetMemory(turn_id="m1", conversation_id="f"), memory)
+            state = (await memory.next(MemoryReply)).state
+            assert state.summary == "Goal: chat\nDone: q1"
+            assert [e.ask for e in state.recent] == ["q2", "q3", "q4", "add jam then wait"]
+            assert state.recent[-1].interrupted
+            replies = Inbox()
+            await runtime.handle(Run(turn_id="q5", ask="q5", conversation_id="f"), replies)
+            await replies.next(ResultMessage)
+            await runtime.handle(GetMemory(turn_id="m2", conversation_id="f"), memory)
+            state = (await memory.next(MemoryReply)).state
+            assert state.summary == "Goal: chat\nDone: q1 | q2 | q3"
+            assert [e.ask for e in state.recent] == ["q4", "add jam then wait", "q5"]
 
 
 def planning_reply(request: GenerateRequest) -> dict[str, Any]:

@@ -168,8 +168,9 @@ async def test_recovery_resumes_paused_turns_and_tells_every_other_unfinished_on
     store: SQLiteStore,
 ) -> None:
     """After a crash: a turn paused at a write comes back to be resumed, untouched; a queued
-    turn and one cut off mid-write become ``interrupted`` — the write's outcome unknown —
-    each with an interrupted exchange in its conversation's history; finished turns stay."""
+    turn and one cut off mid-write become ``interrupted`` — the write's outcome unknown —; the
+    one that had started adds an interrupted exchange to its conversation's history (the queued
+    one never ran: no exchange, #25); finished turns stay."""
     journal = Journal(store)
     now = time.time()
 
@@ -212,7 +213,6 @@ async def test_recovery_resumes_paused_turns_and_tells_every_other_unfinished_on
     assert memory.summary == "Eggs."
     assert [(e.ask, e.interrupted) for e in memory.recent] == [
         ("hi", False),
-        ("ask of t-queued", True),
         ("ask of t-writing", True),
     ]
     assert [s.tool for s in memory.recent[-1].steps] == ["create_task"]

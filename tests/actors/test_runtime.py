@@ -487,3 +487,82 @@ class TestStoreBackedPassivation:
             await agent.run("and the eggs", conversation_id="c")
             state = await agent._sessions["c"].memory.load()
         assert [exchange.ask for exchange in state.recent] == ["remember the milk", "and the eggs"]
+
+
+BIG = "x" * (120 * 1024)
+"""A 120 KiB tool output: each finished turn's whole result keeps it (raw_output_bytes)."""
+
+
+def reading_agent(reads: list[int], **options: Any) -> Agent:
+    """Every ask reads the 120 KiB document once, then answers ``read <ask>``."""
+
+    @tool
+    def read_big() -> str:
+        """Read the big document."""
+        reads.append(1)
+        return BIG
+
+    def reply(request: GenerateRequest) -> dict[str, Any]:
+        ask = request.prompt.rsplit("Ask: ", 1)[-1].split("\n", 1)[0]
+        if request.label == "conductor":
+            if "read_big(" in request.prompt.rsplit("Ask: ", 1)[-1]:
+                return plan("answer")
+            return {"json": {"kind": "tool", "tool": "read_big", "brief": "read"}}
+        if request.label == "scribe":
+            return {"text": "Goal: read"}
+        return answer(f"read {ask}")
+
+    return Agent(FakeModel(reply), tools=[read_big], **options)
+
+
+class TestRecordBudget:
+    async def test_whole_results_are_kept_within_a_byte_budget_oldest_let_go_first(self) -> None:
+        """Past ``turn_record_bytes`` the oldest finished turns keep only their status and a
+        bounded final message: memory is bounded by bytes, and a retry of such a turn id is
+        still answered from its record (at most once: the tool does not run again)."""
+        reads: list[int] = []
+        budget = 600 * 1024
+        agent = reading_agent(reads, runtime_limits=RuntimeLimits(turn_record_bytes=budget))
+        async with agent:
+            for number in range(12):
+                result = await agent.run(
+                    f"q{number}", turn_id=f"t{number}", conversation_id=f"c{number}"
+                )
+                assert result.text == f"read q{number}"
+            stats = agent.runtime.supervisor.statistics()  # type: ignore[union-attr]
+            assert 0 < stats.turn_record_bytes <= budget
+            assert stats.compact_records >= 7 and stats.turn_records == 12
+            old = agent.runtime.supervisor.ticket("t0")  # type: ignore[union-attr]
+            assert old is not None and old.compact and old.status == "done"
+            again = await agent.run("q0", turn_id="t0", conversation_id="c0")
+            assert again.text == "read q0" and len(reads) == 12
+            recent = agent.runtime.supervisor.ticket("t11")  # type: ignore[union-attr]
+            assert recent is not None and not recent.compact
+            assert recent.unwrap().steps[0].output == BIG
+
+    async def test_with_a_store_a_compact_record_is_read_back_whole(self, tmp_path: Any) -> None:
+        """With a store, a turn whose whole result left memory is answered whole from the
+        store: its retry and its status carry every step, its 120 KiB read included."""
+        from actors.messages import GetTurn, TurnStatus
+        from actors.store_sqlite import SQLiteStore
+
+        reads: list[int] = []
+        agent = reading_agent(
+            reads,
+            runtime_limits=RuntimeLimits(turn_record_bytes=300 * 1024),
+            store=SQLiteStore(tmp_path / "s.db"),
+        )
+        async with agent:
+            for number in range(6):
+                await agent.run(f"q{number}", turn_id=f"t{number}", conversation_id=f"c{number}")
+            runtime = agent.runtime
+            assert runtime is not None
+            assert runtime.supervisor.ticket("t0").compact  # type: ignore[union-attr]
+            again = await agent.run("q0", turn_id="t0", conversation_id="c0")
+            assert again.text == "read q0" and again.steps[0].output == BIG
+            assert len(reads) == 6
+            replies: list[Any] = []
+            await runtime.handle(GetTurn(turn_id="t0"), replies.append)
+            [status] = replies
+            assert isinstance(status, TurnStatus) and status.result is not None
+            assert status.result.steps[0].output == BIG

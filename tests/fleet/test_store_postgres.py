@@ -5,7 +5,7 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from actors.store import FencedError, TurnRecord
+from actors.store import FencedError, TurnRecord, memory_key
 from actors.store_postgres import PostgresStore, shard_of
 from goliath import Exchange, MemoryState
 
@@ -62,3 +62,32 @@ async def test_a_stale_epoch_changes_nothing(pg_dsn: str) -> None:
         )
     assert (await store.load_memory("carol")).summary == "current"
     await store.aclose()
+
+
+async def test_the_old_shared_default_row_becomes_the_default_conversations_once(
+    pg_dsn: str,
+) -> None:
+    """Upgrading a fleet's database: the row ``default``, which older versions shared between
+    the default conversation and the conversation ``"default"``, moves to the default
+    conversation's own row once; a later ``default`` row stays that conversation's."""
+    with psycopg.connect(pg_dsn, autocommit=True) as connection:  # an older version's table
+        connection.execute(
+            "CREATE TABLE goliath_memory (key TEXT PRIMARY KEY, shard INTEGER NOT NULL, "
+            "state TEXT NOT NULL, epoch BIGINT NOT NULL DEFAULT 0, "
+            "updated_at DOUBLE PRECISION NOT NULL)"
+        )
+        connection.execute(
+            "INSERT INTO goliath_memory VALUES ('default', 0, %s, 0, 0)",
+            ('{"summary": "old default", "recent": []}',),
+        )
+    store = PostgresStore(pg_dsn, shards=16)
+    await store.open()
+    assert (await store.load_memory(memory_key(None))).summary == "old default"
+    assert (await store.load_memory(memory_key("default"))).summary == ""
+    await store.save_memory(memory_key("default"), MemoryState(summary="the user's"))
+    await store.aclose()
+    again = PostgresStore(pg_dsn, shards=16)
+    await again.open()
+    assert (await again.load_memory(memory_key(None))).summary == "old default"
+    assert (await again.load_memory(memory_key("default"))).summary == "the user's"
+    await again.aclose()

@@ -157,3 +157,37 @@ def test_off_a_terminal_no_status_is_written() -> None:
     terminal = cli.Terminal(io.StringIO(), err, assume_yes=True, progress=True)
     terminal.event(PlanEvent(index=0, kind="answer", brief="reply"))
     assert err.getvalue() == ""
+
+
+FAKE_SERVER = Path(__file__).resolve().parents[1] / "fake_llama_server.py"
+
+
+@pytest.mark.slow
+def test_doctor_slots_checks_the_llama_server_binary_and_serves_a_prompt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--slots N: the binary runs (--version), and a managed server with N slots starts on the
+    model, answers a prompt and stops (a scripted llama-server here)."""
+    from goliath.doctor import check_server
+
+    binary = tmp_path / "llama-server"
+    binary.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_SERVER}" "$@"\n')
+    binary.chmod(0o755)
+    model = tmp_path / "model.gguf"
+    model.write_bytes(b"GGUF")
+    monkeypatch.setenv("GOLIATH_LLAMA_SERVER", str(binary))
+    found, served = check_server(2, path=model)
+    assert found.ok and "fake llama-server" in found.detail
+    assert served.ok and "2 slot(s) ready" in served.detail, served.detail
+
+
+def test_doctor_slots_without_a_binary_says_how_to_build_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from goliath.doctor import check_server
+
+    monkeypatch.delenv("GOLIATH_LLAMA_SERVER", raising=False)
+    monkeypatch.setenv("GOLIATH_CACHE", str(tmp_path))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    (check,) = check_server(2, path=None)
+    assert not check.ok and check.fix is not None and "build-llama-server" in check.fix

@@ -282,3 +282,133 @@ class TestDurableApprovals:
                 )
                 assert '"code":"interrupted"' in retry.text
         assert written(writes) == ["pay rent"]
+
+
+async def ask(http: httpx.AsyncClient, conversation: str, text: str) -> list[tuple[str, Any]]:
+    """One whole run: its events, once it ends."""
+    reply = await http.post(f"/v1/conversations/{conversation}/runs", json={"ask": text})
+    return parse_sse(reply.text)
+
+
+async def follow(http: httpx.AsyncClient, conversation: str, text: str, turn_id: str) -> None:
+    """A run's stream read until it ends, or until the daemon dies under it."""
+    try:
+        async with http.stream(
+            "POST",
+            f"/v1/conversations/{conversation}/runs",
+            json={"ask": text, "turn_id": turn_id},
+        ) as response:
+            async for _ in iter_sse(response):
+                pass
+    except httpx.HTTPError:
+        pass  # the daemon was killed mid-stream
+
+
+class TestNothingSaidIsLost:
+    async def test_a_kill_with_one_running_and_three_queued_keeps_every_real_exchange(
+        self, tmp_path: Path
+    ) -> None:
+        """4 real exchanges, then 1 running and 3 queued runs, kill -9, restart: memory keeps
+        the real exchanges (the oldest folded into the brief, as a normal turn folds it), adds
+        one interrupted exchange for the turn that ran, and none for the three that never
+        started; the next turn folds what no longer fits the recent window, losing nothing."""
+        writes = tmp_path / "writes.txt"
+        store = f"sqlite:{tmp_path / 'd.db'}"
+        async with daemon(store, writes) as (process, url):
+            async with httpx.AsyncClient(base_url=url, headers=HEADERS, timeout=30) as http:
+                for number in range(1, 5):
+                    assert (await ask(http, "m", f"q{number}"))[-1][0] == "result"
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(follow, http, "m", "wait", "w5")
+                    await wait_status(http, "w5", "running")
+                    for number in (6, 7, 8):
+                        nursery.start_soon(follow, http, "m", f"q{number}", f"q{number}")
+                        await wait_status(http, f"q{number}", "queued")
+                    process.kill()
+                    await process.wait()
+        async with daemon(store, writes) as (_, url):
+            async with httpx.AsyncClient(base_url=url, headers=HEADERS, timeout=30) as http:
+                memory = (await http.get("/v1/conversations/m/memory")).json()
+                assert memory["summary"] == "Goal: chat\nDone: q1"
+                assert [e["ask"] for e in memory["recent"]] == ["q2", "q3", "q4", "wait"]
+                assert [e.get("interrupted", False) for e in memory["recent"]] == [
+                    False,
+                    False,
+                    False,
+                    True,
+                ]
+                for turn in ("w5", "q6", "q7", "q8"):
+                    assert (await http.get(f"/v1/turns/{turn}")).json()["status"] == "interrupted"
+                assert (await ask(http, "m", "q9"))[-1][0] == "result"
+                memory = (await http.get("/v1/conversations/m/memory")).json()
+                assert memory["summary"] == "Goal: chat\nDone: q1 | q2 | q3"
+                assert [e["ask"] for e in memory["recent"]] == ["q4", "wait", "q9"]
+
+
+async def numbered(response: httpx.Response, until: str) -> list[tuple[int, str, Any]]:
+    """``(id, name, data)`` of each event of a stream, up to the first ``until`` event."""
+    import json
+
+    from httpx_sse import EventSource
+
+    seen: list[tuple[int, str, Any]] = []
+    async for event in EventSource(response).aiter_sse():
+        if event.data:
+            seen.append((int(event.id), event.event, json.loads(event.data)))
+            if event.event == until:
+                break
+    return seen
+
+
+class TestDurableEventLog:
+    async def test_after_a_restart_a_paused_turns_events_replay_in_order_with_its_question(
+        self, tmp_path: Path
+    ) -> None:
+        """kill -9 while a write waits for approval: after the restart `GET .../events` replays
+        the turn's events from the store, numbered as before, ending with the pending
+        `confirm_request` and its fingerprint; a client resuming with `Last-Event-ID` gets the
+        question next, and answering it runs the write once."""
+        writes = tmp_path / "writes.txt"
+        store = f"sqlite:{tmp_path / 'd.db'}"
+        async with daemon(store, writes) as (process, url):
+            async with httpx.AsyncClient(base_url=url, headers=HEADERS, timeout=30) as http:
+                async with http.stream(
+                    "POST", "/v1/conversations/e/runs", json={"ask": "add figs", "turn_id": "e1"}
+                ) as response:
+                    before = await numbered(response, "confirm_request")
+                process.kill()
+                await process.wait()
+        *told, (asked_id, _, asked) = before
+        assert len(told) >= 2 and asked["fingerprint"]
+        async with daemon(store, writes) as (_, url):
+            async with httpx.AsyncClient(base_url=url, headers=HEADERS, timeout=30) as http:
+                await wait_status(http, "e1", "awaiting_confirmation")
+                async with http.stream("GET", "/v1/turns/e1/events") as response:
+                    replayed = await numbered(response, "confirm_request")
+                assert [(i, name) for i, name, _ in replayed] == [(i, n) for i, n, _ in before]
+                assert replayed[-1][2] == asked
+                resume = {"last-event-id": str(told[-1][0])}
+                async with http.stream("GET", "/v1/turns/e1/events", headers=resume) as response:
+                    events: list[tuple[int, str, Any]] = []
+                    import json
+
+                    from httpx_sse import EventSource
+
+                    async for event in EventSource(response).aiter_sse():
+                        if not event.data:
+                            continue
+                        events.append((int(event.id), event.event, json.loads(event.data)))
+                        if event.event == "confirm_request":
+                            reply = await http.post(
+                                "/v1/turns/e1/confirm",
+                                json={
+                                    "call_id": event.json()["call_id"],
+                                    "approved": True,
+                                    "fingerprint": event.json()["fingerprint"],
+                                },
+                            )
+                            assert reply.status_code == 204, reply.text
+                assert events[0] == (asked_id, "confirm_request", asked)
+                assert events[-1][1] == "result"
+                assert [i for i, _, _ in events] == sorted({i for i, _, _ in events})
+        assert written(writes) == ["figs"]

@@ -266,3 +266,62 @@ class TestDeadlines:
         assert finished["stuck"] - start == pytest.approx(10)
         assert finished["free"] - start == 0
         assert results["free"].text == "answer to hi after none"
+
+
+class TestSlowReaders:
+    async def test_an_sse_client_that_never_reads_is_dropped_after_the_send_timeout(self) -> None:
+        """HTTP streams have the frame socket's write timeout: a client that stops reading is
+        dropped once one write waits ``send_seconds`` (30 s, as ``SEND_SECONDS``), and what it
+        then finds is a cut-off stream, not the rest of it; the daemon serves others meanwhile."""
+        import socket
+
+        from transports.stream import SEND_SECONDS
+        from transports.wire import HttpLimits
+
+        assert HttpLimits().send_seconds == SEND_SECONDS
+
+        @tool
+        def read_huge() -> str:
+            """Read a huge document."""
+            return "h" * 6_000_000  # more than any socket buffers between the two
+
+        def reply(request: GenerateRequest) -> dict[str, Any]:
+            if request.label == "conductor":
+                if "read_huge(" in request.prompt:
+                    return {"json": {"kind": "answer", "brief": "reply"}}
+                return {"json": {"kind": "tool", "tool": "read_huge", "brief": "read"}}
+            return {"text": "read"}
+
+        agent = Agent(FakeModel(reply), tools=[read_huge], raw_output_bytes=8 * 2**20)
+        limits = HttpLimits(send_seconds=1.0)
+        async with (
+            serving(agent, limits=limits) as url,
+            httpx.AsyncClient(base_url=url, headers=AUTH, timeout=30) as http,
+        ):
+            done = await http.post(
+                "/v1/conversations/r/runs", json={"ask": "huge", "turn_id": "b1"}
+            )
+            assert "event: result" in done.text and len(done.content) > 6_000_000
+            host, port = url.removeprefix("http://").rsplit(":", 1)
+            sock = trio.socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)  # a small window
+            await sock.connect((host, int(port)))
+            client = trio.SocketStream(sock)
+            request = (
+                f"GET /v1/turns/b1/events HTTP/1.1\r\nHost: {host}\r\n"
+                f"Authorization: {AUTH['authorization']}\r\n\r\n"
+            )
+            await client.send_all(request.encode())
+            await trio.sleep(3)  # reads nothing: the stream's writes wait, then time out
+            assert (await http.get("/v1/turns/b1")).status_code == 200  # others are served
+            received = bytearray()
+            with trio.fail_after(10):
+                try:
+                    while chunk := await client.receive_some(65536):
+                        received += chunk
+                except trio.BrokenResourceError:
+                    pass  # reset by the daemon: dropped
+            await client.aclose()
+            assert received.startswith(b"HTTP/1.1 200")
+            assert b'"queue_ms"' not in received, "the stream was not cut off"  # its last field
+            assert len(received) < len(done.content)

@@ -228,7 +228,9 @@ class TestBodies:
         ):
             reply = await http.post("/v1/conversations/c/runs", content=body)
             assert reply.status_code == 400
-            assert reply.json()["error"]["message"] == "the body's JSON is nested too deeply"
+            assert reply.json()["error"]["message"] == (
+                "the body's JSON is nested too deeply: the limit is 64 levels"
+            )
             assert (await http.get("/healthz")).status_code == 200
 
 
@@ -470,12 +472,110 @@ class TestUsers:
             assert created == ["jam"]
             recent = (await alice.get("/v1/conversations/alice:1/memory")).json()["recent"]
             assert [e["ask"] for e in recent] == ["hello"]
-            assert (await admin.get("/v1/turns/a-1")).json()["status"] == "done"
+            assert (await admin.get("/v1/turns/alice:a-1")).json()["status"] == "done"
             assert (await admin.get("/v1/conversations/alice:1/memory")).status_code == 200
             mine = await bob.post("/v1/conversations/bob:x/runs", json={"ask": "hi"})
             assert "answer to hi" in mine.text
             stranger = await bob.get("/v1/me", headers=bearer("not-a-known-token"))
             assert stranger.status_code == 401
+
+    async def test_another_users_turn_id_answers_as_an_unknown_one_and_cannot_be_claimed(
+        self,
+    ) -> None:
+        """Turn ids are each user's own: Bob asking for Alice's turn id gets exactly what an id
+        nobody used gets (404, the same body), his run with her id runs (it is his turn, not
+        a 409), and an id he used first does not refuse her later run with it. The operator
+        sees both turns, each under its user's prefix."""
+        async with (
+            serving(make_daemon_agent(), users=USERS) as url,
+            httpx.AsyncClient(base_url=url, headers=bearer(ALICE), timeout=30) as alice,
+            httpx.AsyncClient(base_url=url, headers=bearer(BOB), timeout=30) as bob,
+            httpx.AsyncClient(base_url=url, headers=AUTH, timeout=30) as admin,
+        ):
+            done = await alice.post(
+                "/v1/conversations/alice:1/runs", json={"ask": "secret plans", "turn_id": "t"}
+            )
+            assert "answer to secret plans" in done.text
+            assert done.headers["x-goliath-turn-id"] == "t"
+            for path in ("/v1/turns/{}", "/v1/turns/{}/events"):
+                known = await bob.get(path.format("t"))
+                unknown = await bob.get(path.format("never-used"))
+                assert (known.status_code, unknown.status_code) == (404, 404)
+                assert known.text.replace("'t'", "'never-used'") == unknown.text
+                for action, body in (
+                    ("confirm", {"call_id": "c", "approved": True}),
+                    ("cancel", {}),
+                ):
+                    known = await bob.post(f"/v1/turns/t/{action}", json=body)
+                    unknown = await bob.post(f"/v1/turns/never-used/{action}", json=body)
+                    assert known.status_code == unknown.status_code == 404
+                    assert known.text.replace("'t'", "'never-used'") == unknown.text
+            his = await bob.post("/v1/conversations/bob:1/runs", json={"ask": "hi", "turn_id": "t"})
+            assert his.status_code == 200 and "answer to hi" in his.text, his.text
+            assert "secret" not in his.text
+            first = await bob.post(
+                "/v1/conversations/bob:1/runs", json={"ask": "yo", "turn_id": "u"}
+            )
+            assert "answer to yo" in first.text
+            later = await alice.post(
+                "/v1/conversations/alice:1/runs", json={"ask": "ok", "turn_id": "u"}
+            )
+            assert later.status_code == 200 and "answer to ok" in later.text, later.text
+            mine = (await alice.get("/v1/turns/t")).json()
+            assert (mine["turn_id"], mine["conversation_id"]) == ("t", "alice:1")
+            assert mine["result"]["turn_id"] == "t"
+            assert (await bob.get("/v1/turns/t")).json()["conversation_id"] == "bob:1"
+            assert (await admin.get("/v1/turns/alice:t")).json()["conversation_id"] == "alice:1"
+            assert (await admin.get("/v1/turns/bob:t")).json()["conversation_id"] == "bob:1"
+
+    async def test_no_user_can_name_the_default_conversations_memory(self, tmp_path: Path) -> None:
+        """The default conversation's memory row is one no conversation id names: a user whose
+        prefix reaches the conversation ``default`` reads and forgets that conversation only,
+        never the default one's."""
+        from actors.store import StoreMemory
+        from goliath.records import Exchange, MemoryState
+
+        store = SQLiteStore(tmp_path / "s.db")
+        await store.open()
+        secret = MemoryState(summary="the operator's plans", recent=[])
+        await StoreMemory(store, None).save(secret)
+        sneaky = Users([User(name="d", token="d-token-333333333", conversations="def")])
+        agent = make_daemon_agent().with_options(memory=None, store=store)
+        async with (
+            serving(agent, users=sneaky) as url,
+            httpx.AsyncClient(base_url=url, headers=bearer("d-token-333333333")) as user,
+        ):
+            read = await user.get("/v1/conversations/default/memory")
+            assert read.status_code == 200 and read.json() == {"summary": "", "recent": []}
+            assert (await user.delete("/v1/conversations/default/memory")).status_code == 204
+        assert (await StoreMemory(store, None).load()).summary == "the operator's plans"
+        own = MemoryState(summary="d's", recent=[Exchange(ask="a", answer="b", at=1.0)])
+        await StoreMemory(store, "default").save(own)
+        assert (await StoreMemory(store, None).load()).summary == "the operator's plans"
+
+    async def test_a_stores_old_shared_default_row_becomes_the_default_conversations(
+        self, tmp_path: Path
+    ) -> None:
+        """Upgrading: the row ``default`` that older versions shared between the default
+        conversation and the conversation ``"default"`` becomes the default conversation's,
+        once (never a user's), and a later row ``default`` stays the conversation's own."""
+        from actors.store import StoreMemory
+        from goliath.memory.codec import encode_state
+        from goliath.memory.sqlite import shared_database
+        from goliath.records import MemoryState
+
+        path = tmp_path / "old.db"
+        database = shared_database(str(path.resolve()))
+        database.put("default", encode_state(MemoryState(summary="old default")))
+        store = SQLiteStore(path)
+        await store.open()
+        assert (await StoreMemory(store, None).load()).summary == "old default"
+        assert (await StoreMemory(store, "default").load()).summary == ""
+        await StoreMemory(store, "default").save(MemoryState(summary="the user's"))
+        again = SQLiteStore(path)
+        await again.open()
+        assert (await StoreMemory(again, None).load()).summary == "old default"
+        assert (await StoreMemory(again, "default").load()).summary == "the user's"
 
     async def test_goliath_serve_reads_users_from_a_file_for_http_and_frames(
         self, tmp_path: Path
@@ -550,3 +650,113 @@ class TestHardening:
             page = await http.get("/")
         assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
         assert page.headers["x-frame-options"] == "DENY"
+
+
+def nested(depth: int) -> Any:
+    """A JSON value nested ``depth`` lists deep."""
+    value: Any = 0
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+class TestBoundsAtTheDoor:
+    async def test_a_last_event_id_of_5000_digits_is_a_400_not_a_500(self) -> None:
+        """Python refuses to parse an integer of 5,000 digits; the door refuses it first."""
+        async with (
+            serving(make_daemon_agent()) as url,
+            httpx.AsyncClient(base_url=url, headers=AUTH, timeout=30) as http,
+        ):
+            done = await http.post("/v1/conversations/e/runs", json={"ask": "hi", "turn_id": "e1"})
+            assert done.status_code == 200
+            for digits in ("9" * 5000, "1" * 19):
+                header = {"last-event-id": digits}
+                events = await http.get("/v1/turns/e1/events", headers=header)
+                rerun = await http.post(
+                    "/v1/conversations/e/runs", json={"ask": "hi", "turn_id": "e1"}, headers=header
+                )
+                for reply in (events, rerun):
+                    assert reply.status_code == 400, reply.text
+                    assert "Last-Event-ID" in reply.json()["error"]["message"]
+            ok = await http.get("/v1/turns/e1/events", headers={"last-event-id": "9" * 18})
+            assert ok.status_code == 200
+
+    async def test_body_fields_past_their_bounds_are_400s(self) -> None:
+        """A reason, call id, fingerprint or conversation id past its bound is refused at the
+        door, before any turn is looked up."""
+        async with (
+            serving(make_daemon_agent()) as url,
+            httpx.AsyncClient(base_url=url, headers=AUTH, timeout=30) as http,
+        ):
+            for path, body in [
+                ("/v1/turns/x/cancel", {"reason": "r" * 2001}),
+                ("/v1/turns/x/cancel", {"conversation_id": "a/b"}),
+                ("/v1/turns/x/confirm", {"call_id": "c" * 513, "approved": True}),
+                (
+                    "/v1/turns/x/confirm",
+                    {"call_id": "c", "approved": True, "fingerprint": "f" * 513},
+                ),
+                ("/v1/turns/x/confirm", {"call_id": "c", "approved": True, "reason": "r" * 2001}),
+            ]:
+                reply = await http.post(path, json=body)
+                assert reply.status_code == 400, (path, reply.text)
+                assert reply.json()["error"]["code"] == "invalid"
+
+    async def test_a_context_nested_past_the_limit_is_refused_alike_on_http_and_frames(
+        self,
+    ) -> None:
+        """HTTP and frames refuse a context nested past MAX_NESTING with the same message (a
+        frame 982 deep used to be taken, and its write turn failed late with `maximum recursion
+        depth exceeded`); one at the limit runs, write and all."""
+        import functools
+
+        from transports.client import Client, RemoteError
+        from transports.stream import serve_stream
+        from transports.wire import MAX_NESTING
+
+        created: list[str] = []
+        agent = make_daemon_agent(created)
+        http_message = ""
+        async with serving(agent) as url, trio.open_nursery() as nursery:
+            host, port = await nursery.start(
+                functools.partial(serve_stream, agent.runtime, port=0, token=TOKEN)
+            )
+            async with httpx.AsyncClient(base_url=url, headers=AUTH, timeout=30) as http:
+                for depth in (MAX_NESTING + 1, 982):
+                    body = '{"ask": "add jam", "context": ' + "[" * depth + "0" + "]" * depth + "}"
+                    reply = await http.post(
+                        "/v1/conversations/n/runs",
+                        content=body,
+                        headers={"content-type": "application/json"},
+                    )
+                    assert reply.status_code == 400, reply.text
+                    said = reply.json()["error"]["message"]
+                    assert f"nested too deeply: the limit is {MAX_NESTING} levels" in said
+                    http_message = http_message if depth == 982 else said
+                async with http.stream(
+                    "POST",
+                    "/v1/conversations/n/runs",
+                    json={"ask": "add jam", "context": nested(MAX_NESTING)},
+                ) as response:
+                    async for name, data in iter_sse(response):
+                        if name == "confirm_request":
+                            answer = {"call_id": data["call_id"], "approved": True}
+                            assert (
+                                await http.post(f"/v1/turns/{data['turn_id']}/confirm", json=answer)
+                            ).status_code == 204
+                        last = name
+                assert last == "result" and created == ["jam"]
+            async with Client.stream(host=host, port=port, token=TOKEN) as client:
+                for depth in (MAX_NESTING + 1, 300):  # (this client cannot encode 982 deep)
+                    with pytest.raises(RemoteError) as caught:
+                        await client.run("add figs", conversation_id="n", context=nested(depth))
+                    assert caught.value.code == "invalid"
+                    assert caught.value.message == http_message  # the same limit, in words too
+                result = await client.run(
+                    "add figs",
+                    conversation_id="n2",
+                    context=nested(MAX_NESTING),
+                    confirm=lambda _: True,
+                )
+                assert result.text == "answer to add figs" and created == ["jam", "figs"]
+            nursery.cancel_scope.cancel()

@@ -2,7 +2,8 @@
 
 Asks: ``add X`` writes X (after approval); ``add X then wait`` writes X, then runs the slow
 tool; ``log X`` runs a slow write (it writes X, then takes long: a crash or cancel lands while
-it runs); ``wait`` runs the slow tool; anything else is answered. With ``GOLIATH_WRITES_FILE``
+it runs); ``wait`` runs the slow tool; anything else is answered. The scribe's brief lists
+every folded ask (``Done: q1 | q2``). With ``GOLIATH_WRITES_FILE``
 set, every write also appends its title (and the tool's idempotency key) to that file, so a
 test can count writes across daemon processes and restarts.
 """
@@ -38,8 +39,19 @@ def scripted_reply(request: GenerateRequest) -> dict[str, Any]:
         title = ask.removeprefix("add ").removeprefix("log ").removesuffix(" then wait")
         return {"json": {"title": title}}
     if request.label == "scribe":
-        return {"text": "Goal: chat"}
+        return {"text": folded_brief(request.prompt)}
     return {"text": f"answer to {ask}"}
+
+
+def folded_brief(prompt: str) -> str:
+    """The scribe's brief: ``Goal: chat`` and every ask folded so far, oldest first, so a test
+    can see which exchanges were folded (and that none was dropped)."""
+    earlier = ""
+    if "Brief so far (prune" in prompt:
+        earlier = prompt.split(":\n", 1)[1].split("\n\nNew exchange:", 1)[0]
+    done = earlier.partition("Done: ")[2].splitlines()[0] if "Done: " in earlier else ""
+    ask = prompt.split("New exchange:\nUser: ", 1)[-1].split("\n", 1)[0]
+    return f"Goal: chat\nDone: {done + ' | ' if done else ''}{ask}"
 
 
 def _log_write(title: str, ctx: ToolContext) -> None:

@@ -139,3 +139,30 @@ async def test_a_kept_stream_is_resumed_only_by_the_request_that_started_it() ->
     assert other_place.status_code == 409 and "another conversation" in other_place.text
     assert again[0][1] == "turn" and again[-1][1] == "result"
     assert again[-1][2]["text"] == "answer to hello"
+
+
+async def test_kept_feeds_are_bounded_by_bytes_the_oldest_finished_dropped_first() -> None:
+    """Feeds of finished turns are dropped oldest first past the byte budget; a running
+    turn's feed stays (bounded by its own limit, which keeps its newest events), and a
+    reader resuming it from before the oldest kept event starts at that event."""
+    from transports.feeds import Feeds
+
+    feeds = Feeds(byte_limit=100_000, feed_byte_limit=60_000)
+    running = feeds.open("running", "c")
+    for number in range(30):
+        finished = feeds.open(f"done-{number}", "c")
+        finished.push("result", {"text": "y" * 30_000}, last=True)
+        running.push("tool", {"output": "z" * 5_000})
+        assert feeds.bytes <= 100_000 + 60_000
+    assert feeds.get("running") is running and 55_000 <= running.bytes <= 60_000
+    assert feeds.get("done-0") is None and feeds.get("done-29") is not None
+    assert feeds.bytes == sum(
+        feed.bytes
+        for key in ["running", *(f"done-{n}" for n in range(30))]
+        if (feed := feeds.get(key))
+    )
+    running.push("result", {"text": "end"}, last=True)
+    seen = [event async for event in running.follow(0)]
+    last_id = 1 + 30 + 1  # the feed's ``turn`` event, 30 tool events, the result
+    assert seen[0].id == str(last_id - len(seen) + 1) and seen[-1].event == "result"
+    assert seen[-1].id == str(last_id)

@@ -85,6 +85,49 @@ class TestUsersConfiguration:
         with pytest.raises(ConfigError, match=words):
             Users([User(name=n, token=t, conversations=c) for n, t, c in users])
 
+    def test_a_users_file_is_checked_at_load_and_an_error_names_the_line(
+        self, tmp_path: Path
+    ) -> None:
+        """A token equal to the daemon's (operator rights) and a token_sha256 no token could
+        match are refused, naming the file and the user's line; a short token is accepted with
+        a warning that names its line."""
+        path = tmp_path / "users.toml"
+        good = f'[[users]]\nname = "alice"\ntoken = "{ALICE}"\nconversations = "alice:"\n\n'
+        path.write_text(
+            good + f'[[users]]\nname = "op"\ntoken = "{ADMIN}"\nconversations = "op:"\n'
+        )
+        os.chmod(path, 0o600)
+        with pytest.raises(ConfigError, match=r"users.toml, line 6: .*'op' has the daemon's own"):
+            load_users(path, daemon_token=ADMIN)
+        assert len(load_users(path)) == 2  # without a daemon token to compare, both load
+        path.write_text(
+            good + '\n[[users]]\nname = "b"\ntoken_sha256 = "not-hex"\nconversations = "b:"\n'
+        )
+        with pytest.raises(ConfigError, match=r"line 7: user 'b': token_sha256 must be the 64"):
+            load_users(path)
+        path.write_text(good + '[[users]]\nname = "s"\ntoken = "short"\nconversations = "s:"\n')
+        warned: list[str] = []
+        users = load_users(path, daemon_token=ADMIN, warn=warned.append)
+        assert users.authenticate("short") is not None
+        assert warned == [f"{path}, line 6: the token of user 's' is 5 characters; use at least 16"]
+        data = tmp_path / "users.json"
+        entries = [
+            {"name": "a", "token": ALICE, "conversations": "a:"},
+            {"name": "b", "token_sha256": "a" * 63, "conversations": "b:"},
+        ]
+        data.write_text(json.dumps({"users": entries}, indent=2))  # b's name is on line 9
+        os.chmod(data, 0o600)
+        with pytest.raises(ConfigError, match=r"users.json, line 9: user 'b'"):
+            load_users(data)
+
+    def test_goliath_serve_refuses_a_user_holding_its_own_token(self) -> None:
+        """``--users MODULE:ATTR`` of the app's own is checked too: no user is the operator."""
+        from transports.serve import _users
+
+        with pytest.raises(ConfigError, match="daemon's own token"):
+            _users("tests.transports.test_users:USERS", ALICE)
+        assert _users("tests.transports.test_users:USERS", ADMIN) is USERS
+
     @pytest.mark.parametrize("token", ["", " ", "\t\n", "a b", "tok\x00en"])
     def test_a_blank_or_unsendable_daemon_token_is_refused(self, token: str) -> None:
         """GOLIATH_TOKEN="" must never mean 'no auth', nor whitespace 'nobody gets in'."""
@@ -154,9 +197,12 @@ async def test_over_tcp_frames_one_user_cannot_touch_anothers_conversations_or_t
                 assert caught.value.code in ("forbidden", "not_found")
             assert created == []
             assert [e.ask for e in (await alice.memory("alice:1")).recent] == ["hello"]
-            assert (await admin.turn("a-1")).status == "done"
+            assert (await admin.turn("alice:a-1")).status == "done"  # a user's ids are scoped
             assert [e.ask for e in (await admin.memory("alice:1")).recent] == ["hello"]
             assert (await bob.run("hi", conversation_id="bob:x")).text == "answer to hi"
+            # Alice's turn id is not Bob's to refuse: his run with it is his own turn
+            theirs = await bob.run("yo", conversation_id="bob:x", turn_id="a-1")
+            assert (theirs.text, theirs.turn_id) == ("answer to yo", "a-1")
         nursery.cancel_scope.cancel()
 
 

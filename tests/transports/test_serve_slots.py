@@ -1,0 +1,99 @@
+"""`goliath serve --slots N` as a real process, with a scripted llama-server behind it.
+
+The daemon starts ``tests/fake_llama_server.py`` (through ``$GOLIATH_LLAMA_SERVER``), waits for
+its health before it says it is serving, answers turns through it, restarts it after kill -9,
+and stops it on SIGTERM.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+from goliath.errors import ConfigError
+from tests.processes import start_goliath
+from transports.client import Client
+from transports.serve import gguf_of
+
+pytestmark = pytest.mark.slow
+FAKE = Path(__file__).resolve().parents[1] / "fake_llama_server.py"
+TOKEN = "T0k3n-for-the-slots-test"
+
+
+def starts(folder: Path) -> list[dict[str, object]]:
+    """The fake servers that became healthy, oldest first, each with its pid."""
+    found = []
+    for path in sorted(folder.iterdir(), key=lambda item: item.stat().st_mtime):
+        found.append({**json.loads(path.read_text()), "pid": int(path.stem)})
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+async def test_serve_slots_starts_supervises_and_stops_the_server(tmp_path: Path) -> None:
+    binary = tmp_path / "llama-server"
+    binary.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE}" "$@"\n')
+    binary.chmod(0o755)
+    model = tmp_path / "model.gguf"
+    model.write_bytes(b"GGUF")
+    record = tmp_path / "starts"
+    record.mkdir()
+    process, url, _ = await start_goliath(
+        "tests.transports.daemon_app:make_agent",
+        "--port",
+        "0",
+        "--model",
+        f"llamacpp:{model}",
+        "--slots",
+        "2",
+        env={
+            "GOLIATH_TOKEN": TOKEN,
+            "GOLIATH_LLAMA_SERVER": str(binary),
+            "FAKE_LLAMA_RECORD": str(record),
+            "FAKE_LLAMA_LOAD_SECONDS": "1",
+        },
+    )
+    try:
+        (first,) = starts(record)  # healthy before the daemon said it was serving
+        assert first["parallel"] == 2
+        async with Client.http(url, token=TOKEN) as client:
+            result = await client.run("hello", conversation_id="a")
+            assert result.text == "answer to hello"
+            assert result.model_calls >= 2
+
+            os.kill(int(first["pid"]), signal.SIGKILL)
+            with trio.fail_after(30):
+                while len(starts(record)) < 2:
+                    await trio.sleep(0.1)
+            again = await client.run("hello again", conversation_id="b")
+            assert again.text == "answer to hello again"
+        second = starts(record)[1]
+        process.send_signal(signal.SIGTERM)
+        with trio.fail_after(30):
+            assert await process.wait() == 0
+        with trio.fail_after(10):
+            while alive(int(second["pid"])):
+                await trio.sleep(0.05)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+def test_slots_need_a_llama_cpp_model_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no file at"):
+        gguf_of(f"llamacpp:{tmp_path / 'missing.gguf'}")
+    with pytest.raises(ConfigError, match=r"--slots needs a llama\.cpp model"):
+        gguf_of("apple")
