@@ -721,7 +721,7 @@ def runs_bring_confirm() -> Iterator[None]:
 
 def _warn_if_writes_fail_closed(config: AgentConfig) -> None:
     """One warning for an agent whose writes will all be declined unless each run brings a
-    confirm handler (BEHAVIOR D11)."""
+    confirm handler (docs/design.md, D13)."""
     if config.confirm is not None or config.auto_approve or _RUNS_BRING_CONFIRM.get():
         return
     writes = sorted(name for name, tool in config.tools.items() if tool.writes)

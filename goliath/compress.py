@@ -67,7 +67,7 @@ def _scalar(value: Any) -> str:
     if isinstance(value, (bool, int, float)):
         return js_number(value)
     if isinstance(value, (list, tuple, dict)):
-        return ""  # a nested container: its one-line form leaves it out (BEHAVIOR)
+        return ""  # a nested container: its one-line form leaves it out
     return clip(_text(value), _SCALAR_CHARS)
 
 

@@ -60,7 +60,7 @@ PROCESSING_RESULT = "(tool executed; output processing did not complete)"
 UNSUMMARIZABLE = "completed (result could not be summarized)"
 CONTENT_CANDIDATE_CHARS = 16384
 NO_HANDLER = "no confirmation handler"
-"""Why a write is declined when nobody can be asked (BEHAVIOR D11)."""
+"""Why a write is declined when nobody can be asked (docs/design.md, D13)."""
 
 
 @attrs.frozen
@@ -316,7 +316,7 @@ async def _confirm(
 ) -> Decision:
     """Ask before a write; no answer within ``confirm_timeout`` is a decline (design.md, D8).
 
-    Without a handler the write fails closed (BEHAVIOR D11): declined with the reason ``no
+    Without a handler the write fails closed (docs/design.md, D13): declined with the reason ``no
     confirmation handler``, unless the agent says ``auto_approve=True``
     (``requires_confirmation`` tools decline even then). A sync handler runs in a worker thread, so a person typing at
     ``input()`` blocks no other conversation and the deadline still ends the wait.
