@@ -117,6 +117,13 @@ class Agent(Generic[Deps, Out]):
         examples: worked plans shown to the conductor.
         tool_retrieval: show the first plan only the this many functions that best match the
             ask (for toolsets of dozens; ``None``: all of them).
+        hand_off_check: before the first plan, ask the model on its own whether the device
+            can do the ask, and hand it over when the answer is the cloud (one short call a
+            turn; tuned for bridges that report log-probabilities, docs/design.md).
+        cloud_needs: the app's own description of what needs the cloud, shown to that check
+            instead of the harness's general one.
+        hand_off_margin: how much more likely (log-probability) the cloud must be than the
+            device before that check hands over (``None``: the tuned default).
         extensions: :class:`~goliath.Extension` objects, run in this order.
         output_schema: a pydantic model class for structured answers.
         session_retry_after: seconds before a conversation handed to the fallback probes the
@@ -153,6 +160,9 @@ class Agent(Generic[Deps, Out]):
         facts: FactsSource | None = None,
         examples: Sequence[Mapping[str, Any]] | None = None,
         tool_retrieval: int | None = None,
+        hand_off_check: bool = False,
+        cloud_needs: str | None = None,
+        hand_off_margin: float | None = None,
         extensions: Sequence[Any] = (),
         output_schema: type[Out] | None = None,
         session_retry_after: float | None = DEFAULT_SESSION_RETRY_AFTER,

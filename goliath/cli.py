@@ -466,8 +466,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     evaluate.add_argument(
         "--probe",
-        choices=["decision", "plan", "next", "arguments", "answer"],
+        choices=["decision", "plan", "handoff", "next", "arguments", "answer"],
         help="score one stage with one real model call per ask instead of whole turns",
+    )
+    evaluate.add_argument(
+        "--option",
+        action="append",
+        metavar="NAME=VALUE",
+        help="an Agent option for Goliath's runs (VALUE as JSON), e.g. hand_off_check=true",
     )
     evaluate.add_argument("--json", action="store_true", help="print the report as JSON")
     evaluate.add_argument(
@@ -582,6 +588,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     wordings=args.wording,
                     baseline_only=args.baseline_only,
                     probe=args.probe,
+                    options=args.option,
                 )
             )
     except (GoliathError, OSError) as exc:

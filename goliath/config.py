@@ -52,6 +52,31 @@ def _checked_window(window: WindowSource) -> WindowSource:
     return window
 
 
+def _checked_hand_off_check(value: bool) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"hand_off_check must be True or False, got {value!r}.")
+    return value
+
+
+def _checked_cloud_needs(value: str | None) -> str | None:
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise ConfigError(
+            f"cloud_needs must be None or a non-empty description of what needs the cloud, "
+            f"got {value!r}."
+        )
+    return value
+
+
+def _checked_hand_off_margin(value: float | None) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise ConfigError(
+            f"hand_off_margin must be None or a number (log-probability), got {value!r}."
+        )
+    return float(value)
+
+
 def _checked_tool_retrieval(value: int | None) -> int | None:
     if value is None:
         return None
@@ -184,6 +209,9 @@ class AgentConfig:
     facts: FactsSource | None = None
     examples: Sequence[Mapping[str, Any]] | None = None
     tool_retrieval: int | None = attrs.field(default=None, converter=_checked_tool_retrieval)
+    hand_off_check: bool = attrs.field(default=False, converter=_checked_hand_off_check)
+    cloud_needs: str | None = attrs.field(default=None, converter=_checked_cloud_needs)
+    hand_off_margin: float | None = attrs.field(default=None, converter=_checked_hand_off_margin)
     tool_errors: ToolErrors = attrs.field(default="report", converter=_checked_tool_errors)
 
 

@@ -124,7 +124,9 @@ def plan_options(tool_names: Sequence[str]) -> Options:
     return Options(free(NO_TOOL), free(DONE), free(HAND_OFF))
 
 
-def first_plan_schema(tool_names: list[str], *, require_tool: bool = False) -> dict[str, Any]:
+def first_plan_schema(
+    tool_names: list[str], *, require_tool: bool = False, hand_off: bool = True
+) -> dict[str, Any]:
     """The turn's first planning call: the first call, then the one after it or none.
 
     ``call`` is a tool's name or one of the two options (no function, beyond these functions);
@@ -133,10 +135,12 @@ def first_plan_schema(tool_names: list[str], *, require_tool: bool = False) -> d
     appended the function listed next to the one it needed (41 plans right); with ``then``
     and a name that means "nothing more", 85 (docs/design.md, "The plan"). Both fields are
     required, because a constrained small model writes required fields first and skips
-    optional ones. After a plan that named no usable tool the retry offers only the tools.
+    optional ones. After a plan that named no usable tool the retry offers only the tools;
+    ``hand_off=False`` (the hand-off check already kept the ask on the device) drops that option.
     """
     options = plan_options(tool_names)
-    names = list(tool_names) if require_tool else [*tool_names, options.no_tool, options.hand_off]
+    extra = [options.no_tool, options.hand_off] if hand_off else [options.no_tool]
+    names = list(tool_names) if require_tool else [*tool_names, *extra]
     return {
         "type": "object",
         "properties": {

@@ -8,6 +8,7 @@ native-template loop) and, with a baseline, a Markdown table of all of them side
 from __future__ import annotations
 
 import datetime
+import json
 import os
 import platform
 import sys
@@ -69,6 +70,23 @@ def _filtered(
     return tuple(kept)
 
 
+def parse_options(items: Sequence[str]) -> dict[str, Any]:
+    """``NAME=VALUE`` pairs as Agent options: VALUE as JSON (``true``, ``8``, ``"text"``), or
+    the plain string when it is not JSON."""
+    parsed: dict[str, Any] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise ConfigError(
+                f"--option takes NAME=VALUE (e.g. hand_off_check=true); got {item!r}."
+            )
+        try:
+            parsed[name.strip()] = json.loads(value)
+        except ValueError:
+            parsed[name.strip()] = value
+    return parsed
+
+
 def _baselines(baseline: bool | str | None, baseline_only: bool) -> tuple[str, ...]:
     """The ``run_evals`` baselines to run, in report order."""
     if baseline is None or baseline is False:
@@ -95,6 +113,7 @@ async def eval_command(
     wordings: Sequence[int] | None = None,
     baseline_only: bool = False,
     probe: str | None = None,
+    options: Sequence[str] | None = None,
     progress: bool | None = None,
     out: TextIO | None = None,
     err: TextIO | None = None,
@@ -119,8 +138,10 @@ async def eval_command(
             group is its own first wording).
         baseline_only: run the chosen baselines alone (the naive loop when ``baseline`` is
             falsy).
-        probe: score one stage (``decision``, ``arguments``, ``answer``) instead of whole
-            turns (see :mod:`goliath.evals.probes`).
+        probe: score one stage (``decision``, ``plan``, ``handoff``, ``next``, ``arguments``,
+            ``answer``) instead of whole turns (see :mod:`goliath.evals.probes`).
+        options: ``NAME=VALUE`` options of Goliath's ``Agent`` (VALUE is JSON, or a plain
+            string), e.g. ``hand_off_check=true``; the baselines have none.
         progress: force the progress bar on or off (default: when stderr is a terminal).
 
     Returns:
@@ -131,6 +152,7 @@ async def eval_command(
     err = err or sys.stderr
     try:
         baselines = _baselines(baseline, baseline_only)
+        agent_options = parse_options(options or ())
         suite = load_fixtures(fixtures_path or DEFAULT_FIXTURES)
         if only:
             wanted = set(only)
@@ -156,7 +178,12 @@ async def eval_command(
         metadata = _metadata(model_spec, suite.source, runs)
         metadata["split"] = split
         if probe is not None:
-            probed = await run_probe(model=model, fixtures=suite, probe=probe)  # type: ignore[arg-type]
+            probed = await run_probe(
+                model=model,
+                fixtures=suite,
+                probe=probe,  # type: ignore[arg-type]
+                agent_options=agent_options,
+            )
             if json_out:
                 out.write(msgspec.json.encode(attrs.asdict(probed)).decode() + "\n")
             else:
@@ -167,7 +194,12 @@ async def eval_command(
         if not baseline_only:
             reports.append(
                 await run_evals(
-                    model=model, fixtures=suite, runs=runs, metadata=metadata, progress=progress
+                    model=model,
+                    fixtures=suite,
+                    runs=runs,
+                    metadata=metadata,
+                    progress=progress,
+                    goliath_options=agent_options,
                 )
             )
         for name in baselines:

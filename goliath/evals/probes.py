@@ -9,6 +9,9 @@ facts and step log), before a full end-to-end run confirms it.
 - ``decision``: the turn's first planning call (a tool, and which; an answer; an escalation).
 - ``plan``: the same call, scored on every call it plans, not only the first: a plan with a
   call too many fails here (the turn follows its whole plan), as it does end to end.
+- ``handoff``: the hand-off check alone (``Agent(hand_off_check=True)``), both directions:
+  must-escalate asks handed over, every other ask kept; its margins are in the report for
+  ``python -m goliath.evals.tuning`` to sweep.
 - ``next``: each later planning call of a good run, after perfect earlier steps (the next tool,
   or answering once the steps are enough).
 - ``arguments``: each worker call of a good run, after perfect earlier steps.
@@ -48,8 +51,8 @@ __all__ = [
     "run_probe",
 ]
 
-Probe = Literal["decision", "plan", "next", "arguments", "answer"]
-PROBES: tuple[Probe, ...] = ("decision", "plan", "next", "arguments", "answer")
+Probe = Literal["decision", "plan", "handoff", "next", "arguments", "answer"]
+PROBES: tuple[Probe, ...] = ("decision", "plan", "handoff", "next", "arguments", "answer")
 
 
 def perfect_answer(fixture: Fixture) -> str:
@@ -85,6 +88,10 @@ def perfect_script(
     return script
 
 
+HAND_OFF = -2
+"""The splice's ``probe`` for the hand-off check (every call real until its reply)."""
+
+
 class _Stop(Exception):
     """The probed call has been made; the turn stops here."""
 
@@ -94,7 +101,8 @@ class _Splice:
 
     With ``probe=-1`` (the decision probe) every call goes to ``real`` until the turn reports
     its first plan (:meth:`observe`); the next call stops the turn. The first step may take
-    more than one planning call, and the plan is what the probe scores.
+    more than one planning call, and the plan is what the probe scores. With ``probe=-2``
+    (:data:`HAND_OFF`) the call after the hand-off check's reply stops it.
     """
 
     def __init__(self, real: Any, script: Sequence[tuple[str, dict[str, Any]]], probe: int):
@@ -108,7 +116,9 @@ class _Splice:
         self.input_tokens = 0
         self.planned: list[Any] = []
         self.scores: dict[str, float] | None = None
-        """The first real reply's scored options (the first plan's, where the bridge scores)."""
+        """The first plan's scored options, where the bridge scores them."""
+        self.hand_off_scores: dict[str, float] | None = None
+        """The hand-off check's scored options (``phone``, ``cloud``)."""
 
     def observe(self, event: Any) -> None:
         """Keep the plan and what follows it (an escalation of the plan's own asking)."""
@@ -131,12 +141,14 @@ class _Splice:
         index = self.calls
         self.calls += 1
         if self.probe < 0:
-            if self.planned:
+            if self.planned or (self.probe == HAND_OFF and self.hand_off_scores is not None):
                 raise _Stop
             started = time.perf_counter()
             reply: Generation = await self.real.generate(request)
             self.reply, self.request = reply, request
-            if self.scores is None and reply.scores:
+            if request.label == "handoff":
+                self.hand_off_scores = dict(reply.scores or {})
+            elif self.scores is None and reply.scores:
                 self.scores = dict(reply.scores)
             self.seconds += time.perf_counter() - started
             self.input_tokens += reply.input_tokens
@@ -331,12 +343,15 @@ async def _probe_one(
     tools: dict[str, Tool],
     facts: Mapping[str, str] | None,
     probe: Probe,
+    agent_options: Mapping[str, Any] | None = None,
 ) -> list[ProbeOutcome]:
     from .runner import history_memory
 
     script = perfect_script(fixture, tools, fixture.arguments)
     if probe in ("decision", "plan"):
         targets = [-1]
+    elif probe == "handoff":
+        targets = [HAND_OFF]
     elif probe == "answer":
         targets = [index for index, (label, _) in enumerate(script) if label == "answer"]
     elif probe == "next":
@@ -356,6 +371,10 @@ async def _probe_one(
             facts=dict(facts) if facts else None,
             memory=memory,
             on_event=splice.observe,
+            **{
+                **dict(agent_options or {}),
+                **({"hand_off_check": True} if probe == "handoff" else {}),
+            },
         )
         async with agent:
             try:  # the stop is a model failure to the turn: it hands over, or raises
@@ -369,7 +388,9 @@ async def _probe_one(
             )
             continue
         reply = splice.reply.text
-        if probe == "decision":
+        if probe == "handoff":
+            reply, reasons = _score_hand_off(fixture, splice, reply)
+        elif probe == "decision":
             reply = _decision_of(splice.planned)
             reasons = _score_decision(fixture, reply)
         elif probe == "plan":
@@ -400,13 +421,36 @@ async def _probe_one(
                 reasons,
                 splice.input_tokens,
                 round(splice.seconds, 3),
-                scores=splice.scores if probe in ("decision", "plan") else None,
-                wanted=("escalate" if fixture.handled_by == "cloud" else "device")
+                scores=splice.hand_off_scores
+                if probe == "handoff"
+                else splice.scores
                 if probe in ("decision", "plan")
+                else None,
+                wanted=("escalate" if fixture.handled_by == "cloud" else "device")
+                if probe in DECIDING
                 else "",
             )
         )
     return outcomes
+
+
+DECIDING = ("decision", "plan", "handoff")
+"""The probes that score the hand-off decision (their outcomes say what was wanted)."""
+
+
+def _score_hand_off(fixture: Fixture, splice: _Splice, text: str) -> tuple[str, list[str]]:
+    """``escalate`` or ``device``, as the turn decided with the check's margin; right when it
+    is what the ask needs."""
+    from ..turn.handoff import HAND_OFF_MARGIN
+
+    scores = splice.hand_off_scores or {}
+    if "cloud" in scores and "phone" in scores:
+        handed = scores["cloud"] - scores["phone"] > HAND_OFF_MARGIN
+    else:
+        handed = '"cloud"' in text
+    got = "escalate" if handed else "device"
+    wanted = "escalate" if fixture.handled_by == "cloud" else "device"
+    return got, [] if got == wanted else [f"check chose {got}, wanted {wanted}"]
 
 
 def _stopped(exc: BaseException) -> bool:
@@ -439,6 +483,7 @@ async def run_probe(
     probe: Probe,
     toolsets: Mapping[str, Any] | None = None,
     facts: Mapping[str, str] | None = None,
+    agent_options: Mapping[str, Any] | None = None,
 ) -> ProbeReport:
     """Probe one stage on every fixture (every worker step of each, for ``arguments``).
 
@@ -455,11 +500,11 @@ async def run_probe(
     registry.update(toolsets or {})
     outcomes: list[ProbeOutcome] = []
     for fixture in chosen:
-        if probe not in ("decision", "plan") and fixture.handled_by == "cloud":
+        if probe not in DECIDING and fixture.handled_by == "cloud":
             continue
         name = fixture.toolset or DEFAULT_TOOLSET
         tools = toolset_tools(registry[name], name)
-        outcomes.extend(await _probe_one(model, fixture, tools, facts, probe))
+        outcomes.extend(await _probe_one(model, fixture, tools, facts, probe, agent_options))
     return ProbeReport(probe, outcomes)
 
 
@@ -471,7 +516,7 @@ def format_probe_report(report: ProbeReport) -> str:
         for o in report.outcomes
         if not o.passed
     ]
-    if report.probe in ("decision", "plan"):
+    if report.probe in DECIDING:
         lines.append(hand_off_line(report))
     seconds = sum(o.seconds for o in report.outcomes)
     tokens = sum(o.input_tokens for o in report.outcomes)

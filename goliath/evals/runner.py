@@ -18,7 +18,7 @@ import attrs
 import trio
 
 from .._util import maybe_await, message_of
-from ..agent import Agent
+from ..agent import OPTIONS, Agent
 from ..budget import Budgets, TokenCounter
 from ..config import FactsSource, Fallback, WindowSource
 from ..errors import ConfigError, TurnCancelled
@@ -163,6 +163,7 @@ class _Options:
     toolsets: Mapping[str, ToolsetFactory]
     facts: FactsSource | None
     agent_options: dict[str, Any]
+    goliath_options: dict[str, Any]
     baseline: str | None
 
 
@@ -222,6 +223,7 @@ async def _run_once(options: _Options, fixture: Fixture) -> RunResult:
         facts=options.facts,
         memory=memory,
         **options.agent_options,
+        **options.goliath_options,
     )
     async with agent:
         return await agent.run(fixture.ask)
@@ -239,6 +241,19 @@ def _baseline_name(baseline: bool | str | None) -> str | None:
         f"baseline must be False, True or one of {', '.join(map(repr, BASELINES))}; "
         f"got {baseline!r}."
     )
+
+
+def _checked_goliath_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The options, if every one is an ``Agent`` option an evaluation does not set itself."""
+    chosen = dict(options or {})
+    taken = {"tools", "fallback", "confirm", "facts", "memory"}
+    unknown = sorted(set(chosen) - (OPTIONS - taken))
+    if unknown:
+        raise ConfigError(
+            f"Not an Agent option an evaluation can set: {', '.join(unknown)} "
+            f"(the evaluation sets {', '.join(sorted(taken))} itself)."
+        )
+    return chosen
 
 
 def history_memory(history: Sequence[tuple[str, str]]) -> InMemory | None:
@@ -265,6 +280,7 @@ async def run_evals(
     facts: FactsSource | None = None,
     baseline: bool | str = False,
     progress: bool | None = None,
+    goliath_options: Mapping[str, Any] | None = None,
 ) -> EvalReport:
     """Run every fixture ``runs`` times and report pass^k and where each attempt finished.
 
@@ -285,6 +301,8 @@ async def run_evals(
             ``tools=``; it needs a llama.cpp model or a
             :class:`~goliath.evals.native.RawPromptModel`).
         progress: show a progress bar on stderr (default: only when stderr is a terminal).
+        goliath_options: more ``Agent(...)`` options for Goliath's runs only (the baselines
+            have no such options), e.g. ``{"hand_off_check": True}``.
 
     Returns:
         The :class:`EvalReport`.
@@ -336,6 +354,7 @@ async def run_evals(
         toolsets=registry,
         facts=facts if facts is not None else (dict(suite_facts) or None),
         agent_options=agent_options,
+        goliath_options=_checked_goliath_options(goliath_options),
         baseline=chosen_baseline,
     )
     agent_name = "goliath" if chosen_baseline is None else BASELINES[chosen_baseline][0]

@@ -1,4 +1,5 @@
-"""Tune the hand-off biases offline, from one plan or decision probe's recorded scores.
+"""Tune the hand-off offline, from one probe's recorded scores: the first plan's biases (a plan
+or decision probe), or the hand-off check's margin (a ``handoff`` probe, :func:`sweep_margins`).
 
 The first plan's options are scored by the bridge (``ProbeOutcome.scores``), so how the turn
 would decide under any pair of biases (:func:`goliath.turn.conductor.weigh_options`) follows
@@ -23,7 +24,7 @@ import attrs
 
 from ..turn.conductor import Plan, weigh_options
 
-__all__ = ["Row", "format_sweep", "sweep"]
+__all__ = ["MarginRow", "Row", "format_margins", "format_sweep", "sweep", "sweep_margins"]
 
 GRID = (-3.0, -2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0)
 
@@ -122,15 +123,77 @@ def format_sweep(rows: Sequence[Row], top: int = 15) -> str:
     return "\n".join(lines)
 
 
+@attrs.frozen
+class MarginRow:
+    """The hand-off check at one margin: asks handed over in each direction."""
+
+    margin: float
+    escalated: int
+    must_escalate: int
+    wrongly_escalated: int
+    device: int
+
+
+def _gap(outcome: Mapping[str, Any]) -> float | None:
+    scores = outcome.get("scores") or {}
+    if "cloud" in scores and "phone" in scores:
+        return float(scores["cloud"]) - float(scores["phone"])
+    return None
+
+
+def sweep_margins(
+    outcomes: Iterable[Mapping[str, Any]], grid: Sequence[float] | None = None
+) -> list[MarginRow]:
+    """A hand-off probe's outcomes replayed at every margin of ``grid`` (default: every
+    distinct recorded gap, so each row is a threshold just below one ask's gap)."""
+    scored = [
+        (o.get("wanted") == "escalate", gap) for o in outcomes if (gap := _gap(o)) is not None
+    ]
+    if grid is None:
+        grid = sorted({round(gap - 1e-6, 6) for _, gap in scored} | {0.0})
+    return [
+        MarginRow(
+            margin=margin,
+            escalated=sum(cloud and gap > margin for cloud, gap in scored),
+            must_escalate=sum(cloud for cloud, _ in scored),
+            wrongly_escalated=sum(not cloud and gap > margin for cloud, gap in scored),
+            device=sum(not cloud for cloud, _ in scored),
+        )
+        for margin in grid
+    ]
+
+
+def format_margins(rows: Sequence[MarginRow]) -> str:
+    """Each margin with both directions, the thresholds where either count changes only."""
+    lines = ["margin   handed-over(must)  handed-over(device)"]
+    shown: tuple[int, int] | None = None
+    for row in rows:
+        key = (row.escalated, row.wrongly_escalated)
+        if key == shown:
+            continue
+        shown = key
+        lines.append(
+            f"{row.margin:7.2f}  {row.escalated:5d}/{row.must_escalate:<12d}"
+            f" {row.wrongly_escalated:5d}/{row.device}"
+        )
+    return "\n".join(lines)
+
+
 def _main(paths: Sequence[str]) -> None:  # pragma: no cover - a command-line convenience
     from .fixtures import load_fixtures
 
-    suite = load_fixtures("evals/suite")
-    no_tool_ok = {f.id: () in f.accepted_tools for f in suite.fixtures}
     outcomes: list[Mapping[str, Any]] = []
+    probes = set()
     for path in paths:
         with open(path, encoding="utf-8") as handle:
-            outcomes.extend(json.load(handle)["outcomes"])
+            report = json.load(handle)
+        probes.add(report.get("probe"))
+        outcomes.extend(report["outcomes"])
+    if probes == {"handoff"}:
+        print(format_margins(sweep_margins(outcomes)))
+        return
+    suite = load_fixtures("evals/suite")
+    no_tool_ok = {f.id: () in f.accepted_tools for f in suite.fixtures}
     print(format_sweep(sweep(outcomes, no_tool_ok=no_tool_ok)))
 
 

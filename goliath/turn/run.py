@@ -42,6 +42,7 @@ from .grounding import (
     step_summary,
     ungrounded_numbers,
 )
+from .handoff import check_hand_off
 from .hooks import OBSERVER_SECONDS, StopRun
 from .judge import cap_reached
 from .prompts import (
@@ -194,6 +195,18 @@ class Turn(TurnState):
         first = not self.steps
         if first and self.config.tool_retrieval is not None:
             available = retrieve_tools(available, self.ask, self.config.tool_retrieval)
+        if first and self.config.hand_off_check and not self.hand_off_checked:
+            self.hand_off_checked = True
+            verdict = await check_hand_off(
+                self.caller,
+                available,
+                self.ask,
+                recent=self.view.recent,
+                cloud_needs=self.config.cloud_needs,
+                margin=self.config.hand_off_margin,
+            )
+            if verdict.hand_off:
+                return Plan(kind="escalate", brief="the hand-off check chose the cloud")
         names = {tool.name for tool in available}
         offered = self._offered(available)
         if not first and self.planned is not None:  # following a whole plan
@@ -228,6 +241,7 @@ class Turn(TurnState):
             offered=offered,
             require_tool=failed is not None and failed.needs_tool,
             first=first,
+            hand_off=not (first and self.hand_off_checked),
         )
         if first and isinstance(plan, Plan):
             plan = await self._weighed(plan, available, system, prompt, offered)
@@ -266,6 +280,7 @@ class Turn(TurnState):
             offered=offered,
             require_tool=True,
             first=True,
+            hand_off=not self.hand_off_checked,
         )
 
     def _offered(self, available: list[Tool]) -> list[str]:

@@ -48,6 +48,8 @@ STAGES: Mapping[str, Stage] = MappingProxyType(
             Stage("worker", output_tokens=512, string_length=300),
             Stage("answer", output_tokens=384, string_length=1000),
             Stage("scribe", output_tokens=192, string_length=600),
+            # the hand-off check replies one of two names
+            Stage("handoff", output_tokens=16, string_length=8),
         )
     }
 )

@@ -51,6 +51,8 @@ class TurnState:
         """The first plan's calls still to come (its reads run as planned; a write is offered
         alone, or the answer); ``None`` while the turn is planned one step at a time (a
         script's or a hook's ``{"kind", "tool", "brief"}`` plan)."""
+        self.hand_off_checked = False
+        """The hand-off check ran (a first plan retried after a malformed reply asks it once)."""
         self.notes: list[str] = []
         """What the answer must be told that no step shows (a write the harness withheld)."""
         self.trace: list[Event] = []

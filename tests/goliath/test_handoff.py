@@ -1,0 +1,162 @@
+"""The hand-off check: one yes/no-like question before the first plan decides who handles it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from goliath import Agent, tool
+from goliath.errors import ConfigError
+from goliath.records import FallbackRequest
+from goliath.testing import FakeModel
+from goliath.tools import Tool
+from goliath.turn.handoff import CLOUD_NEEDS, hand_off_system, hand_off_user
+
+
+def make(name: str, description: str) -> Tool:
+    def run() -> str:
+        return "milk: 2 litres"
+
+    run.__name__ = name
+    run.__doc__ = description
+    return tool(run)
+
+
+TOOLS = [
+    make("list_items", "List the items on the shopping list. Returns one line per item."),
+    make("get_weather", "Today's weather forecast for a city."),
+]
+PLAN = {"json": {"call": "list_items", "then": "answer_the_user"}}
+ANSWER = {"text": "You need milk."}
+
+
+def check(choice: str, *, phone: float | None = None, cloud: float | None = None) -> dict[str, Any]:
+    entry: dict[str, Any] = {"json": {"handled_by": choice}}
+    if phone is not None and cloud is not None:
+        entry["scores"] = {"phone": phone, "cloud": cloud}
+    return entry
+
+
+class Cloud:
+    def __init__(self) -> None:
+        self.requests: list[FallbackRequest] = []
+
+    async def __call__(self, request: FallbackRequest) -> str:
+        self.requests.append(request)
+        return "(cloud)"
+
+
+async def run(model: FakeModel, ask: str = "what's on my list?", **options: Any) -> Any:
+    cloud = Cloud()
+    async with Agent(model, tools=TOOLS, fallback=cloud, hand_off_check=True, **options) as agent:
+        result = await agent.run(ask)
+    return result, cloud
+
+
+async def test_a_cloud_verdict_hands_the_turn_over_before_any_plan() -> None:
+    model = FakeModel([check("cloud", phone=-3.0, cloud=-0.1)])
+    result, cloud = await run(model, "book me a flight to Porto")
+    assert [call.label for call in model.calls] == ["handoff"]
+    assert result.handled_by == "cloud" and result.text == "(cloud)"
+    assert cloud.requests[0].reason == "conductor-asked"
+
+
+async def test_a_phone_verdict_goes_on_to_the_plan() -> None:
+    model = FakeModel([check("phone", phone=-0.1, cloud=-3.0), PLAN, ANSWER])
+    result, cloud = await run(model)
+    assert [call.label for call in model.calls] == ["handoff", "conductor", "answer"]
+    assert result.handled_by == "device" and result.text == "You need milk."
+    assert not cloud.requests
+
+
+async def test_the_scores_decide_over_the_generated_name() -> None:
+    # greedy generation wrote "phone", but cloud leads by 1.0 > the margin 0.5: handed over
+    model = FakeModel([check("phone", phone=-2.0, cloud=-1.0)])
+    result, _ = await run(model, "plan my trip", hand_off_margin=0.5)
+    assert result.handled_by == "cloud"
+    # and a lead smaller than the margin keeps it on the device
+    model = FakeModel([check("cloud", phone=-1.2, cloud=-1.0), PLAN, ANSWER])
+    result, _ = await run(model, hand_off_margin=0.5)
+    assert result.handled_by == "device"
+
+
+async def test_without_scores_the_generated_name_decides() -> None:
+    result, _ = await run(FakeModel([check("cloud")]), "pay my phone bill")
+    assert result.handled_by == "cloud"
+    result, _ = await run(FakeModel([check("phone"), PLAN, ANSWER]))
+    assert result.handled_by == "device"
+
+
+async def test_the_check_is_off_unless_asked_for() -> None:
+    model = FakeModel([PLAN, ANSWER])
+    async with Agent(model, tools=TOOLS) as agent:
+        result = await agent.run("what's on my list?")
+    assert [call.label for call in model.calls] == ["conductor", "answer"]
+    assert result.handled_by == "device"
+
+
+async def test_a_retried_first_plan_does_not_ask_again() -> None:
+    model = FakeModel([check("phone", phone=-0.1, cloud=-3.0), {"text": "not json"}, PLAN, ANSWER])
+    result, _ = await run(model)
+    assert [call.label for call in model.calls] == ["handoff", "conductor", "conductor", "answer"]
+    assert result.text == "You need milk."
+
+
+async def test_the_check_sees_the_functions_the_ask_and_the_last_exchange() -> None:
+    model = FakeModel([check("phone"), PLAN, ANSWER])
+    result, _ = await run(model)
+    request = model.calls[0]
+    assert request.schema is not None
+    assert request.schema["properties"]["handled_by"]["enum"] == ["phone", "cloud"]
+    assert request.score == "handled_by"
+    assert "- list_items: List the items on the shopping list\n" in request.system
+    assert "Returns one line" not in request.system  # a purpose, not a manual
+    assert request.prompt == "Request: what's on my list?"
+    assert result.handled_by == "device"
+
+
+def test_a_follow_up_carries_the_last_exchange() -> None:
+    class Last:
+        ask = "what's Ana's number?"
+        answer = "Ana's number is 555 0101."
+
+    text = hand_off_user("ok text her that I'm late", [Last()])
+    assert text.startswith("Earlier the user asked: what's Ana's number?\n")
+    assert "The assistant answered: Ana's number is 555 0101." in text
+    assert text.endswith("Request: ok text her that I'm late")
+
+
+def test_the_system_prompt_is_byte_stable_and_takes_the_apps_description() -> None:
+    first = hand_off_system(TOOLS)
+    assert first == hand_off_system(list(TOOLS))
+    assert " ".join(CLOUD_NEEDS.split()) in first
+    own = hand_off_system(TOOLS, "anything about money")
+    assert "The cloud is needed for anything about money." in own
+    assert CLOUD_NEEDS not in own
+
+
+def test_bad_options_are_refused_by_name() -> None:
+    with pytest.raises(ConfigError, match="hand_off_check"):
+        Agent(FakeModel([]), hand_off_check="yes")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="cloud_needs"):
+        Agent(FakeModel([]), cloud_needs="  ")
+    with pytest.raises(ConfigError, match="hand_off_margin"):
+        Agent(FakeModel([]), hand_off_margin="high")  # type: ignore[arg-type]
+
+
+async def test_once_the_check_keeps_the_ask_the_first_plan_cannot_hand_it_over() -> None:
+    model = FakeModel([check("phone", phone=-0.1, cloud=-3.0), PLAN, ANSWER])
+    await run(model)
+    plan_schema = model.calls[1].schema
+    assert plan_schema is not None
+    offered = plan_schema["properties"]["call"]["enum"]
+    assert "beyond_these_functions" not in offered
+    assert {"list_items", "general_knowledge_or_chat"} <= set(offered)
+    # without the check the option is there
+    unchecked = FakeModel([PLAN, ANSWER])
+    async with Agent(unchecked, tools=TOOLS) as agent:
+        await agent.run("what's on my list?")
+    schema = unchecked.calls[0].schema
+    assert schema is not None
+    assert "beyond_these_functions" in schema["properties"]["call"]["enum"]
