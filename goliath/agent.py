@@ -117,13 +117,17 @@ class Agent(Generic[Deps, Out]):
         examples: worked plans shown to the conductor.
         tool_retrieval: show the first plan only the this many functions that best match the
             ask (for toolsets of dozens; ``None``: all of them).
-        hand_off_check: before the first plan, ask the model on its own whether the device
-            can do the ask, and hand it over when the answer is the cloud (one short call a
-            turn; tuned for bridges that report log-probabilities, docs/design.md).
+        hand_off_check: before the first plan, ask the model on its own what kind of request
+            the ask is, and hand it over when the kind needs the cloud (one short call a turn,
+            docs/design.md); ``None``: on for a model that reports option log-probabilities
+            (llama.cpp), which its margin was tuned on.
         cloud_needs: the app's own description of what needs the cloud, shown to that check
             instead of the harness's general one.
         hand_off_margin: how much more likely (log-probability) the cloud must be than the
             device before that check hands over (``None``: the tuned default).
+        write_intent_check: before each write, ask the model on its own whether the request
+            asks for that change; a write it did not ask for is not called (docs/design.md);
+            ``None``: on for a model that reports option log-probabilities.
         extensions: :class:`~goliath.Extension` objects, run in this order.
         output_schema: a pydantic model class for structured answers.
         session_retry_after: seconds before a conversation handed to the fallback probes the
@@ -160,9 +164,10 @@ class Agent(Generic[Deps, Out]):
         facts: FactsSource | None = None,
         examples: Sequence[Mapping[str, Any]] | None = None,
         tool_retrieval: int | None = None,
-        hand_off_check: bool = False,
+        hand_off_check: bool | None = None,
         cloud_needs: str | None = None,
         hand_off_margin: float | None = None,
+        write_intent_check: bool | None = None,
         extensions: Sequence[Any] = (),
         output_schema: type[Out] | None = None,
         session_retry_after: float | None = DEFAULT_SESSION_RETRY_AFTER,
@@ -210,6 +215,9 @@ class Agent(Generic[Deps, Out]):
             turn_options["window"] = _model_window(model)
         if turn_options["count_tokens"] is None:
             turn_options["count_tokens"] = _model_counter(model)
+        for check in ("hand_off_check", "write_intent_check"):
+            if turn_options[check] is None:
+                turn_options[check] = _model_scores(model)
         return AgentConfig(**turn_options)
 
     @contextlib.contextmanager
@@ -753,6 +761,11 @@ def _model_window(model: object) -> WindowSource:
     if callable(window) and hasattr(model, "generate"):
         return window  # type: ignore[no-any-return]
     return DEFAULT_WINDOW
+
+
+def _model_scores(model: object) -> bool:
+    """Whether ``model`` reports option log-probabilities (``scores_options``)."""
+    return getattr(model, "scores_options", False) is True and hasattr(model, "generate")
 
 
 def _model_counter(model: object) -> TokenCounter | None:

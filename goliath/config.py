@@ -54,7 +54,19 @@ def _checked_window(window: WindowSource) -> WindowSource:
 
 def _checked_hand_off_check(value: bool) -> bool:
     if not isinstance(value, bool):
-        raise ConfigError(f"hand_off_check must be True or False, got {value!r}.")
+        raise ConfigError(
+            f"hand_off_check must be True, False or None (on for a model that scores options), "
+            f"got {value!r}."
+        )
+    return value
+
+
+def _checked_write_intent_check(value: bool) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(
+            f"write_intent_check must be True, False or None (on for a model that scores "
+            f"options), got {value!r}."
+        )
     return value
 
 
@@ -212,6 +224,7 @@ class AgentConfig:
     hand_off_check: bool = attrs.field(default=False, converter=_checked_hand_off_check)
     cloud_needs: str | None = attrs.field(default=None, converter=_checked_cloud_needs)
     hand_off_margin: float | None = attrs.field(default=None, converter=_checked_hand_off_margin)
+    write_intent_check: bool = attrs.field(default=False, converter=_checked_write_intent_check)
     tool_errors: ToolErrors = attrs.field(default="report", converter=_checked_tool_errors)
 
 

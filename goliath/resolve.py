@@ -133,6 +133,12 @@ class LazyModel:
                 return value
         return self.spec
 
+    @property
+    def scores_options(self) -> bool:
+        """Whether the bridge the spec names reports option log-probabilities (known without
+        building it)."""
+        return ModelSpec.parse(self.spec).kind in ("local", "llamacpp")
+
     def resolve(self) -> Any:
         """The model the spec names, built once (raises what :func:`resolve_model` raises)."""
         if self._model is None:

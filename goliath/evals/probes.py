@@ -12,6 +12,9 @@ facts and step log), before a full end-to-end run confirms it.
 - ``handoff``: the hand-off check alone (``Agent(hand_off_check=True)``), both directions:
   must-escalate asks handed over, every other ask kept; its margins are in the report for
   ``python -m goliath.evals.tuning`` to sweep.
+- ``intent``: the write-intent check alone, on pairs of an ask and a write of its toolset:
+  every write a good run of the ask makes (wanted: asked), and, for an ask whose good runs
+  write nothing, every write of its toolset (wanted: not asked).
 - ``next``: each later planning call of a good run, after perfect earlier steps (the next tool,
   or answering once the steps are enough).
 - ``arguments``: each worker call of a good run, after perfect earlier steps.
@@ -51,8 +54,16 @@ __all__ = [
     "run_probe",
 ]
 
-Probe = Literal["decision", "plan", "handoff", "next", "arguments", "answer"]
-PROBES: tuple[Probe, ...] = ("decision", "plan", "handoff", "next", "arguments", "answer")
+Probe = Literal["decision", "plan", "handoff", "intent", "next", "arguments", "answer"]
+PROBES: tuple[Probe, ...] = (
+    "decision",
+    "plan",
+    "handoff",
+    "intent",
+    "next",
+    "arguments",
+    "answer",
+)
 
 
 def perfect_answer(fixture: Fixture) -> str:
@@ -125,6 +136,11 @@ class _Splice:
         if event.type == "plan" or (self.planned and event.type == "escalate"):
             self.planned.append(event)
 
+    @property
+    def scores_options(self) -> bool:
+        """The real model's (so the turn's checks are on as they are for it)."""
+        return getattr(self.real, "scores_options", False) is True
+
     def window(self) -> int:
         window = getattr(self.real, "window", None)
         return int(window()) if callable(window) else 4096
@@ -186,6 +202,9 @@ class ProbeOutcome:
     wanted: str = ""
     """What the probe wanted: ``escalate`` for an ask that must be handed over, else
     ``device`` (decision and plan probes)."""
+    check_scores: dict[str, float] | None = None
+    """The hand-off check's scored kinds, when it ran before the plan (decision and plan
+    probes)."""
 
 
 @attrs.frozen
@@ -429,6 +448,7 @@ async def _probe_one(
                 wanted=("escalate" if fixture.handled_by == "cloud" else "device")
                 if probe in DECIDING
                 else "",
+                check_scores=splice.hand_off_scores if probe in ("decision", "plan") else None,
             )
         )
     return outcomes
@@ -441,16 +461,60 @@ DECIDING = ("decision", "plan", "handoff")
 def _score_hand_off(fixture: Fixture, splice: _Splice, text: str) -> tuple[str, list[str]]:
     """``escalate`` or ``device``, as the turn decided with the check's margin; right when it
     is what the ask needs."""
-    from ..turn.handoff import HAND_OFF_MARGIN
+    from ..turn.handoff import read_hand_off
 
-    scores = splice.hand_off_scores or {}
-    if "cloud" in scores and "phone" in scores:
-        handed = scores["cloud"] - scores["phone"] > HAND_OFF_MARGIN
-    else:
-        handed = '"cloud"' in text
-    got = "escalate" if handed else "device"
+    verdict = read_hand_off(Generation(text=text, scores=splice.hand_off_scores or None))
+    got = "escalate" if verdict.hand_off else "device"
     wanted = "escalate" if fixture.handled_by == "cloud" else "device"
-    return got, [] if got == wanted else [f"check chose {got}, wanted {wanted}"]
+    named = f" (named {verdict.kind})" if verdict.kind else ""
+    return got, [] if got == wanted else [f"check chose {got}{named}, wanted {wanted}"]
+
+
+def intent_pairs(fixture: Fixture, tools: Mapping[str, Tool]) -> list[tuple[Tool, bool]]:
+    """The writes the intent probe asks about for ``fixture``, each with whether it is asked
+    for: the writes of its good runs, or, when no good run writes, every write it could make."""
+    wanted = {name for option in fixture.accepted_tools for name in option if tools[name].writes}
+    if wanted:
+        return [(tools[name], True) for name in tools if name in wanted]
+    return [(tool, False) for tool in tools.values() if tool.writes]
+
+
+async def _probe_intent(
+    real: Any, fixture: Fixture, tools: Mapping[str, Tool]
+) -> list[ProbeOutcome]:
+    from ..records import Exchange
+    from ..turn.intent import intent_request, read_intent
+
+    recent = [Exchange(ask=ask, answer=answer, at=0.0) for ask, answer in fixture.history]
+    outcomes = []
+    for number, (tool, asked) in enumerate(intent_pairs(fixture, tools)):
+        started = time.perf_counter()
+        reply = await real.generate(intent_request(fixture.ask, tool, recent))
+        seconds = time.perf_counter() - started
+        verdict = read_intent(reply)
+        reasons = (
+            []
+            if verdict.asked == asked
+            else [
+                f"{tool.name}: {'withheld' if asked else 'let through'} a write "
+                f"{'asked for' if asked else 'nobody asked for'}"
+            ]
+        )
+        outcomes.append(
+            ProbeOutcome(
+                fixture.id,
+                "intent",
+                number,
+                not reasons,
+                f"{tool.name}={'yes' if verdict.asked else 'no'}",
+                reasons,
+                reply.input_tokens,
+                round(seconds, 3),
+                scores=dict(reply.scores) if reply.scores else None,
+                wanted="yes" if asked else "no",
+            )
+        )
+    return outcomes
 
 
 def _stopped(exc: BaseException) -> bool:
@@ -500,6 +564,12 @@ async def run_probe(
     registry.update(toolsets or {})
     outcomes: list[ProbeOutcome] = []
     for fixture in chosen:
+        if probe == "intent":
+            if fixture.handled_by == "device":
+                name = fixture.toolset or DEFAULT_TOOLSET
+                tools = toolset_tools(registry[name], name)
+                outcomes.extend(await _probe_intent(model, fixture, tools))
+            continue
         if probe not in DECIDING and fixture.handled_by == "cloud":
             continue
         name = fixture.toolset or DEFAULT_TOOLSET
@@ -518,6 +588,13 @@ def format_probe_report(report: ProbeReport) -> str:
     ]
     if report.probe in DECIDING:
         lines.append(hand_off_line(report))
+    if report.probe == "intent":
+        asked = [o for o in report.outcomes if o.wanted == "yes"]
+        unasked = [o for o in report.outcomes if o.wanted == "no"]
+        lines.append(
+            f"intent: asked writes let through {sum(o.passed for o in asked)}/{len(asked)}; "
+            f"unasked writes withheld {sum(o.passed for o in unasked)}/{len(unasked)}"
+        )
     seconds = sum(o.seconds for o in report.outcomes)
     tokens = sum(o.input_tokens for o in report.outcomes)
     count = max(1, report.total)

@@ -125,7 +125,9 @@ def format_sweep(rows: Sequence[Row], top: int = 15) -> str:
 
 @attrs.frozen
 class MarginRow:
-    """The hand-off check at one margin: asks handed over in each direction."""
+    """A check at one margin: how often it acts (hands over, withholds) where it should
+    (``escalated`` of ``must_escalate``) and where it should not (``wrongly_escalated`` of
+    ``device``)."""
 
     margin: float
     escalated: int
@@ -135,9 +137,17 @@ class MarginRow:
 
 
 def _gap(outcome: Mapping[str, Any]) -> float | None:
+    """How far the acting option leads: cloud over phone (hand-off), no over yes (intent)."""
+    from ..models import Generation
+    from ..turn.handoff import KINDS, read_hand_off
+
     scores = outcome.get("scores") or {}
-    if "cloud" in scores and "phone" in scores:
+    if any(name in scores for name, _, _ in KINDS):
+        return read_hand_off(Generation(text="", scores=dict(scores))).margin
+    if "cloud" in scores and "phone" in scores:  # the first check's two names
         return float(scores["cloud"]) - float(scores["phone"])
+    if "yes" in scores and "no" in scores:
+        return float(scores["no"]) - float(scores["yes"])
     return None
 
 
@@ -147,7 +157,9 @@ def sweep_margins(
     """A hand-off probe's outcomes replayed at every margin of ``grid`` (default: every
     distinct recorded gap, so each row is a threshold just below one ask's gap)."""
     scored = [
-        (o.get("wanted") == "escalate", gap) for o in outcomes if (gap := _gap(o)) is not None
+        (o.get("wanted") in ("escalate", "no"), gap)
+        for o in outcomes
+        if (gap := _gap(o)) is not None
     ]
     if grid is None:
         grid = sorted({round(gap - 1e-6, 6) for _, gap in scored} | {0.0})
@@ -165,7 +177,7 @@ def sweep_margins(
 
 def format_margins(rows: Sequence[MarginRow]) -> str:
     """Each margin with both directions, the thresholds where either count changes only."""
-    lines = ["margin   handed-over(must)  handed-over(device)"]
+    lines = ["margin   acted(should)      acted(should not)"]
     shown: tuple[int, int] | None = None
     for row in rows:
         key = (row.escalated, row.wrongly_escalated)
@@ -189,7 +201,7 @@ def _main(paths: Sequence[str]) -> None:  # pragma: no cover - a command-line co
             report = json.load(handle)
         probes.add(report.get("probe"))
         outcomes.extend(report["outcomes"])
-    if probes == {"handoff"}:
+    if probes <= {"handoff", "intent"}:
         print(format_margins(sweep_margins(outcomes)))
         return
     suite = load_fixtures("evals/suite")

@@ -108,6 +108,10 @@ class LlamaCppModel:
     :meth:`generate` (or an explicit ``await model.load()``); :meth:`close` frees them.
     """
 
+    scores_options = True
+    """Reports the log-probabilities of a request's ``score`` options (the turn's checks that
+    are tuned on them, such as the hand-off check, are on by default for such a model)."""
+
     def __init__(
         self,
         path: str | os.PathLike[str] | PackagedModel | None = None,

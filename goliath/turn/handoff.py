@@ -1,75 +1,97 @@
-"""The hand-off check: one constrained question, before the first plan, of who handles the ask.
+"""The hand-off check: one constrained question, before the first plan, of what kind the ask is.
 
 The first plan's own hand-off option is one name among the functions, and a 1.5B model picks a
 function it half fits rather than the hand-off (dev plan probe: 0 of 13 must-escalate asks
 handed over; the options' log-probabilities barely separate, docs/design.md, "The hand-off
-decision"). Asked on its own — the functions by name and purpose, what the device cannot do,
-and the ask — the choice between ``phone`` and ``cloud`` is a question the model can answer,
-and its two log-probabilities give a margin tuned on the dev half.
+check"). Asked "can the phone do all of this?" beside the functions, it said "cloud" for any
+ask that mentions money, flights or prices (dev: 12 of 13 must-escalate asks at the cost of 42
+of 134 device asks). Asked instead which *kind* of request the ask is — a look-up, a change, a
+chat; a purchase, advice, a big project, the web — it names the kind far more reliably, and
+the log-probabilities of the cloud's kinds against the device's give a margin (dev: 8 of 13
+handed over, 4 of 134 device asks).
 
-The system prompt depends only on the agent (its functions and the app's description of what
-needs the cloud), so it stays byte-stable across turns and the KV cache keeps it warm.
+The system prompt depends only on the agent (its functions and the app's own description of
+what needs the cloud), so it stays byte-stable across turns and the KV cache keeps it warm.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
 
 import attrs
 
+from ..models import Generation
 from ..tools import Tool
 from .generation import ModelCaller
 
 __all__ = [
     "CLOUD_NEEDS",
     "HAND_OFF_MARGIN",
+    "KINDS",
     "HandOffVerdict",
     "check_hand_off",
     "hand_off_schema",
     "hand_off_system",
     "hand_off_user",
+    "purpose",
+    "read_hand_off",
 ]
 
-CLOUD_NEEDS = (
-    "anything none of those functions does (buying, paying, booking, sending money, searching "
-    "the web, other people's accounts), medical, legal or financial advice, and big jobs of "
-    "many steps or many days (a trip plan, a schedule, going through everything one by one)"
+KINDS: tuple[tuple[str, str, bool], ...] = (
+    ("lookup", "a question answered from the user's own apps and data", False),
+    ("change", "add, change, remove or send something in the user's own apps", False),
+    ("chat", "small talk, or a simple general-knowledge or arithmetic question", False),
+    ("purchase", "buying, paying, booking, ordering or sending money", True),
+    ("advice", "medical, legal or financial advice, or an emergency", True),
+    ("project", "a big job of many steps, items or days (a plan, itinerary, document)", True),
+    ("web", "something only the internet or other people's accounts can tell", True),
 )
-"""What needs the cloud when the app does not say (``Agent(cloud_needs=...)`` replaces it)."""
+"""The kinds of request the check tells apart: name, meaning, whether it needs the cloud.
+A small model names a kind far more reliably than it judges "can the phone do this" (dev
+hand-off probe, docs/design.md, "The hand-off check"); first tokens all differ, so the
+bridge's scores cover every kind."""
+
+CLOUD_NEEDS = "; ".join(meaning for _, meaning, cloud in KINDS if cloud)
+"""What needs the cloud when the app does not say (``Agent(cloud_needs=...)`` adds the app's
+own description to the check's rules)."""
 
 HAND_OFF_MARGIN = 0.0
-"""How much more likely ``cloud`` must be than ``phone`` (log-probability) before the turn is
-handed over; tuned on the dev half's hand-off probe (docs/design.md, "The hand-off check")."""
+"""How much more likely (log-probability) the cloud's kinds together must be than the
+device's before the turn is handed over; tuned on the dev half's hand-off probe
+(docs/design.md, "The hand-off check")."""
 
-_FIELD = "handled_by"
-_DEVICE, _CLOUD = "phone", "cloud"
+_FIELD = "kind"
+_CLOUD_KINDS = frozenset(name for name, _, cloud in KINDS if cloud)
 _PURPOSE_CHARS = 70
 _RECENT_CHARS = 160
 
 
 @attrs.frozen
 class HandOffVerdict:
-    """What the check decided and on what: the margin is log p(cloud) - log p(phone), or
-    ``None`` where the bridge reports no log-probabilities (then the generated name decides)."""
+    """What the check decided and on what: the kind it named, and the margin, log p(a cloud
+    kind) - log p(a device kind), or ``None`` where the bridge reports no log-probabilities
+    (then the named kind decides)."""
 
     hand_off: bool
     margin: float | None
+    kind: str | None = None
 
 
 def hand_off_schema() -> dict[str, Any]:
-    """``{"handled_by": "phone" | "cloud"}``: two names whose first tokens differ."""
+    """``{"kind": one of KINDS}``."""
     return {
         "type": "object",
-        "properties": {_FIELD: {"type": "string", "enum": [_DEVICE, _CLOUD]}},
+        "properties": {_FIELD: {"type": "string", "enum": [name for name, _, _ in KINDS]}},
         "required": [_FIELD],
         "additionalProperties": False,
     }
 
 
-def _purpose(tool: Tool) -> str:
+def purpose(tool: Tool) -> str:
     """A function's first sentence, short: the check needs what it is for, not how to call it."""
     text = " ".join(tool.description.split())
     first = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0].rstrip(".")
@@ -77,19 +99,20 @@ def _purpose(tool: Tool) -> str:
 
 
 def hand_off_system(tools: Sequence[Tool], cloud_needs: str | None = None) -> str:
-    """The check's rules: what the phone can do (its functions, chat and simple questions) and
-    what goes to the cloud."""
-    functions = "\n".join(f"- {tool.name}: {_purpose(tool)}" for tool in tools)
-    needs = " ".join((cloud_needs or CLOUD_NEEDS).split())
+    """The check's rules: the phone's functions, then the kinds of request to choose from."""
+    functions = "\n".join(f"- {tool.name}: {purpose(tool)}" for tool in tools)
+    kinds = "\n".join(f"- {name}: {meaning}" for name, meaning, _ in KINDS)
+    app = (
+        f"\nThis app also sends to a larger assistant: {' '.join(cloud_needs.split())}."
+        if cloud_needs
+        else ""
+    )
     return (
-        "You decide who handles a user's request: the phone's small assistant, or a larger "
-        "assistant in the cloud.\n"
-        "The phone can only use these functions:\n"
+        "A phone assistant has these functions:\n"
         f"{functions or '- (none)'}\n"
-        "and chat, or answer a simple general-knowledge or arithmetic question itself.\n"
-        f"The cloud is needed for {needs}.\n"
-        f'Reply {{"{_FIELD}": "{_DEVICE}"}} when the phone can do all of the request, '
-        f'else {{"{_FIELD}": "{_CLOUD}"}}.'
+        "Say what kind of request the user's message is. The kinds:\n"
+        f"{kinds}{app}\n"
+        f'Reply {{"{_FIELD}": KIND}}.'
     )
 
 
@@ -112,6 +135,29 @@ def hand_off_user(ask: str, recent: Sequence[Any] = ()) -> str:
     return "\n".join(lines)
 
 
+def _logsumexp(values: Sequence[float]) -> float:
+    top = max(values)
+    return top + math.log(sum(math.exp(value - top) for value in values))
+
+
+def read_hand_off(generation: Generation, margin: float | None = None) -> HandOffVerdict:
+    """The verdict of a reply: hand off when the cloud's kinds lead the device's by more than
+    ``margin`` (default :data:`HAND_OFF_MARGIN`), or, unscored, when it named a cloud kind."""
+    threshold = HAND_OFF_MARGIN if margin is None else margin
+    try:
+        named = json.loads(generation.text).get(_FIELD)
+    except (ValueError, AttributeError):
+        named = None
+    kind = named if isinstance(named, str) else None
+    scores = generation.scores or {}
+    cloud = [scores[name] for name in _CLOUD_KINDS if name in scores]
+    device = [scores[name] for name, _, is_cloud in KINDS if not is_cloud and name in scores]
+    if cloud and device:
+        gap = _logsumexp(cloud) - _logsumexp(device)
+        return HandOffVerdict(hand_off=gap > threshold, margin=gap, kind=kind)
+    return HandOffVerdict(hand_off=kind in _CLOUD_KINDS, margin=None, kind=kind)
+
+
 async def check_hand_off(
     caller: ModelCaller,
     tools: Sequence[Tool],
@@ -121,20 +167,10 @@ async def check_hand_off(
     cloud_needs: str | None = None,
     margin: float | None = None,
 ) -> HandOffVerdict:
-    """Ask whether the phone can do ``ask``; hand off when ``cloud`` leads ``phone`` by more
-    than ``margin`` (default :data:`HAND_OFF_MARGIN`), or, unscored, when the model chose it."""
-    threshold = HAND_OFF_MARGIN if margin is None else margin
+    """Ask what kind of request ``ask`` is, and whether that kind needs the cloud."""
     system = hand_off_system(tools, cloud_needs)
     text = hand_off_user(ask, recent)
     generation = await caller.call(
         "handoff", system, lambda _compact: text, hand_off_schema(), compactable=False, score=_FIELD
     )
-    scores = generation.scores or {}
-    if _DEVICE in scores and _CLOUD in scores:
-        gap = scores[_CLOUD] - scores[_DEVICE]
-        return HandOffVerdict(hand_off=gap > threshold, margin=gap)
-    try:
-        chosen = json.loads(generation.text).get(_FIELD)
-    except (ValueError, AttributeError):
-        chosen = None
-    return HandOffVerdict(hand_off=chosen == _CLOUD, margin=None)
+    return read_hand_off(generation, margin)

@@ -41,6 +41,7 @@ from ..snapshot import capped_snapshot, try_snapshot
 from ..tools import Tool, ToolContext, is_async_callable, report_tool_error, report_unshowable
 from .conductor import Plan
 from .hooks import Denied
+from .intent import asks_for_write, withheld_note
 from .judge import duplicate_verdict, last_two_failed, prerequisites_met
 from .prompts import answer_user, arguments_correction, worker_system
 from .state import TurnState
@@ -99,6 +100,10 @@ async def run_tool_step(
     if not prerequisites_met(tool, turn.steps):
         return Escalation("tool-prerequisite-missing")
     ctx = _tool_context(turn)
+    if tool.writes and turn.config.write_intent_check:
+        verdict = await asks_for_write(turn.caller, tool, turn.ask, recent=turn.view.recent)
+        if not verdict.asked:
+            return Withheld(withheld_note(tool))
 
     filled = await _arguments(turn, tool, plan.brief)
     if filled is None:

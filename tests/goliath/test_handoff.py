@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
 
 from goliath import Agent, tool
 from goliath.errors import ConfigError
+from goliath.models import Generation
 from goliath.records import FallbackRequest
 from goliath.testing import FakeModel
 from goliath.tools import Tool
-from goliath.turn.handoff import CLOUD_NEEDS, hand_off_system, hand_off_user
+from goliath.turn.handoff import CLOUD_NEEDS, KINDS, hand_off_system, hand_off_user, read_hand_off
 
 
 def make(name: str, description: str) -> Tool:
@@ -31,10 +33,17 @@ PLAN = {"json": {"call": "list_items", "then": "answer_the_user"}}
 ANSWER = {"text": "You need milk."}
 
 
-def check(choice: str, *, phone: float | None = None, cloud: float | None = None) -> dict[str, Any]:
-    entry: dict[str, Any] = {"json": {"handled_by": choice}}
+def check(kind: str, *, phone: float | None = None, cloud: float | None = None) -> dict[str, Any]:
+    """The check's reply naming ``kind``; with scores, every device kind at ``phone`` and every
+    cloud kind at ``cloud`` (so the margin is ``cloud - phone`` exactly)."""
+    entry: dict[str, Any] = {"json": {"kind": kind}}
     if phone is not None and cloud is not None:
-        entry["scores"] = {"phone": phone, "cloud": cloud}
+        device = [name for name, _, needs in KINDS if not needs]
+        remote = [name for name, _, needs in KINDS if needs]
+        entry["scores"] = {
+            **{name: phone - math.log(len(device)) for name in device},
+            **{name: cloud - math.log(len(remote)) for name in remote},
+        }
     return entry
 
 
@@ -55,7 +64,7 @@ async def run(model: FakeModel, ask: str = "what's on my list?", **options: Any)
 
 
 async def test_a_cloud_verdict_hands_the_turn_over_before_any_plan() -> None:
-    model = FakeModel([check("cloud", phone=-3.0, cloud=-0.1)])
+    model = FakeModel([check("purchase", phone=-3.0, cloud=-0.1)])
     result, cloud = await run(model, "book me a flight to Porto")
     assert [call.label for call in model.calls] == ["handoff"]
     assert result.handled_by == "cloud" and result.text == "(cloud)"
@@ -63,7 +72,7 @@ async def test_a_cloud_verdict_hands_the_turn_over_before_any_plan() -> None:
 
 
 async def test_a_phone_verdict_goes_on_to_the_plan() -> None:
-    model = FakeModel([check("phone", phone=-0.1, cloud=-3.0), PLAN, ANSWER])
+    model = FakeModel([check("lookup", phone=-0.1, cloud=-3.0), PLAN, ANSWER])
     result, cloud = await run(model)
     assert [call.label for call in model.calls] == ["handoff", "conductor", "answer"]
     assert result.handled_by == "device" and result.text == "You need milk."
@@ -71,21 +80,33 @@ async def test_a_phone_verdict_goes_on_to_the_plan() -> None:
 
 
 async def test_the_scores_decide_over_the_generated_name() -> None:
-    # greedy generation wrote "phone", but cloud leads by 1.0 > the margin 0.5: handed over
-    model = FakeModel([check("phone", phone=-2.0, cloud=-1.0)])
+    # greedy generation named a device kind, but the cloud's lead 1.0 > the margin 0.5
+    model = FakeModel([check("lookup", phone=-2.0, cloud=-1.0)])
     result, _ = await run(model, "plan my trip", hand_off_margin=0.5)
     assert result.handled_by == "cloud"
     # and a lead smaller than the margin keeps it on the device
-    model = FakeModel([check("cloud", phone=-1.2, cloud=-1.0), PLAN, ANSWER])
+    model = FakeModel([check("purchase", phone=-1.2, cloud=-1.0), PLAN, ANSWER])
     result, _ = await run(model, hand_off_margin=0.5)
     assert result.handled_by == "device"
 
 
 async def test_without_scores_the_generated_name_decides() -> None:
-    result, _ = await run(FakeModel([check("cloud")]), "pay my phone bill")
+    result, _ = await run(FakeModel([check("purchase")]), "pay my phone bill")
     assert result.handled_by == "cloud"
-    result, _ = await run(FakeModel([check("phone"), PLAN, ANSWER]))
+    result, _ = await run(FakeModel([check("lookup"), PLAN, ANSWER]))
     assert result.handled_by == "device"
+
+
+def test_the_cloud_kinds_together_are_weighed_against_the_device_kinds() -> None:
+    # lookup at -0.1 beats each cloud kind (-2.0) by far, but the four together weigh
+    # log(4 e^-2) = -0.61: the margin is -0.61 - (-0.1), a hand-off only below -0.51
+    scores = {
+        name: (-0.1 if name == "lookup" else -2.0 if needs else -30.0) for name, _, needs in KINDS
+    }
+    verdict = read_hand_off(Generation(text='{"kind": "lookup"}', scores=scores))
+    assert verdict.kind == "lookup" and verdict.hand_off is False
+    assert verdict.margin == pytest.approx(math.log(4 * math.exp(-2.0)) + 0.1, abs=1e-6)
+    assert read_hand_off(Generation(text="{}", scores=scores), margin=-0.6).hand_off is True
 
 
 async def test_the_check_is_off_unless_asked_for() -> None:
@@ -97,19 +118,19 @@ async def test_the_check_is_off_unless_asked_for() -> None:
 
 
 async def test_a_retried_first_plan_does_not_ask_again() -> None:
-    model = FakeModel([check("phone", phone=-0.1, cloud=-3.0), {"text": "not json"}, PLAN, ANSWER])
+    model = FakeModel([check("lookup", phone=-0.1, cloud=-3.0), {"text": "not json"}, PLAN, ANSWER])
     result, _ = await run(model)
     assert [call.label for call in model.calls] == ["handoff", "conductor", "conductor", "answer"]
     assert result.text == "You need milk."
 
 
 async def test_the_check_sees_the_functions_the_ask_and_the_last_exchange() -> None:
-    model = FakeModel([check("phone"), PLAN, ANSWER])
+    model = FakeModel([check("lookup"), PLAN, ANSWER])
     result, _ = await run(model)
     request = model.calls[0]
     assert request.schema is not None
-    assert request.schema["properties"]["handled_by"]["enum"] == ["phone", "cloud"]
-    assert request.score == "handled_by"
+    assert request.schema["properties"]["kind"]["enum"] == [name for name, _, _ in KINDS]
+    assert request.score == "kind"
     assert "- list_items: List the items on the shopping list\n" in request.system
     assert "Returns one line" not in request.system  # a purpose, not a manual
     assert request.prompt == "Request: what's on my list?"
@@ -130,10 +151,12 @@ def test_a_follow_up_carries_the_last_exchange() -> None:
 def test_the_system_prompt_is_byte_stable_and_takes_the_apps_description() -> None:
     first = hand_off_system(TOOLS)
     assert first == hand_off_system(list(TOOLS))
-    assert " ".join(CLOUD_NEEDS.split()) in first
-    own = hand_off_system(TOOLS, "anything about money")
-    assert "The cloud is needed for anything about money." in own
-    assert CLOUD_NEEDS not in own
+    for name, meaning, _ in KINDS:
+        assert f"- {name}: {meaning}\n" in first
+    assert "buying, paying" in CLOUD_NEEDS and "small talk" not in CLOUD_NEEDS
+    own = hand_off_system(TOOLS, "anything about  money")
+    assert "This app also sends to a larger assistant: anything about money.\n" in own
+    assert "This app also" not in first
 
 
 def test_bad_options_are_refused_by_name() -> None:
@@ -146,7 +169,7 @@ def test_bad_options_are_refused_by_name() -> None:
 
 
 async def test_once_the_check_keeps_the_ask_the_first_plan_cannot_hand_it_over() -> None:
-    model = FakeModel([check("phone", phone=-0.1, cloud=-3.0), PLAN, ANSWER])
+    model = FakeModel([check("lookup", phone=-0.1, cloud=-3.0), PLAN, ANSWER])
     await run(model)
     plan_schema = model.calls[1].schema
     assert plan_schema is not None
@@ -160,3 +183,16 @@ async def test_once_the_check_keeps_the_ask_the_first_plan_cannot_hand_it_over()
     schema = unchecked.calls[0].schema
     assert schema is not None
     assert "beyond_these_functions" in schema["properties"]["call"]["enum"]
+
+
+def test_the_check_is_on_by_default_for_a_model_that_scores_options() -> None:
+    class Scoring(FakeModel):
+        scores_options = True
+
+    assert Agent(Scoring([]), tools=TOOLS).config.hand_off_check is True
+    assert Agent(Scoring([]), tools=TOOLS, hand_off_check=False).config.hand_off_check is False
+    assert Agent(FakeModel([]), tools=TOOLS).config.hand_off_check is False
+    assert Agent("local", tools=TOOLS).config.hand_off_check is True  # llama.cpp, not loaded
+    assert Agent("apple", tools=TOOLS).config.hand_off_check is False
+    assert Agent(Scoring([]), tools=TOOLS).config.write_intent_check is True
+    assert Agent(FakeModel([]), tools=TOOLS).config.write_intent_check is False
