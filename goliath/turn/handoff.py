@@ -4,7 +4,7 @@ The first plan's own hand-off option is one name among the functions, and a 1.5B
 function it half fits rather than the hand-off (dev plan probe: 0 of 13 must-escalate asks
 handed over; the options' log-probabilities barely separate, docs/design.md, "The hand-off
 check"). Asked "can the phone do all of this?" beside the functions, it said "cloud" for any
-ask that mentions money, flights or prices (dev: 12 of 13 must-escalate asks at the cost of 42
+ask that mentions money, flights or prices (dev: 13 of 13 must-escalate asks at the cost of 69
 of 134 device asks). Asked instead which *kind* of request the ask is — a look-up, a change, a
 chat; a purchase, advice, a big project, the web — it names the kind far more reliably, and
 the log-probabilities of the cloud's kinds against the device's give a margin (dev: 8 of 13
