@@ -17,6 +17,7 @@ import pytest
 import trio
 
 from goliath.errors import ConfigError
+from goliath.events import EscalateEvent
 from tests.processes import start_goliath
 from transports.client import Client
 from transports.serve import gguf_of
@@ -97,3 +98,56 @@ def test_slots_need_a_llama_cpp_model_file(tmp_path: Path) -> None:
         gguf_of(f"llamacpp:{tmp_path / 'missing.gguf'}")
     with pytest.raises(ConfigError, match=r"--slots needs a llama\.cpp model"):
         gguf_of("apple")
+
+
+async def test_a_turn_in_flight_when_the_server_dies_ends_model_unavailable(tmp_path: Path) -> None:
+    """kill -9 while the server answers a turn: that turn ends at once with the
+    model-unavailable classification (no hang until the reply timeout), and the next turn is
+    served by the restarted server."""
+    binary = tmp_path / "llama-server"
+    binary.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE}" "$@"\n')
+    binary.chmod(0o755)
+    model = tmp_path / "model.gguf"
+    model.write_bytes(b"GGUF")
+    record = tmp_path / "starts"
+    record.mkdir()
+    process, url, _ = await start_goliath(
+        "tests.transports.daemon_app:make_agent",
+        "--port",
+        "0",
+        "--model",
+        f"llamacpp:{model}",
+        "--slots",
+        "1",
+        env={
+            "GOLIATH_TOKEN": TOKEN,
+            "GOLIATH_LLAMA_SERVER": str(binary),
+            "FAKE_LLAMA_RECORD": str(record),
+        },
+    )
+    try:
+        (first,) = starts(record)
+        async with Client.http(url, token=TOKEN) as client:
+            results = []
+
+            async def slow_turn() -> None:
+                results.append(await client.run("slow one", conversation_id="a"))
+
+            with trio.fail_after(20):
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(slow_turn)
+                    await trio.sleep(1.0)
+                    os.kill(int(first["pid"]), signal.SIGKILL)
+            (result,) = results
+            (escalated,) = [event for event in result.trace if isinstance(event, EscalateEvent)]
+            assert escalated.reason == "model-unavailable"
+            assert "SIGKILL" in escalated.error and "restarted" in escalated.error
+            with trio.fail_after(30):
+                while len(starts(record)) < 2:
+                    await trio.sleep(0.1)
+            again = await client.run("hello again", conversation_id="b")
+            assert again.text == "answer to hello again"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        with trio.fail_after(30):
+            await process.wait()
