@@ -42,6 +42,9 @@ from tests.transports.daemon_app import scripted_reply
 def label_of(body: dict[str, Any]) -> str:
     """The harness stage a body comes from, guessed from its schema (llama-server gets none)."""
     schema = body.get("json_schema")
+    format_ = body.get("response_format")
+    if schema is None and isinstance(format_, dict):  # the OpenAI forms, for other styles
+        schema = format_.get("schema") or (format_.get("json_schema") or {}).get("schema")
     if isinstance(schema, dict):
         properties = schema.get("properties", {})
         return "conductor" if "call" in properties or "kind" in properties else "worker"
