@@ -526,7 +526,7 @@ class OpenAICompatibleModel:
             )
             text = text.strip()
         tokens = _logprobs({"content": logprobs})
-        generation = _usage(text, usage, timings, scores=_scores(request, tokens))
+        generation = _usage(text, usage, timings, scores=_scores(request, tokens, text))
         self._count(generation)
         return generation
 
@@ -558,6 +558,8 @@ class OpenAICompatibleModel:
             if size > self._max_reply:
                 raise self._too_large(size)
             buffer += chunk
+            if b"\n" not in chunk and b"\r" not in chunk:
+                continue  # the line goes on: nothing to split yet
             lines = buffer.splitlines(keepends=True)
             # A line is complete at its end of line; a lone CR may be half of a CRLF.
             buffer = lines.pop() if lines and not lines[-1].endswith(b"\n") else b""
@@ -686,7 +688,9 @@ def _generation(content: bytes, request: GenerateRequest) -> tuple[Generation, l
         parse_reply(text, finished=finish != "length", max_output_tokens=request.max_output_tokens)
         text = text.strip()
     tokens = _logprobs(choice.get("logprobs"))
-    generation = _usage(text, usage, _dict(data.get("timings")), scores=_scores(request, tokens))
+    generation = _usage(
+        text, usage, _dict(data.get("timings")), scores=_scores(request, tokens, text)
+    )
     return generation, tokens
 
 
@@ -727,34 +731,41 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _scores(request: GenerateRequest, tokens: list[TokenLogprob]) -> dict[str, float] | None:
+def _scores(
+    request: GenerateRequest, tokens: list[TokenLogprob], text: str
+) -> dict[str, float] | None:
     """The options of the request's ``score`` field, scored from the reply's token
     log-probabilities as the in-process bridge scores them from its logits: at the token where
     the value begins, each option gets the log-probability of the alternatives there that start
-    it. ``None`` when the server sent no alternatives at that token (or none at all)."""
+    it. ``None`` when the server sent no alternatives at that token (or none at all), or when
+    its tokens up to there do not spell the start of the reply ``text`` (one was malformed)."""
     options = enum_of(request.schema, request.score) if request.score else []
     if not options or not tokens:
         return None
     here: list[tuple[str, float]] = []  # the alternatives at the token being observed
 
-    def token_ids(text: str) -> list[int]:
-        return [index for index, (token, _) in enumerate(here) if token == text]
+    def token_ids(piece: str) -> list[int]:
+        return [index for index, (token, _) in enumerate(here) if token == piece]
 
     def logprobs(ids: Any) -> list[float]:
         return [here[index][1] for index in ids]
 
     assert request.score is not None
     scorer = ChoiceScorer(request.score, options, token_ids)
+    spelled = ""
     for token in tokens:
         if not scorer.pending:
             break
+        spelled += token.token
         alternatives = {token.token: token.logprob} if token.top else {}
-        for text, value in token.top.items():
-            alternatives.setdefault(text, value)
+        for alternative, value in token.top.items():
+            alternatives.setdefault(alternative, value)
         here[:] = alternatives.items()
         scorer.observe(token.token, logprobs)
         if scorer.scores is not None and not token.top:
             return None  # the server gave no alternatives: it cannot tell the options apart
+    if scorer.scores is not None and not text.lstrip().startswith(spelled.lstrip()):
+        return None
     return scorer.scores
 
 

@@ -342,6 +342,13 @@ class TestScoredChoices:
             # chosen tokens only (no alternatives): the options cannot be told apart
             {"content": [{**item, "top_logprobs": []} for item in PICK_TOKENS]},
             {"content": [{"token": PICK, "logprob": float("nan"), "top_logprobs": []}]},
+            # one token before the value is malformed: the rest no longer spell the reply
+            {
+                "content": [
+                    {**item, "logprob": "x"} if i == 2 else item
+                    for i, item in enumerate(PICK_TOKENS)
+                ]
+            },
         ],
     )
     async def test_missing_or_malformed_logprobs_give_no_scores_and_no_error(self, logprobs: Any):
