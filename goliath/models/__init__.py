@@ -39,7 +39,8 @@ class GenerateRequest(msgspec.Struct, frozen=True, kw_only=True):
     its stage table; a caller that does not gets the tight defaults); ``label`` names the caller
     for traces and error messages only — a bridge decides nothing by it.
     ``score`` names a top-level ``enum`` property of the schema whose options a bridge that
-    sees its logits scores (:attr:`Generation.scores`); bridges that cannot ignore it.
+    sees its logits (in-process llama.cpp) or the server's token log-probabilities (the OpenAI
+    bridge) scores (:attr:`Generation.scores`); bridges that cannot ignore it.
     """
 
     label: str
@@ -54,6 +55,8 @@ class GenerateRequest(msgspec.Struct, frozen=True, kw_only=True):
 class Generation(msgspec.Struct, frozen=True, kw_only=True):
     """A model's reply and what it cost, in tokens.
 
+    ``cached_tokens``: of the ``input_tokens``, those the engine served from its prompt cache
+    rather than evaluated (0 where it does not say).
     ``queue_ms`` is filled in by the model worker: how long the call waited for the model.
     ``scores``: for a request with ``score``, each option's log-probability at the token where
     that property's value began (``None`` when the bridge cannot tell).
@@ -62,6 +65,7 @@ class Generation(msgspec.Struct, frozen=True, kw_only=True):
     text: str
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_tokens: int = 0
     queue_ms: float = 0.0
     scores: dict[str, float] | None = None
 

@@ -438,6 +438,7 @@ class LlamaCppModel:
             text=text,
             input_tokens=len(tokens),
             output_tokens=len(generated),
+            cached_tokens=reused,
             scores=scorer.scores if scorer is not None else None,
         )
 

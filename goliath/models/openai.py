@@ -12,22 +12,35 @@ What a llama.cpp server offers beyond OpenAI is used when asked for: ``cache_pro
 reuses the KV cache of the prefix its previous prompt shares), ``slots=N`` (each conversation's
 calls go to one ``id_slot``, so its stage prompts stay warm in that slot's cache; see
 ``slots.py``), and token log-probabilities (``logprobs``, read by :meth:`generate_scored`).
-Prompt tokens the server served from its cache are counted (:meth:`statistics`). HTTP failures
-are translated into the harness's error classes so a turn classifies them by type.
+
+A request that names a field to ``score`` gets the server's token log-probabilities with
+``top_logprobs`` alternatives, and :attr:`Generation.scores` is read from them at the token where
+that field's value begins, as the in-process bridge reads its logits (``_choices.py``). A server
+that sends none gives ``scores=None``; one that refuses the parameter is asked again without it,
+and from then on never scores.
+
+Usage is read from every reply, streamed or not: streams ask for it with OpenAI's
+``stream_options.include_usage`` (llama-server, vLLM and OpenAI send it in the last chunk), and
+llama-server's ``timings`` (``prompt_n``, ``cache_n``) fill what ``usage`` leaves out. Prompt
+tokens the server served from its cache are in :attr:`Generation.cached_tokens` and
+:meth:`statistics`. A reply larger than ``max_reply_bytes``, or whose text is not valid Unicode,
+fails its own call with a ModelError; HTTP failures are translated into the harness's error
+classes so a turn classifies them by type.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import math
 import re
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import attrs
 import httpx
 import msgspec
-from httpx_sse import EventSource, SSEError
 
 from .._retry import DEFAULT_ATTEMPTS, RETRY_STATUSES, RetryLater, attempts, retry_after
 from ..errors import (
@@ -38,6 +51,7 @@ from ..errors import (
     ModelUnavailableError,
 )
 from . import GenerateRequest, Generation, TextSink
+from ._choices import ChoiceScorer, enum_of
 from ._json import check_max_length, limit_strings, max_length_for, parse_reply, with_schema_note
 from .slots import CONVERSATION, SlotPins
 
@@ -48,6 +62,8 @@ __all__ = [
     "ScoredGeneration",
     "TokenLogprob",
 ]
+
+logger = logging.getLogger("goliath.models.openai")
 
 ResponseFormatStyle = Literal[
     "json_object_schema", "json_schema", "llama_json_schema", "llama_grammar", "vllm", "vllm_guided"
@@ -78,6 +94,17 @@ _CONTEXT_TEXT = re.compile(
 _GUARDRAIL_CODES = {"content_filter", "content_policy_violation", "guardrail"}
 MAX_TOP_LOGPROBS = 20
 """The most alternatives per token OpenAI's API (and llama-server's default) returns."""
+SCORE_ALTERNATIVES = 20
+"""Alternatives per token a scored request asks for (``top_logprobs``): an option none of whose
+first tokens is among them at the value's first token scores ``-inf``."""
+MAX_SCORE_ALTERNATIVES = 100
+"""The most a bridge may ask for to score (llama-server takes more than OpenAI's 20)."""
+MAX_REPLY_BYTES = 16 * 2**20
+"""16 MiB: the largest reply read (20 alternatives per token take about 2 KB a token); a larger
+one fails its call with a ModelError rather than filling the daemon's memory."""
+REFUSED_STATUSES = (400, 422, 500, 501)
+"""Answers that may mean "I do not take that parameter" (llama_cpp.server answers 500 to
+``logprobs`` on a model loaded without ``logits_all``; strict servers 400 or 422)."""
 
 
 class TokenLogprob(msgspec.Struct, frozen=True):
@@ -143,6 +170,11 @@ class OpenAICompatibleModel:
         logprobs: ask for token log-probabilities: ``True`` for the chosen tokens, an int
             ``N`` (1-20) for ``N`` alternatives per token as well; read by
             :meth:`generate_scored`.
+        score_alternatives: ``top_logprobs`` sent with a request that names a field to
+            ``score`` (1-100; OpenAI takes at most 20); ``0`` never asks, so ``scores`` stay
+            ``None``.
+        stream_usage: ask a stream for its usage (``stream_options.include_usage``).
+        max_reply_bytes: the largest reply read; a larger one fails its call.
 
     Prose answers stream (``generate_stream``: ``"stream": true``, the deltas read as
     Server-Sent Events), so ``Agent.run_stream`` shows the text as the server sends it.
@@ -168,6 +200,9 @@ class OpenAICompatibleModel:
         cache_prompt: bool = False,
         slots: int = 0,
         logprobs: bool | int = False,
+        score_alternatives: int = SCORE_ALTERNATIVES,
+        stream_usage: bool = True,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
     ) -> None:
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -195,6 +230,21 @@ class OpenAICompatibleModel:
                 f"logprobs must be True, False or an int 0-{MAX_TOP_LOGPROBS} (alternatives per "
                 f"token), got {logprobs!r}."
             )
+        if (
+            isinstance(score_alternatives, bool)
+            or not isinstance(score_alternatives, int)
+            or not 0 <= score_alternatives <= MAX_SCORE_ALTERNATIVES
+        ):
+            raise ConfigError(
+                f"score_alternatives must be an int 0-{MAX_SCORE_ALTERNATIVES} (0: never score), "
+                f"got {score_alternatives!r}."
+            )
+        if (
+            isinstance(max_reply_bytes, bool)
+            or not isinstance(max_reply_bytes, int)
+            or max_reply_bytes < 1024
+        ):
+            raise ConfigError(f"max_reply_bytes must be an int ≥ 1024, got {max_reply_bytes!r}.")
         root = base_url.rstrip("/")
         self.base_url = root if parts.path.strip("/") else root + "/v1"
         self.model = model
@@ -211,6 +261,10 @@ class OpenAICompatibleModel:
         self._cache_prompt = bool(cache_prompt)
         self._pins = SlotPins(slots) if slots else None
         self._logprobs = logprobs
+        self._score_alternatives = score_alternatives
+        self._stream_usage = bool(stream_usage)
+        self._max_reply = max_reply_bytes
+        self._refused: set[str] = set()  # parameters sent unasked that the server refused
         self._grammars: dict[str, str] = {}
         self._counts = [0, 0, 0, 0]  # calls, prompt, cached, output tokens (Trio thread only)
 
@@ -233,9 +287,12 @@ class OpenAICompatibleModel:
             calls=calls, prompt_tokens=prompt, cached_tokens=cached, output_tokens=output
         )
 
-    def body(self, request: GenerateRequest, *, slot: int | None = None) -> dict[str, Any]:
+    def body(
+        self, request: GenerateRequest, *, slot: int | None = None, stream: bool = False
+    ) -> dict[str, Any]:
         """The Chat Completions request body for ``request`` (useful for logging and tests);
-        ``slot`` is the ``id_slot`` to send."""
+        ``slot`` is the ``id_slot`` to send; ``stream`` asks for Server-Sent Events (and, unless
+        ``stream_usage=False``, for the usage in the last one)."""
         system = request.system
         if self._schema_in_prompt:
             system = with_schema_note(system, request.schema)
@@ -247,8 +304,10 @@ class OpenAICompatibleModel:
             ],
             "max_tokens": request.max_output_tokens,
             "temperature": 0,
-            "stream": False,
+            "stream": stream,
         }
+        if stream and self._stream_usage and "stream_options" not in self._refused:
+            body["stream_options"] = {"include_usage": True}
         if self._cache_prompt:
             body["cache_prompt"] = True
         if slot is not None:
@@ -257,6 +316,9 @@ class OpenAICompatibleModel:
             body["logprobs"] = True
             if self._logprobs is not True and self._logprobs:
                 body["top_logprobs"] = int(self._logprobs)
+        if self._scored(request):
+            body["logprobs"] = True
+            body["top_logprobs"] = max(int(body.get("top_logprobs", 0)), self._score_alternatives)
         if request.schema is not None:
             schema = limit_strings(
                 request.schema, max_length_for(self._max_string_length, request.max_string_length)
@@ -307,18 +369,86 @@ class OpenAICompatibleModel:
 
     async def generate_scored(self, request: GenerateRequest) -> ScoredGeneration:
         """Like :meth:`generate`, with the reply tokens' log-probabilities where the server
-        returned them (ask with ``logprobs=``), so options can be scored by likelihood."""
+        returned them (ask with ``logprobs=``, or name a field to ``score``)."""
         slot = self._acquire()
         try:
             async with self._client() as client:
-                response = await self._send(client, self.body(request, slot=slot), stream=False)
+                response = await self._open(client, request, slot, stream=False)
+                content = await self._read(response)
         finally:
             self._release(slot)
         if response.status_code >= 400:
-            raise _http_error(response)
-        generation, tokens, cached = _generation(response, request)
-        self._count(generation, cached)
+            raise _http_error(response, content)
+        generation, tokens = _generation(content, request)
+        self._count(generation)
         return ScoredGeneration(generation=generation, tokens=tokens)
+
+    def _scored(self, request: GenerateRequest) -> bool:
+        """Whether to ask the server for log-probabilities to score ``request``'s field."""
+        return (
+            request.score is not None
+            and self._score_alternatives > 0
+            and "logprobs" not in self._refused
+            and bool(enum_of(request.schema, request.score))
+        )
+
+    async def _open(
+        self, client: httpx.AsyncClient, request: GenerateRequest, slot: int | None, *, stream: bool
+    ) -> httpx.Response:
+        """POST ``request``; the caller reads the response (bounded) and it is closed then.
+
+        A server that answers a plain error to what this bridge adds unasked
+        (``stream_options``, a scored request's ``logprobs``) is asked once more without them;
+        when that succeeds, they are never sent to it again (its scores are ``None`` then)."""
+        body = self.body(request, slot=slot, stream=stream)
+        response = await self._send(client, body)
+        extras = {"stream_options", "logprobs"} & set(body)
+        if self._logprobs is not False:
+            extras.discard("logprobs")  # the caller asked for them: a refusal is its error
+        if not extras or response.status_code not in REFUSED_STATUSES:
+            return response
+        error = _http_error(response, await self._read(response))
+        if type(error) is not ModelError:  # a context, guardrail or key error says what it is
+            raise error
+        dropped = extras | ({"top_logprobs"} if "logprobs" in extras else set())
+        plain = {key: value for key, value in body.items() if key not in dropped}
+        again = await self._send(client, plain)
+        if again.status_code < 400:
+            self._refused |= extras
+            logger.warning(
+                "%s refused %s (%s); they are not sent to it again",
+                self.base_url,
+                " and ".join(sorted(extras)),
+                error,
+            )
+        return again
+
+    async def _read(self, response: httpx.Response) -> bytes:
+        """The whole body of ``response`` (closed then), at most ``max_reply_bytes`` of it."""
+        declared = response.headers.get("content-length", "")
+        try:
+            if declared.isdigit() and int(declared) > self._max_reply:
+                raise self._too_large(int(declared))
+            parts: list[bytes] = []
+            size = 0
+            async for chunk in response.aiter_bytes():
+                size += len(chunk)
+                if size > self._max_reply:
+                    raise self._too_large(size)
+                parts.append(chunk)
+        except httpx.HTTPError as exc:
+            raise self._transport_error(exc) from exc
+        finally:
+            await response.aclose()
+        return b"".join(parts)
+
+    def _too_large(self, size: int) -> ModelError:
+        return ModelError(
+            f"{self.base_url}/chat/completions sent a reply of {size:,} bytes or more; this "
+            f"bridge reads at most {self._max_reply:,} (max_reply_bytes=). Ask for fewer "
+            "tokens or log-probabilities.",
+            code="REPLY_TOO_LARGE",
+        )
 
     def _acquire(self) -> int | None:
         return self._pins.acquire(CONVERSATION.get()) if self._pins is not None else None
@@ -327,10 +457,10 @@ class OpenAICompatibleModel:
         if self._pins is not None and slot is not None:
             self._pins.release(slot)
 
-    def _count(self, generation: Generation, cached: int) -> None:
+    def _count(self, generation: Generation) -> None:
         self._counts[0] += 1
         self._counts[1] += generation.input_tokens
-        self._counts[2] += cached
+        self._counts[2] += generation.cached_tokens
         self._counts[3] += generation.output_tokens
 
     async def generate_stream(self, request: GenerateRequest, on_text: TextSink) -> Generation:
@@ -345,40 +475,43 @@ class OpenAICompatibleModel:
     async def _stream(
         self, request: GenerateRequest, on_text: TextSink, slot: int | None
     ) -> Generation:
-        body = {**self.body(request, slot=slot), "stream": True}
         parts: list[str] = []
         finish: str | None = None
         usage: dict[str, Any] = {}
         timings: dict[str, Any] = {}
+        logprobs: list[Any] = []
         async with self._client() as client:
-            response = await self._send(client, body, stream=True)
+            response = await self._open(client, request, slot, stream=True)
+            if response.status_code >= 400:
+                raise _http_error(response, await self._read(response))
+            if not response.headers.get("content-type", "").startswith("text/event-stream"):
+                generation, _tokens = _generation(await self._read(response), request)
+                self._count(generation)
+                if generation.text:
+                    on_text(generation.text)
+                return generation
             try:
-                if response.status_code >= 400:
-                    await response.aread()
-                    raise _http_error(response)
-                if not response.headers.get("content-type", "").startswith("text/event-stream"):
-                    await response.aread()
-                    generation, _tokens, cached = _generation(response, request)
-                    self._count(generation, cached)
-                    if generation.text:
-                        on_text(generation.text)
-                    return generation
-                async for event in EventSource(response).aiter_sse():
-                    if event.data.strip() == "[DONE]":
+                async for data in self._events(response):
+                    if data.strip() == "[DONE]":
                         break
-                    chunk = _chunk(event.data)
-                    usage = chunk.get("usage") or usage
-                    timings = chunk.get("timings") or timings
+                    chunk = _chunk(data)
+                    usage = _dict(chunk.get("usage")) or usage
+                    timings = _dict(chunk.get("timings")) or timings
                     for choice in chunk.get("choices") or ():
-                        delta = choice.get("delta") or {}
+                        if not isinstance(choice, dict):
+                            continue
+                        delta = _dict(choice.get("delta"))
                         if delta.get("refusal"):
                             raise GuardrailError(f"The model refused: {delta['refusal']}")
                         piece = delta.get("content")
                         if isinstance(piece, str) and piece:
-                            parts.append(piece)
+                            parts.append(_unicode(piece))
                             on_text(piece)
+                        content = _dict(choice.get("logprobs")).get("content")
+                        if isinstance(content, list):
+                            logprobs.extend(content)
                         finish = choice.get("finish_reason") or finish
-            except (httpx.HTTPError, SSEError) as exc:
+            except httpx.HTTPError as exc:
                 raise self._transport_error(exc) from exc
             finally:
                 await response.aclose()
@@ -392,30 +525,69 @@ class OpenAICompatibleModel:
                 text, finished=finish != "length", max_output_tokens=request.max_output_tokens
             )
             text = text.strip()
-        generation = Generation(
-            text=text,
-            input_tokens=_int(usage.get("prompt_tokens")),
-            output_tokens=_int(usage.get("completion_tokens")),
-        )
-        self._count(generation, _cached(usage, timings))
+        tokens = _logprobs({"content": logprobs})
+        generation = _usage(text, usage, timings, scores=_scores(request, tokens, text))
+        self._count(generation)
         return generation
+
+    async def _events(self, response: httpx.Response) -> AsyncIterator[str]:
+        """The ``data`` of each Server-Sent Event in ``response``, reading at most
+        ``max_reply_bytes`` in all (so no line, however long, outgrows the bound)."""
+        buffer = b""
+        data: list[str] = []
+        size = 0
+
+        def field(line: bytes) -> str | None:
+            """One line's effect: the event's data when the line ends an event."""
+            if not line:
+                event = "\n".join(data) if data else None
+                data.clear()
+                return event
+            name, _, value = line.partition(b":")
+            if name == b"data":
+                try:
+                    data.append(value.removeprefix(b" ").decode("utf-8"))
+                except UnicodeDecodeError as exc:
+                    raise ModelError(
+                        f"The server streamed bytes that are not UTF-8: {exc}"
+                    ) from exc
+            return None  # comments (":..."), event:, id: and retry: say nothing needed here
+
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > self._max_reply:
+                raise self._too_large(size)
+            buffer += chunk
+            if b"\n" not in chunk and b"\r" not in chunk:
+                continue  # the line goes on: nothing to split yet
+            lines = buffer.splitlines(keepends=True)
+            # A line is complete at its end of line; a lone CR may be half of a CRLF.
+            buffer = lines.pop() if lines and not lines[-1].endswith(b"\n") else b""
+            for line in lines:
+                event = field(line.rstrip(b"\r\n"))
+                if event is not None:
+                    yield event
+        for line in buffer.splitlines():
+            event = field(line)
+            if event is not None:
+                yield event
+        if data:
+            yield "\n".join(data)
 
     def _client(self) -> httpx.AsyncClient:
         return httpx.AsyncClient(
             timeout=self._timeout, headers=self._headers, transport=self._transport
         )
 
-    async def _send(
-        self, client: httpx.AsyncClient, body: dict[str, Any], *, stream: bool
-    ) -> httpx.Response:
+    async def _send(self, client: httpx.AsyncClient, body: dict[str, Any]) -> httpx.Response:
         """POST ``body``, trying again on a refused connection or a "later" status; the last
-        answer is returned whatever its status (streamed: the caller closes it)."""
+        answer is returned whatever its status, unread (the caller reads and closes it)."""
         url = f"{self.base_url}/chat/completions"
         try:
             async for attempt in attempts(self._attempts):
                 with attempt:
                     response = await client.send(
-                        client.build_request("POST", url, json=body), stream=stream
+                        client.build_request("POST", url, json=body), stream=True
                     )
                     if response.status_code in RETRY_STATUSES and attempt.num < self._attempts:
                         await response.aclose()
@@ -433,8 +605,6 @@ class OpenAICompatibleModel:
                 "raise timeout= or check the server's load.",
                 code="TIMEOUT",
             )
-        if isinstance(exc, SSEError):
-            return ModelError(f"{url} sent a malformed event stream: {exc}")
         return ModelError(
             f"Cannot reach the model server at {url}: {exc or type(exc).__name__}. Is it running?",
             code="CONNECTION_ERROR",
@@ -445,7 +615,7 @@ def _chunk(data: str) -> dict[str, Any]:
     """One streamed Chat Completions chunk; an error chunk raises."""
     try:
         chunk = json.loads(data)
-    except json.JSONDecodeError as exc:
+    except (ValueError, RecursionError) as exc:
         raise ModelError(f"The server streamed something that is not JSON: {data[:200]!r}") from exc
     if not isinstance(chunk, dict):
         raise ModelError(f"The server streamed a chunk that is not an object: {data[:200]!r}")
@@ -456,12 +626,13 @@ def _chunk(data: str) -> dict[str, Any]:
     return chunk
 
 
-def _error_fields(response: httpx.Response) -> tuple[str, str]:
+def _error_fields(content: bytes) -> tuple[str, str]:
     """The provider's error message and code from an OpenAI-style error body, if any."""
+    text = content[:300].decode("utf-8", "replace")
     try:
-        body = response.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return response.text[:300], ""
+        body = json.loads(content)
+    except (ValueError, RecursionError):
+        return text, ""
     error = body.get("error") if isinstance(body, dict) else None
     if isinstance(error, dict):
         return str(error.get("message") or "")[:500], str(
@@ -469,12 +640,12 @@ def _error_fields(response: httpx.Response) -> tuple[str, str]:
         )
     if isinstance(error, str):
         return error[:500], ""
-    return response.text[:300], ""
+    return text, ""
 
 
-def _http_error(response: httpx.Response) -> ModelError:
+def _http_error(response: httpx.Response, content: bytes) -> ModelError:
     status = response.status_code
-    message, code = _error_fields(response)
+    message, code = _error_fields(content)
     where = f"{response.request.method} {response.request.url} → HTTP {status}"
     text = f"{where}: {message}" if message else where
     lowered = code.lower()
@@ -493,44 +664,109 @@ def _http_error(response: httpx.Response) -> ModelError:
     return ModelError(text, code=code or f"HTTP_{status}")
 
 
-def _generation(
-    response: httpx.Response, request: GenerateRequest
-) -> tuple[Generation, list[TokenLogprob], int]:
-    """The reply, its tokens' log-probabilities, and the prompt tokens served from cache."""
+def _generation(content: bytes, request: GenerateRequest) -> tuple[Generation, list[TokenLogprob]]:
+    """The reply (with its usage and scores) and its tokens' log-probabilities."""
     try:
-        data = response.json()
+        data = json.loads(content)
         choice = data["choices"][0]
         message = choice.get("message") or {}
         finish = choice.get("finish_reason")
-        content = message.get("content")
-        usage = data.get("usage") or {}
-    except (
-        json.JSONDecodeError,
-        UnicodeDecodeError,
-        KeyError,
-        IndexError,
-        TypeError,
-        AttributeError,
-    ) as exc:
+        text = message.get("content")
+        usage = _dict(data.get("usage"))
+    except (ValueError, RecursionError, KeyError, IndexError, TypeError, AttributeError) as exc:
         raise ModelError(
-            f"The server's reply is not a Chat Completions response: {response.text[:200]!r}"
+            "The server's reply is not a Chat Completions response: "
+            f"{content[:200].decode('utf-8', 'replace')!r}"
         ) from exc
     if message.get("refusal") or finish == "content_filter":
         raise GuardrailError(
             f"The model refused: {message.get('refusal') or 'content filter'} (finish_reason "
             f"{finish!r})."
         )
-    text = content if isinstance(content, str) else ""
+    text = _unicode(text) if isinstance(text, str) else ""
     if request.schema is not None:
         parse_reply(text, finished=finish != "length", max_output_tokens=request.max_output_tokens)
         text = text.strip()
-    generation = Generation(
-        text=text,
-        input_tokens=_int(usage.get("prompt_tokens")),
-        output_tokens=_int(usage.get("completion_tokens")),
+    tokens = _logprobs(choice.get("logprobs"))
+    generation = _usage(
+        text, usage, _dict(data.get("timings")), scores=_scores(request, tokens, text)
     )
-    timings = data.get("timings") if isinstance(data, dict) else None
-    return generation, _logprobs(choice.get("logprobs")), _cached(usage, timings)
+    return generation, tokens
+
+
+def _usage(
+    text: str, usage: dict[str, Any], timings: dict[str, Any], *, scores: dict[str, float] | None
+) -> Generation:
+    """The reply with the tokens it cost: OpenAI's ``usage``, else llama-server's ``timings``
+    (``prompt_n`` evaluated + ``cache_n`` from cache; ``predicted_n`` generated)."""
+    prompt = _int(usage.get("prompt_tokens"))
+    if not prompt and ("prompt_n" in timings or "cache_n" in timings):
+        prompt = _int(timings.get("prompt_n")) + _int(timings.get("cache_n"))
+    output = _int(usage.get("completion_tokens")) or _int(timings.get("predicted_n"))
+    cached = _cached(usage, timings)
+    return Generation(
+        text=text,
+        input_tokens=prompt,
+        output_tokens=output,
+        cached_tokens=min(cached, prompt) if prompt else cached,
+        scores=scores,
+    )
+
+
+def _unicode(text: str) -> str:
+    """``text`` if it can be written as UTF-8; a reply with a lone surrogate (JSON's
+    ``"\\ud800"``) would fail later, wherever it is written, so its call fails here."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ModelError(
+            f"The server's reply is not valid Unicode ({exc.reason} at character {exc.start}): "
+            f"{text[max(0, exc.start - 40) : exc.start + 40]!r}",
+            code="INVALID_REPLY",
+        ) from None
+    return text
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _scores(
+    request: GenerateRequest, tokens: list[TokenLogprob], text: str
+) -> dict[str, float] | None:
+    """The options of the request's ``score`` field, scored from the reply's token
+    log-probabilities as the in-process bridge scores them from its logits: at the token where
+    the value begins, each option gets the log-probability of the alternatives there that start
+    it. ``None`` when the server sent no alternatives at that token (or none at all), or when
+    its tokens up to there do not spell the start of the reply ``text`` (one was malformed)."""
+    options = enum_of(request.schema, request.score) if request.score else []
+    if not options or not tokens:
+        return None
+    here: list[tuple[str, float]] = []  # the alternatives at the token being observed
+
+    def token_ids(piece: str) -> list[int]:
+        return [index for index, (token, _) in enumerate(here) if token == piece]
+
+    def logprobs(ids: Any) -> list[float]:
+        return [here[index][1] for index in ids]
+
+    assert request.score is not None
+    scorer = ChoiceScorer(request.score, options, token_ids)
+    spelled = ""
+    for token in tokens:
+        if not scorer.pending:
+            break
+        spelled += token.token
+        alternatives = {token.token: token.logprob} if token.top else {}
+        for alternative, value in token.top.items():
+            alternatives.setdefault(alternative, value)
+        here[:] = alternatives.items()
+        scorer.observe(token.token, logprobs)
+        if scorer.scores is not None and not token.top:
+            return None  # the server gave no alternatives: it cannot tell the options apart
+    if scorer.scores is not None and not text.lstrip().startswith(spelled.lstrip()):
+        return None
+    return scorer.scores
 
 
 def _cached(usage: Any, timings: Any) -> int:
@@ -550,15 +786,25 @@ def _logprobs(value: Any) -> list[TokenLogprob]:
         return []
     tokens: list[TokenLogprob] = []
     for item in content:
-        if not isinstance(item, dict) or not isinstance(item.get("logprob"), (int, float)):
+        if not isinstance(item, dict) or not _logprob(item.get("logprob")):
             continue
-        top = {
-            str(alt["token"]): float(alt["logprob"])
-            for alt in item.get("top_logprobs") or ()
-            if isinstance(alt, dict) and isinstance(alt.get("logprob"), (int, float))
-        }
+        alternatives = item.get("top_logprobs")
+        top: dict[str, float] = {}
+        for alt in alternatives if isinstance(alternatives, list) else ():
+            if isinstance(alt, dict) and _logprob(alt.get("logprob")):
+                top.setdefault(str(alt.get("token", "")), float(alt["logprob"]))
         tokens.append(TokenLogprob(str(item.get("token", "")), float(item["logprob"]), top))
     return tokens
+
+
+def _logprob(value: Any) -> bool:
+    """A log-probability: a number, ``-inf`` included, never NaN or above 0 (rounding aside)."""
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and not math.isnan(value)
+        and value <= 1e-6
+    )
 
 
 def _int(value: Any) -> int:

@@ -1,7 +1,9 @@
-"""The managed llama-server: start, health, restart after kill -9, stop, and failed calls.
+"""The managed llama-server: start, health, restart after kill -9, stop, failed calls, and
+what its bridge sends (slots, prompt cache, schema, stream usage, scoring).
 
 The server process is ``tests/fake_llama_server.py``, a real HTTP server on 127.0.0.1 that
-speaks the endpoints and flags the supervisor uses (health while loading, API key, replies).
+speaks the endpoints and flags the supervisor uses (health while loading, API key, replies) and
+keeps a prompt cache per slot as llama-server does.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import httpx
 import pytest
 import trio
 
+from actors.model_worker import ModelWorker
 from goliath.errors import ConfigError, ModelUnavailableError
 from goliath.models import GenerateRequest
 from goliath.models.managed import ManagedLlamaServer, find_llama_server
@@ -198,3 +201,127 @@ def test_bad_options_and_a_missing_binary_are_named(
     assert find_llama_server() is None
     with pytest.raises(ModelUnavailableError, match="not built"):
         ManagedLlamaServer(model_file, slots=1)
+
+
+async def test_a_call_made_while_the_server_restarts_waits_for_it_within_restart_wait(
+    model_file: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """After a kill the new process takes 3 s to load: a call made meanwhile waits and is
+    answered by it; one whose bridge waits at most 0.5 s fails as ModelUnavailableError saying
+    why, and neither hangs."""
+    server = ManagedLlamaServer(model_file, slots=1, binary=FAKE)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.serve)
+        monkeypatch.setenv("FAKE_LLAMA_LOAD_SECONDS", "3")  # the next start loads slowly
+        pid = server.pid
+        assert pid is not None
+        os.kill(pid, signal.SIGKILL)
+        await wait_for(lambda: not server.healthy)
+        impatient = server.model(restart_wait=0.5)
+        with trio.fail_after(5), pytest.raises(ModelUnavailableError, match="not back within"):
+            await impatient.generate(hello())
+        with trio.fail_after(20):
+            generation = await server.model().generate(hello("after the restart"))
+        assert generation.text == "answer to after the restart"
+        assert server.pid != pid and server.restarts == 1
+        nursery.cancel_scope.cancel()
+
+
+def sent(path: Path) -> list[dict[str, Any]]:
+    """The parameters each chat call sent the fake server, with the slot and cache it used."""
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+async def test_each_conversation_keeps_its_slot_and_its_slot_keeps_its_prompt_warm(
+    model_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Two conversations, each with its own long system prompt, alternate calls through the
+    runtime's model worker and the managed bridge (2 slots). Every call carries cache_prompt
+    and the conversation's own id_slot, schema calls carry llama-server's json_schema, and a
+    conversation's second call finds its whole system prompt in its slot's cache."""
+    bodies = tmp_path / "bodies.jsonl"
+    monkeypatch.setenv("FAKE_LLAMA_BODIES", str(bodies))
+    server = ManagedLlamaServer(model_file, slots=2, binary=FAKE)
+    worker = ModelWorker(server.model(), slots=2)
+    schema = {"type": "object", "properties": {"title": {"type": "string"}}}
+    system = {
+        name: f"You serve {name}. " + "Keep every answer short and plain. " * 20
+        for name in ("ana", "ben")
+    }
+    replies: dict[str, list[Any]] = {"ana": [], "ben": []}
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.serve)
+        await nursery.start(worker.serve)
+        for turn in range(2):
+            for name in ("ana", "ben"):
+                request = GenerateRequest(
+                    label="worker",
+                    system=system[name],
+                    prompt=f"Ask: add {name} {turn}\n",
+                    schema=schema if turn else None,
+                )
+                replies[name].append(await worker.generate(request, conversation=name))
+        nursery.cancel_scope.cancel()
+    calls = sent(bodies)
+    assert len(calls) == 4
+    slots = {name: {call["id_slot"] for call in calls if name in call["user"]} for name in system}
+    assert all(len(used) == 1 for used in slots.values()), slots
+    assert slots["ana"] != slots["ben"]
+    assert all(call["cache_prompt"] is True for call in calls)
+    assert [("json_schema" in call, "response_format" in call) for call in calls[2:]] == [
+        (True, False),
+        (True, False),
+    ]
+    for name in system:
+        first, second = replies[name]
+        assert first.cached_tokens == 0
+        assert second.cached_tokens >= len(system[name].split())
+        assert second.input_tokens > second.cached_tokens
+
+
+async def test_a_streamed_answer_reports_its_prompt_and_cached_tokens(
+    model_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """The managed bridge streams prose; llama-server sends a stream's usage only when asked,
+    and the bridge asks, so a streamed answer counts its prompt and cached tokens."""
+    bodies = tmp_path / "bodies.jsonl"
+    monkeypatch.setenv("FAKE_LLAMA_BODIES", str(bodies))
+    server = ManagedLlamaServer(model_file, slots=1, binary=FAKE)
+    model = server.model()
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.serve)
+        pieces: list[str] = []
+        first = await model.generate_stream(hello(), pieces.append)
+        second = await model.generate_stream(hello("again"), pieces.append)
+        nursery.cancel_scope.cancel()
+    assert first.text == "answer to hello" and len(pieces) > 2
+    assert first.input_tokens > 0 and first.output_tokens > 0
+    assert 0 < second.cached_tokens < second.input_tokens
+    assert all(call["stream_options"] == {"include_usage": True} for call in sent(bodies))
+    stats = model.statistics()
+    assert stats.calls == 2
+    assert stats.prompt_tokens == first.input_tokens + second.input_tokens
+    assert stats.cached_tokens == second.cached_tokens
+
+
+async def test_a_scored_plan_is_scored_from_the_servers_token_logprobs(model_file: Path):
+    """A request that names an enum field to score gets each option's log-probability, read
+    from the alternatives llama-server sends at the token where the value starts."""
+    server = ManagedLlamaServer(model_file, slots=1, binary=FAKE)
+    schema = {
+        "type": "object",
+        "properties": {
+            "kind": {"type": "string", "enum": ["tool", "answer", "escalate"]},
+            "brief": {"type": "string"},
+        },
+        "required": ["kind", "brief"],
+    }
+    request = GenerateRequest(
+        label="conductor", system="Plan.", prompt="Ask: hi\n", schema=schema, score="kind"
+    )
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.serve)
+        generation = await server.model().generate(request)
+        nursery.cancel_scope.cancel()
+    assert json.loads(generation.text)["kind"] == "answer"
+    assert generation.scores == {"answer": -0.05, "tool": -2.0, "escalate": -3.0}
