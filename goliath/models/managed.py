@@ -366,6 +366,10 @@ class ManagedModel:
     ``json_schema`` parameter, ``cache_prompt`` and one slot per conversation, that turns the
     server's death into :class:`ModelUnavailableError` and waits out a restart (bounded)."""
 
+    scores_options = True
+    """The packaged model the embedded bridge runs, scored from llama-server's top
+    log-probabilities (so the turn's checks are on, as they are in-process)."""
+
     def __init__(
         self, server: ManagedLlamaServer, *, restart_wait: float = RESTART_WAIT, **options: Any
     ) -> None:

@@ -194,5 +194,8 @@ def test_the_check_is_on_by_default_for_a_model_that_scores_options() -> None:
     assert Agent(FakeModel([]), tools=TOOLS).config.hand_off_check is False
     assert Agent("local", tools=TOOLS).config.hand_off_check is True  # llama.cpp, not loaded
     assert Agent("apple", tools=TOOLS).config.hand_off_check is False
+    from goliath.models.managed import ManagedModel
+
+    assert ManagedModel.scores_options is True  # the same model behind `serve --slots`
     assert Agent(Scoring([]), tools=TOOLS).config.write_intent_check is True
     assert Agent(FakeModel([]), tools=TOOLS).config.write_intent_check is False

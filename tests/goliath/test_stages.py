@@ -25,14 +25,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 async def test_every_model_call_carries_its_stages_caps() -> None:
-    """Hand-off check, conductor, worker, answer and scribe calls each carry the output and
-    string caps of their row, taken from the table rather than from any bridge."""
+    """Hand-off check, conductor, write-intent check, worker, answer and scribe calls each
+    carry the output and string caps of their row, taken from the table, not from a bridge."""
     recent = [Exchange(ask=f"q{i}", answer=f"a{i}", at=1.0) for i in range(3)]
     _, tools = task_tools()
     model = FakeModel(
         [
             {"json": {"handled_by": "phone"}},
             use("create_task"),
+            {"json": {"asked": "yes"}},
             {"json": {"title": "Buy bread"}},
             plan(),
             answer("Done."),
@@ -41,7 +42,12 @@ async def test_every_model_call_carries_its_stages_caps() -> None:
     )
     memory = InMemory(MemoryState(recent=recent))
     async with Agent(
-        model, tools=tools, memory=memory, auto_approve=True, hand_off_check=True
+        model,
+        tools=tools,
+        memory=memory,
+        auto_approve=True,
+        hand_off_check=True,
+        write_intent_check=True,
     ) as agent:
         await agent.run("add bread")
     seen = {(c.label, c.max_output_tokens, c.max_string_length) for c in model.calls}
@@ -50,14 +56,15 @@ async def test_every_model_call_carries_its_stages_caps() -> None:
 
 
 def test_the_table_holds_the_caps_the_docs_give() -> None:
-    """The rows are docs/budgets.md's: output tokens 256/512/384/192/16, strings
-    200/300/1000/600/8."""
+    """The rows are docs/budgets.md's: output tokens 256/512/384/192/16/16, strings
+    200/300/1000/600/8/8."""
     assert {name: (row.output_tokens, row.string_length) for name, row in STAGES.items()} == {
         "conductor": (256, 200),
         "worker": (512, 300),
         "answer": (384, 1000),
         "scribe": (192, 600),
         "handoff": (16, 8),
+        "intent": (16, 8),
     }
     assert STAGES["conductor"].input_limit(4096) == 2867
     assert STAGES["worker"].input_limit(1024) == 384
