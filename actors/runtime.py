@@ -320,7 +320,8 @@ class Runtime:
     ) -> Ticket | None:
         """Carry out one request from a transport; replies go to ``outbox``.
 
-        A ``Run`` returns its ticket (its events, confirmation asks and end follow through
+        Every request is admitted first (:meth:`admit`: the door's rules, in the same words
+        for every edge), before anything is queued or recorded. A ``Run`` returns its ticket (its events, confirmation asks and end follow through
         ``outbox``); other requests answer once. Refusals raise :class:`RequestError`. With
         ``access`` (a user's), only conversations it allows can be touched: a conversation it
         does not allow is ``forbidden``, a turn of one is ``not_found`` (nothing leaks). A

@@ -48,6 +48,9 @@ Opaque = Annotated[str, msgspec.Meta(max_length=MAX_TOKEN_CHARS)]
 Ask = Annotated[str, msgspec.Meta(extra_json_schema={"maxLength": MAX_ASK_CHARS})]
 """An ask: the document says :data:`actors.admission.MAX_ASK_CHARS`, the runtime's door
 refuses a longer one (413, with what to do instead) rather than the decoder (a bare 400)."""
+TurnId = Annotated[str, msgspec.Meta(extra_json_schema={"pattern": URL_SAFE_ID.pattern})]
+"""A run's turn id: documented as a :data:`WireId`, refused by the door's turn-id rule
+(:func:`actors.admission.check_turn_id`, in the same words on every edge)."""
 
 
 def nesting(value: Any, limit: int = MAX_NESTING) -> int:
@@ -91,7 +94,7 @@ class RunRequest(msgspec.Struct, forbid_unknown_fields=True):
     """Start a turn. ``turn_id`` makes retries safe: a known id is answered from its record."""
 
     ask: Ask
-    turn_id: WireId | None = None
+    turn_id: TurnId | None = None
     context: Any = None
 
 

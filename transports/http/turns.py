@@ -53,6 +53,8 @@ async def start_run(request: Request) -> Response:
     if api.forwarder is not None and (url := await api.forwarder.owner(request, cid)):
         return api.forwarder.relay(request, url, raw)
     body = decode(raw, RunRequest)
+    if body.turn_id is not None:
+        check_turn_id(body.turn_id)  # before a kept stream is looked up by it
     if (deep := too_deep(body.context)) is not None:
         raise HTTPError(400, "invalid", deep)
     after = last_event_id(request)
