@@ -7,7 +7,7 @@ so the caller knows it is ready and nothing it starts runs unowned.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, NoReturn, Protocol
+from typing import Any, NoReturn
 
 import attrs
 import msgspec
@@ -21,13 +21,12 @@ from goliath.errors import (
     ConfigError,
     ConversationFailedError,
     DrainingError,
-    GoliathError,
 )
-from goliath.ids import check_conversation_id
 from goliath.models import GenerateRequest, TextSink
 from goliath.records import Decision, MemoryState, RunResult
 from goliath.session import Session
 
+from .admission import Access, RequestError, admit, check_same_request
 from .journal import FenceFor, Journal
 from .messages import (
     Ack,
@@ -185,16 +184,13 @@ class Runtime:
                 if outbox is None
                 else Ticket.remote(request, outbox, journal=self.journal)
             )
-        if ticket.conversation_id != request.conversation_id:
-            raise RequestError(
-                "conflict", f"turn id {request.turn_id!r} belongs to another conversation"
-            )
-        if ticket.payload and ticket.payload != payload:
-            raise RequestError(
-                "conflict",
-                f"turn id {request.turn_id!r} was used for another request (a different ask or "
-                "context); a turn id names one request — use a new id for a new ask",
-            )
+        check_same_request(
+            request.turn_id,
+            known_conversation=ticket.conversation_id,
+            known_payload=ticket.payload,
+            conversation_id=request.conversation_id,
+            payload=payload,
+        )
         if outbox is not None and outbox not in ticket.subscribers:  # a retry of an earlier run
             if ticket.is_remote and not ticket.done.is_set():
                 ticket.subscribe(outbox)  # rejoin: the pending ask now, the rest as it comes
@@ -254,7 +250,7 @@ class Runtime:
 
     async def release(self, shard: int, shard_of: Callable[[str | None], int]) -> None:
         """A shard is being handed over: wait for its turns to finish (the caller bounds it)."""
-        for ticket in self.supervisor.running():
+        for ticket in self.running():
             if shard_of(ticket.conversation_id) == shard:
                 await ticket.done.wait()
 
@@ -270,11 +266,52 @@ class Runtime:
     def stop_turns(self, reason: str) -> None:
         """At shutdown, after the grace: park the turns paused at a durable write (the next
         start, or another node, resumes them), cancel the others."""
-        for ticket in self.supervisor.running():
+        for ticket in self.running():
             if ticket.parkable:
                 ticket.park(reason)
             else:
                 self.cancel(ticket.turn_id, reason)
+
+    # ---------------------------------------------------------------- what the edges ask
+
+    def admit(self, message: Inbound, access: Access | None = None) -> None:
+        """Refuse a request from outside that breaks one of the door's rules (its turn id, its
+        ask's length, its conversation id, who may use it: :func:`actors.admission.admit`).
+
+        :meth:`handle` admits every request itself; an edge asks first only when it must
+        refuse before doing work of its own (the frame socket before it claims a turn for its
+        connection). Raises :class:`RequestError`.
+        """
+        admit(message, access)
+
+    @property
+    def accepting(self) -> bool:
+        """Whether new runs are taken now: started, and not draining or shutting down."""
+        return self.ready and self.supervisor.accepting
+
+    def stop_accepting(self) -> None:
+        """Refuse new runs from now on (``draining``); the turns already queued go on."""
+        self.supervisor.accepting = False
+
+    @property
+    def durable(self) -> bool:
+        """Whether a store keeps every turn's whole record (so a compact one in memory is read
+        back from it: :meth:`record`)."""
+        return self.journal is not None
+
+    def ticket(self, turn_id: str) -> Ticket | None:
+        """The turn with this (runtime's) id as this node holds it in memory — queued, running,
+        paused or finished, whole or ``compact`` — or ``None``."""
+        return self.supervisor.ticket(turn_id)
+
+    async def record(self, turn_id: str) -> TurnRecord | None:
+        """The turn's record in the store (whatever node ran it); ``None`` without a store or
+        for an id it does not know."""
+        return await self.journal.get(turn_id) if self.journal is not None else None
+
+    def running(self) -> list[Ticket]:
+        """The turns not finished yet (queued, running, paused at a write), for a shutdown."""
+        return self.supervisor.running()
 
     # ---------------------------------------------------------------- requests from transports
 
@@ -283,7 +320,8 @@ class Runtime:
     ) -> Ticket | None:
         """Carry out one request from a transport; replies go to ``outbox``.
 
-        A ``Run`` returns its ticket (its events, confirmation asks and end follow through
+        Every request is admitted first (:meth:`admit`: the door's rules, in the same words
+        for every edge), before anything is queued or recorded. A ``Run`` returns its ticket (its events, confirmation asks and end follow through
         ``outbox``); other requests answer once. Refusals raise :class:`RequestError`. With
         ``access`` (a user's), only conversations it allows can be touched: a conversation it
         does not allow is ``forbidden``, a turn of one is ``not_found`` (nothing leaks). A
@@ -291,6 +329,7 @@ class Runtime:
         nothing here, so it answers as an unknown one, and one user cannot claim an id first
         to refuse another's run.
         """
+        self.admit(message, access)
         scope = turn_scope(access)
         if not scope:
             return await self._handle(message, outbox, access)
@@ -311,7 +350,6 @@ class Runtime:
     ) -> Ticket | None:
         match message:
             case Run(turn_id=turn_id, ask=ask, conversation_id=conversation_id, context=context):
-                _allowed(access, conversation_id)
                 try:
                     request = TurnRequest(
                         ask=ask, turn_id=turn_id, conversation_id=conversation_id, context=context
@@ -349,14 +387,10 @@ class Runtime:
                     )
                 )
             case GetMemory(turn_id=turn_id, conversation_id=conversation_id):
-                _checked(conversation_id)
-                _allowed(access, conversation_id)
                 session = await self.supervisor.memory_session(conversation_id)
                 state = await session.memory.load()
                 outbox(MemoryReply(turn_id=turn_id, conversation_id=conversation_id, state=state))
             case DeleteMemory(turn_id=turn_id, conversation_id=conversation_id):
-                _checked(conversation_id)
-                _allowed(access, conversation_id)
                 session = await self.supervisor.memory_session(conversation_id)
                 await session.memory.save(MemoryState())
                 outbox(Ack(turn_id=turn_id))
@@ -425,15 +459,6 @@ class Runtime:
         return found
 
 
-class Access(Protocol):
-    """What a caller may touch (a user's token): conversations, by id."""
-
-    @property
-    def name(self) -> str: ...
-
-    def allows(self, conversation_id: str | None) -> bool: ...
-
-
 def turn_scope(access: Access | None) -> str:
     """Where a caller's turn ids live: ``""`` (everywhere) for the operator; for a user, under
     the user's conversation prefix (or ``name/`` for an access without one).
@@ -477,33 +502,6 @@ class _Unscoped:
 
     def __call__(self, message: Outbound) -> None:
         self.outbox(unscoped(message, self.scope))
-
-
-def _allowed(access: Access | None, conversation_id: str | None) -> None:
-    if access is not None and not access.allows(conversation_id):
-        raise RequestError(
-            "forbidden",
-            f"{access.name} may not use conversation {conversation_id!r}"
-            if conversation_id is not None
-            else f"{access.name} may not use the default conversation; name one",
-        )
-
-
-def _checked(conversation_id: str | None) -> None:
-    """Refuse a malformed conversation id as an invalid request (never a crash of the caller)."""
-    try:
-        check_conversation_id(conversation_id)
-    except ConfigError as exc:
-        raise RequestError("invalid", str(exc)) from exc
-
-
-class RequestError(GoliathError):
-    """A request the runtime refuses; ``code`` is a :data:`~actors.messages.FailureCode`."""
-
-    def __init__(self, code: FailureCode, message: str) -> None:
-        super().__init__(message)
-        self.code: FailureCode = code
-        self.message = message
 
 
 def final_message(ticket: Ticket) -> Outbound:

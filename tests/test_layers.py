@@ -645,7 +645,7 @@ def test_the_checker_reads_an_aliased_import_module_and_an_f_string_name(tmp_pat
 
 
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
-DOCUMENTED_FOLDERS = ("goliath", "goliath/turn", "actors", "transports")
+DOCUMENTED_FOLDERS = ("goliath", "goliath/turn", "actors", "transports", "transports/http")
 """Folders whose every module docs/architecture.md names (the others are named as folders)."""
 
 
@@ -665,3 +665,90 @@ def test_the_floor_plan_page_names_every_module_of_the_main_folders() -> None:
         if (path / "__init__.py").is_file() and f"`goliath/{path.name}/`" not in page
     ]
     assert not missing, "docs/architecture.md does not name: " + ", ".join(missing)
+
+
+# ---------------------------------------------------------------------- the runtime's insides
+
+RUNTIME_INSIDES = frozenset({"supervisor", "journal"})
+"""Parts of the runtime only ``actors`` names: every other floor asks the ``Runtime`` itself
+(``accepting``, ``stop_accepting()``, ``ticket``, ``record``, ``running``, ``admit``)."""
+ATTRIBUTE_FUNCTIONS = frozenset({"getattr", "setattr", "hasattr", "delattr"})
+
+
+def runtime_insides_named(
+    root: Path, packages: Sequence[str] = PACKAGES
+) -> list[tuple[str, int, str]]:
+    """``(module, line, name)`` wherever a module outside ``actors`` reads, assigns or deletes
+    an attribute of :data:`RUNTIME_INSIDES` — as ``x.supervisor`` or through ``getattr(x,
+    "journal")`` and its kin."""
+    found = []
+    for name, path in modules(root, packages).items():
+        if name == "actors" or name.startswith("actors."):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr in RUNTIME_INSIDES:
+                found.append((name, node.lineno, node.attr))
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ATTRIBUTE_FUNCTIONS
+                and len(node.args) >= 2
+                and isinstance(node.args[1], ast.Constant)
+                and node.args[1].value in RUNTIME_INSIDES
+            ):
+                found.append((name, node.lineno, str(node.args[1].value)))
+    return found
+
+
+def test_only_the_runtime_names_its_supervisor_and_journal() -> None:
+    """No module of ``transports`` or ``goliath`` reaches past the ``Runtime`` into its
+    supervisor or journal: the edges ask the runtime, which admits every request once."""
+    found = runtime_insides_named(ROOT)
+    assert not found, "reaching past the Runtime:\n" + "\n".join(
+        f"  {module} (line {line}) names .{attribute}" for module, line, attribute in found
+    )
+
+
+@pytest.mark.parametrize(
+    ("module", "breach", "expected"),
+    [
+        (
+            "transports/serve.py",
+            "def _breach(runtime):\n    return runtime.supervisor.accepting",
+            ("transports.serve", "supervisor"),
+        ),
+        (
+            "transports/http/turns.py",
+            "async def _breach(runtime, turn_id):\n    return await runtime.journal.get(turn_id)",
+            ("transports.http.turns", "journal"),
+        ),
+        (
+            "transports/stream.py",
+            "def _breach(runtime):\n    runtime.supervisor.accepting = False",
+            ("transports.stream", "supervisor"),
+        ),
+        (
+            "goliath/agent.py",
+            "def _breach(runtime):\n    return getattr(runtime, 'journal')",
+            ("goliath.agent", "journal"),
+        ),
+        (
+            "goliath/turn/run.py",
+            "def _breach(ticket):\n    del ticket.journal",
+            ("goliath.turn.run", "journal"),
+        ),
+    ],
+    ids=["read", "call", "assign", "getattr", "delete"],
+)
+def test_the_checker_catches_a_module_reaching_into_the_runtime(
+    tmp_path: Path, module: str, breach: str, expected: tuple[str, str]
+) -> None:
+    """A deliberate breach in a copy of the repository is reported, whatever its form; the
+    runtime's own modules may name their parts."""
+    root = _repository_copy(
+        tmp_path,
+        {module: breach, "actors/runtime.py": "def _own(runtime):\n    return runtime.journal"},
+    )
+    found = {(name, attribute) for name, _, attribute in runtime_insides_named(root)}
+    assert found == {expected}

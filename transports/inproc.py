@@ -27,26 +27,24 @@ def _runtime(target: Any) -> Runtime:
 
 
 async def replies(runtime: Runtime, message: Inbound) -> AsyncIterator[Outbound]:
-    """Hand ``message`` to ``runtime`` and yield its replies until the terminal one."""
+    """Hand ``message`` to ``runtime`` and yield its replies until the terminal one.
+
+    The runtime takes the request before the first reply is yielded (a run is queued, its
+    replies wait in an unbounded channel), so no task is left behind the generator: a caller
+    that stops reading early (a refusal it raises on) closes it cleanly.
+    """
     send, receive = trio.open_memory_channel[Outbound](math.inf)
-    async with trio.open_nursery() as nursery:
-
-        async def handle() -> None:
-            try:
-                await runtime.handle(message, send.send_nowait)
-            except RequestError as exc:
-                send.send_nowait(
-                    Failure(turn_id=message.turn_id, code=exc.code, message=exc.message)
-                )
-
-        nursery.start_soon(handle)
-        async with receive:
-            async for reply in receive:
-                yield reply
-                if reply.type in TERMINAL and (
-                    not isinstance(message, Run) or reply.turn_id == message.turn_id
-                ):
-                    break
+    try:
+        await runtime.handle(message, send.send_nowait)
+    except RequestError as exc:
+        send.send_nowait(Failure(turn_id=message.turn_id, code=exc.code, message=exc.message))
+    async with receive:
+        async for reply in receive:
+            yield reply
+            if reply.type in TERMINAL and (
+                not isinstance(message, Run) or reply.turn_id == message.turn_id
+            ):
+                break
 
 
 class InProcTransport(Transport):

@@ -20,7 +20,6 @@ from .wire import (
     ConfirmRequestBody,
     Error,
     Health,
-    HttpLimits,
     Me,
     RunRequest,
     TurnInfo,
@@ -89,13 +88,10 @@ UNAUTHORIZED = _error("missing or wrong bearer token")
 FORBIDDEN = _error("the token is a user's, and the conversation is not theirs")
 
 
-def openapi_document(limits: HttpLimits | None = None) -> dict[str, Any]:
-    """The API as OpenAPI 3.1, with schemas generated from the wire types the server decodes.
-
-    ``limits`` (the server's :class:`~transports.wire.HttpLimits`) adds the longest ask it
-    accepts to the ``RunRequest`` schema.
-    """
-    bounds = limits or HttpLimits()
+def openapi_document() -> dict[str, Any]:
+    """The API as OpenAPI 3.1, with schemas generated from the wire types the server decodes
+    (the longest ask included: :data:`actors.admission.MAX_ASK_CHARS`, through
+    :data:`~transports.wire.Ask`)."""
     _, components = msgspec.json.schema_components(
         [
             Error,
@@ -110,7 +106,6 @@ def openapi_document(limits: HttpLimits | None = None) -> dict[str, Any]:
         ],
         ref_template=_REF,
     )
-    components["RunRequest"]["properties"]["ask"]["maxLength"] = bounds.max_ask_chars
     conversation = {"name": "conversation_id", "in": "path", "required": True, "schema": ID_SCHEMA}
     turn = {"name": "turn_id", "in": "path", "required": True, "schema": ID_SCHEMA}
     security: list[dict[str, list[str]]] = [{"bearer": []}]

@@ -235,10 +235,10 @@ async def _drain(runtime: Runtime, grace: float, signals: AsyncIterator[int]) ->
         logger.info("draining: running turns may finish within %g s", grace)
         await runtime.drain(grace)
         nursery.cancel_scope.cancel()
-    runtime.supervisor.accepting = False
+    runtime.stop_accepting()
     runtime.stop_turns("the daemon is shutting down")
     with trio.move_on_after(SHUTDOWN_NOTICE_SECONDS):
-        for ticket in runtime.supervisor.running():
+        for ticket in runtime.running():
             await ticket.done.wait()
         await trio.sleep(0.05)  # let the last SSE frames and frames leave
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import functools
-import hmac
 import logging
 import math
 import os
@@ -30,7 +29,6 @@ from actors.messages import (
     Cancel,
     ConfirmReply,
     Failure,
-    GetTurn,
     Hello,
     Inbound,
     Outbound,
@@ -38,10 +36,10 @@ from actors.messages import (
     encode_msgpack,
 )
 from actors.runtime import Access, RequestError, Runtime
-from goliath.ids import URL_SAFE_ID, URL_SAFE_RULE
 from goliath.snapshot import UNSERIALIZABLE
 
 from .base import TERMINAL, Transport, TransportError
+from .users import UnknownToken, holder_of
 from .wire import MAX_NESTING, too_deep
 
 if TYPE_CHECKING:
@@ -121,8 +119,6 @@ OUTBOX_MESSAGES = 1024
 (a client that never reads must not hold the daemon's memory)."""
 SEND_SECONDS = 30.0
 """Seconds a connection may take to accept one frame before it is dropped."""
-MAX_ASK_CHARS = 8_000
-"""Characters an ask may have: the same limit as the HTTP front door's."""
 CLAIMS_KEPT = 10_000
 """Turns a connection remembers having started (for its cancels and confirmations)."""
 _INT_RANGE = (-(2**63), 2**64 - 1)
@@ -217,13 +213,10 @@ class _Connection:
     def sign_in(self, given: str, token: str | None, users: Authenticator | None) -> bool:
         """A ``Hello``: the daemon's token opens everything, a user's token that user's
         conversations; any other token opens nothing."""
-        if token is not None and hmac.compare_digest(given.encode(), token.encode()):
-            self.access = None
-            return True
-        user = users.authenticate(given) if users is not None else None
-        if user is None:
+        try:
+            self.access = holder_of(given, token, users)
+        except UnknownToken:
             return False
-        self.access = user
         return True
 
     async def refuse(self) -> None:
@@ -344,27 +337,13 @@ class _Connection:
         await self.handle(message)
 
 
-def check_run(message: Run) -> None:
-    """Refuse what the HTTP front door refuses: a malformed turn id, an over-long ask, a
-    context nested past :data:`~transports.wire.MAX_NESTING`."""
-    if not URL_SAFE_ID.match(message.turn_id):
-        raise RequestError(
-            "invalid", f"turn id {message.turn_id[:40]!r} is not valid: {URL_SAFE_RULE}"
-        )
-    if len(message.ask) > MAX_ASK_CHARS:
-        raise RequestError(
-            "too_large",
-            f"the ask is {len(message.ask):,} characters; the limit is {MAX_ASK_CHARS:,}",
-        )
-    if (deep := too_deep(message.context)) is not None:  # the HTTP front door's limit too
+def check_request(runtime: Runtime, message: Inbound, access: Access | None) -> None:
+    """Refuse what the runtime's door refuses before this connection claims the turn (a
+    malformed turn id, an over-long ask, a conversation not the caller's), and a context nested
+    past :data:`~transports.wire.MAX_NESTING`, as the HTTP front door does."""
+    runtime.admit(message, access)
+    if isinstance(message, Run) and (deep := too_deep(message.context)) is not None:
         raise RequestError("invalid", deep)
-
-
-def _check_turn_id(message: Inbound) -> None:
-    if not URL_SAFE_ID.match(message.turn_id):
-        raise RequestError(
-            "invalid", f"turn id {message.turn_id[:40]!r} is not valid: {URL_SAFE_RULE}"
-        )
 
 
 async def _serve_connection(
@@ -418,10 +397,7 @@ async def _serve_requests(
             if isinstance(message, Hello):
                 continue  # who a connection is never changes after its first frame
             try:
-                if isinstance(message, Run):
-                    check_run(message)
-                elif isinstance(message, (Cancel, ConfirmReply, GetTurn)):
-                    _check_turn_id(message)
+                check_request(connection.runtime, message, connection.access)
             except RequestError as exc:
                 connection.deliver(
                     Failure(turn_id=message.turn_id, code=exc.code, message=exc.message)

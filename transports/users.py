@@ -37,7 +37,16 @@ from actors.runtime import Access
 from goliath.errors import ConfigError
 from goliath.ids import URL_SAFE_ID
 
-__all__ = ["MIN_TOKEN_CHARS", "Authenticator", "User", "Users", "check_token", "load_users"]
+__all__ = [
+    "MIN_TOKEN_CHARS",
+    "Authenticator",
+    "UnknownToken",
+    "User",
+    "Users",
+    "check_token",
+    "holder_of",
+    "load_users",
+]
 
 MIN_TOKEN_CHARS = 16
 """Tokens shorter than this are accepted with a warning; a blank one is refused."""
@@ -49,6 +58,25 @@ class Authenticator(Protocol):
     """Who a bearer token belongs to (``None``: nobody)."""
 
     def authenticate(self, token: str) -> Access | None: ...
+
+
+class UnknownToken(Exception):
+    """A token that is neither the daemon's own nor a user's (each edge says how to send one)."""
+
+
+def holder_of(presented: str, token: str | None, users: Authenticator | None) -> Access | None:
+    """Who a token an edge was given belongs to: ``None`` for the daemon's own ``token`` (the
+    operator, who reaches everything), else the user ``users`` knows it as.
+
+    The one token check of every edge (an HTTP bearer token, a frame socket's ``Hello``); the
+    daemon's token is compared in constant time. Raises :class:`UnknownToken`.
+    """
+    if token is not None and hmac.compare_digest(presented.encode(), token.encode()):
+        return None
+    user = users.authenticate(presented) if users is not None else None
+    if user is None:
+        raise UnknownToken
+    return user
 
 
 def check_token(token: str, where: str) -> str:

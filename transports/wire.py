@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import msgspec
 
+from actors.admission import MAX_ASK_CHARS
 from goliath.durable import PendingCall
 from goliath.ids import URL_SAFE_ID
 from goliath.records import RunResult, StepRecord
@@ -44,6 +45,12 @@ MAX_TOKEN_CHARS = 512
 """Characters of an opaque value a client sends back (a ``call_id``, a ``fingerprint``)."""
 Note = Annotated[str, msgspec.Meta(max_length=MAX_NOTE_CHARS)]
 Opaque = Annotated[str, msgspec.Meta(max_length=MAX_TOKEN_CHARS)]
+Ask = Annotated[str, msgspec.Meta(extra_json_schema={"maxLength": MAX_ASK_CHARS})]
+"""An ask: the document says :data:`actors.admission.MAX_ASK_CHARS`, the runtime's door
+refuses a longer one (413, with what to do instead) rather than the decoder (a bare 400)."""
+TurnId = Annotated[str, msgspec.Meta(extra_json_schema={"pattern": URL_SAFE_ID.pattern})]
+"""A run's turn id: documented as a :data:`WireId`, refused by the door's turn-id rule
+(:func:`actors.admission.check_turn_id`, in the same words on every edge)."""
 
 
 def nesting(value: Any, limit: int = MAX_NESTING) -> int:
@@ -78,7 +85,6 @@ class HttpLimits(msgspec.Struct, frozen=True, kw_only=True):
     """Request bounds of the HTTP front door, with units."""
 
     max_body_bytes: int = 64 * 1024
-    max_ask_chars: int = 8_000
     send_seconds: float = 30.0  # = transports.stream.SEND_SECONDS (a test pins them equal)
     """How long one write to an event stream may wait for a client that does not read before
     the client is dropped (the frame socket's ``SEND_SECONDS``)."""
@@ -87,8 +93,8 @@ class HttpLimits(msgspec.Struct, frozen=True, kw_only=True):
 class RunRequest(msgspec.Struct, forbid_unknown_fields=True):
     """Start a turn. ``turn_id`` makes retries safe: a known id is answered from its record."""
 
-    ask: str  # at most HttpLimits.max_ask_chars (the document says so); longer is a 413
-    turn_id: WireId | None = None
+    ask: Ask
+    turn_id: TurnId | None = None
     context: Any = None
 
 

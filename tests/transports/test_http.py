@@ -200,7 +200,7 @@ class TestRefusals:
             huge_ask = await http.post("/v1/conversations/a/runs", json={"ask": "x" * 9000})
             assert (
                 huge_ask.status_code == 413
-                and "the ask is 9000 characters" in huge_ask.json()["error"]["message"]
+                and "the ask is 9,000 characters" in huge_ask.json()["error"]["message"]
             )
             huge_body = await http.post(
                 "/v1/conversations/a/runs",
@@ -454,7 +454,8 @@ class TestServerErrors:
         """The socket breaking under an answer already started (Hypercorn saw the client leave
         and closed it during the last send) is logged as one line, not as a failure with a
         traceback, and no 500 is sent after the answer began."""
-        from transports.http import HttpLimits, _FrontDoor
+        from transports.http import HttpLimits
+        from transports.http.door import _FrontDoor
 
         async def answer_then_break(scope: Any, receive: Any, send: Any) -> None:
             await send({"type": "http.response.start", "status": 200, "headers": []})

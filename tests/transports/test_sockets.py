@@ -327,3 +327,48 @@ async def test_a_client_that_sends_a_bad_frame_and_leaves_ends_nothing_else(
         async with Client.stream(path=path) as client:
             assert (await client.run("hello", conversation_id="after")).text == "answer to hello"
         nursery.cancel_scope.cancel()
+
+
+@pytest.mark.parametrize(
+    ("options", "code"),
+    [
+        ({"ask": "a" * 9_000}, "too_large"),
+        ({"ask": "hi", "turn_id": "a/b"}, "invalid"),
+        ({"ask": "hi", "turn_id": "t" * 200}, "invalid"),
+    ],
+    ids=["long-ask", "slash-id", "long-id"],
+)
+async def test_every_edge_refuses_with_the_doors_words(
+    socket_dir: Path, options: dict[str, Any], code: str
+) -> None:
+    """HTTP, frames and the in-process client refuse an over-long ask or a malformed turn id
+    with the same code and the very same message: the runtime's door wrote it once."""
+    from actors.admission import RequestError, check_ask, check_turn_id
+    from transports.inproc import InProcTransport
+
+    try:
+        check_ask(options["ask"])
+        check_turn_id(options["turn_id"])
+    except RequestError as exc:
+        expected = exc.message
+    http_path, frames_path = socket_dir / "http.sock", socket_dir / "frames.sock"
+    agent = make_agent()
+    async with agent, trio.open_nursery() as nursery:
+        await nursery.start(
+            functools.partial(serve_http, agent.runtime, unix_socket=http_path, token=None)
+        )
+        await nursery.start(functools.partial(serve_stream, agent.runtime, path=frames_path))
+        clients = [
+            Client.http("http://daemon", uds=str(http_path)),
+            Client.stream(path=str(frames_path)),
+            Client(InProcTransport(agent)),
+        ]
+        said = []
+        for client in clients:
+            async with client:
+                with pytest.raises(RemoteError) as refused:
+                    await client.run(conversation_id="c", **options)
+            said.append((refused.value.code, refused.value.message))
+        assert said == [(code, expected)] * 3
+        assert agent.runtime.supervisor.statistics().turn_records == 0
+        nursery.cancel_scope.cancel()
