@@ -25,8 +25,8 @@ from goliath import Agent, tool
 from goliath.memory import InMemory
 from goliath.models import GenerateRequest, Generation
 
-PLAN_TOOL = '{"kind":"tool","tool":"list_tasks","brief":"list the tasks"}'
-PLAN_ANSWER = '{"kind":"answer","brief":"reply"}'
+PLAN_TOOL = '{"call":"list_tasks"}'
+PLAN_ANSWER = '{"call":"answer_the_user"}'
 
 
 class InstantModel:

@@ -71,7 +71,6 @@ class PlanEvent(EventBase, tag="plan", frozen=True):
     kind: Literal["tool", "answer"]
     brief: str
     tool: str | None = None
-    why: str | None = None
 
 
 class ConfirmEvent(EventBase, tag="confirm", frozen=True):

@@ -18,7 +18,7 @@ from __future__ import annotations
 import difflib
 import inspect
 from collections.abc import Awaitable, Sequence
-from typing import Any, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 import attrs
 
@@ -31,6 +31,8 @@ __all__ = [
     "Extension",
     "HookContext",
     "Patch",
+    "Plan",
+    "PlanKind",
     "RunOutcome",
     "Skip",
     "Stop",
@@ -79,6 +81,53 @@ class Stop:
 @attrs.frozen
 class Skip:
     """``before_remember`` only: save nothing for this turn."""
+
+
+PlanKind = Literal["tool", "answer", "escalate"]
+
+
+def _check_plan(plan: Plan, _attribute: Any, _value: Any) -> None:
+    if plan.kind not in ("tool", "answer", "escalate"):
+        raise ValueError(f"Plan kind is 'tool', 'answer' or 'escalate', got {plan.kind!r}")
+    if plan.kind == "tool" and (not isinstance(plan.tool, str) or not plan.tool):
+        raise ValueError(f"a tool Plan names its tool, got tool={plan.tool!r}")
+    if plan.kind != "tool" and plan.tool is not None:
+        raise ValueError(f"a {plan.kind} Plan names no tool, got tool={plan.tool!r}")
+    if not isinstance(plan.brief, str):
+        raise ValueError(f"Plan brief is a string, got {plan.brief!r}")
+    if plan.then is not None and not (
+        isinstance(plan.then, tuple) and all(isinstance(name, str) for name in plan.then)
+    ):
+        raise ValueError(f"Plan then is None or a tuple of tool names, got {plan.then!r}")
+
+
+@attrs.frozen(kw_only=True)
+class Plan:
+    """The turn's next step, as the conductor decoded it from the model's reply.
+
+    The model writes one spelling (docs/design.md, "The plan"): ``{"call": NAME, "then": NAME}``
+    for a turn's first plan, ``{"call": NAME}`` for a later step; the conductor checks it once
+    and the rest of the turn trusts this. An ``after_plan`` hook sees it as ``ctx.plan`` and may
+    return ``{"plan": Plan(...)}`` to replace it; its tool must be one the step may use.
+
+    Attributes:
+        kind: ``tool`` (call ``tool``), ``answer`` (reply now) or ``escalate`` (hand the turn
+            over: the ask is beyond these functions).
+        tool: the function to call; set exactly when ``kind`` is ``tool``.
+        brief: what the step is for, which the argument filler and the step record show. The
+            turn fills an empty one: a tool's description, or ``reply``.
+        then: the calls a first plan puts after this one (none: answer after it), which the
+            turn follows; ``None`` when the plan named this call alone and the turn asks again
+            for the next step. It is read from the model's plan: a hook's replacement changes
+            this step only.
+        scores: the first plan's options' log-probabilities, when the bridge reported them.
+    """
+
+    kind: PlanKind = attrs.field(validator=_check_plan)
+    tool: str | None = None
+    brief: str = ""
+    then: tuple[str, ...] | None = None
+    scores: dict[str, float] | None = attrs.field(default=None, eq=False)
 
 
 Patch: TypeAlias = dict[str, Any]
@@ -143,8 +192,8 @@ class Extension:
         return None
 
     def after_plan(self, ctx: HookContext) -> Patch | Stop | Awaitable[Patch | Stop | None] | None:
-        """A plan was made: ``plan``, ``tools``, ``steps``, ``attempt``. ``{"plan": ...}``
-        replaces it (its tool must be available), or stop."""
+        """A plan was made: ``plan`` (a :class:`Plan`), ``tools``, ``steps``, ``attempt``.
+        ``{"plan": Plan(...)}`` replaces it (its tool must be available), or stop."""
         return None
 
     def before_tool(

@@ -559,7 +559,7 @@ class TestModel:
             self._queue = list(rest)  # a planned write is asked for again (its gate)
             if len(rest) <= 1:
                 return json.dumps({"call": first, "then": rest[0] if rest else _option(then, DONE)})
-            return json.dumps({"calls": [first, *rest]})  # more than a first plan holds
+            return json.dumps({"call": first})  # more than a first plan holds: step by step
         upcoming = next((name for name in self._queue if name in tools), None)
         if upcoming is not None:
             self._queue.remove(upcoming)

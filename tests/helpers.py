@@ -5,21 +5,23 @@ from __future__ import annotations
 from typing import Any
 
 from goliath import Tool, ToolContext, tool
+from goliath.schema import DONE, HAND_OFF
 
 
-def plan(
-    kind: str = "answer", tool_name: str | None = None, brief: str = "reply", why: str | None = None
-) -> dict[str, Any]:
-    data: dict[str, Any] = {"kind": kind, "brief": brief}
-    if tool_name is not None:
-        data["tool"] = tool_name
-    if why is not None:
-        data["why"] = why
-    return {"json": data}
+def use(tool_name: str) -> dict[str, Any]:
+    """A conductor reply choosing ``tool_name`` alone (``{"call": NAME}``): as a turn's first
+    plan too, so the turn asks again for each next step."""
+    return {"json": {"call": tool_name}}
 
 
-def use(tool_name: str, brief: str = "do it") -> dict[str, Any]:
-    return plan("tool", tool_name, brief)
+def answer_plan() -> dict[str, Any]:
+    """A conductor reply that answers now."""
+    return {"json": {"call": DONE}}
+
+
+def hand_off() -> dict[str, Any]:
+    """A conductor reply that hands the turn over (escalates ``conductor-asked``)."""
+    return {"json": {"call": HAND_OFF}}
 
 
 def answer(text: str) -> dict[str, Any]:

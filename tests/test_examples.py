@@ -57,9 +57,9 @@ def test_the_notes_assistant_asks_saves_and_remembers(tmp_path: Path) -> None:
         tmp_path,
         "save",
         [
-            {"json": {"kind": "tool", "tool": "add_note", "brief": "save the note"}},
+            {"json": {"call": "add_note"}},
             {"json": {"text": "plumber on Friday"}},
-            {"json": {"kind": "answer", "brief": "reply"}},
+            {"json": {"call": "answer_the_user"}},
             {"text": "Noted: the plumber comes on Friday."},
         ],
     )
@@ -85,9 +85,9 @@ def fastapi_url(tmp_path: Path) -> Iterator[str]:
     entries: list[Any] = []
     for text in ("We open 10-14 on Saturday.", "Closed on Sunday, sorry."):
         entries += [
-            {"json": {"kind": "tool", "tool": "opening_hours", "brief": "look it up"}},
+            {"json": {"call": "opening_hours"}},
             {"json": {"day": "saturday" if "Saturday" in text else "sunday"}},
-            {"json": {"kind": "answer", "brief": "reply"}},
+            {"json": {"call": "answer_the_user"}},
             {"text": text},
         ]
     model = script(tmp_path, "shop", entries)
@@ -150,9 +150,9 @@ async def test_the_daemon_example_serves_the_chat_page_and_runs_turns(tmp_path: 
         tmp_path,
         "daemon",
         [
-            {"json": {"kind": "tool", "tool": "add_task", "brief": "add eggs"}},
+            {"json": {"call": "add_task"}},
             {"json": {"title": "eggs"}},
-            {"json": {"kind": "answer", "brief": "reply"}},
+            {"json": {"call": "answer_the_user"}},
             {"text": "Added eggs."},
         ],
     )

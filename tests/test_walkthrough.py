@@ -80,7 +80,8 @@ def test_the_six_scenarios_take_the_paths_they_are_named_after(recording: dict[s
     decline = scenario(recording, "decline")
     skipped = decline["result"]["steps"][0]
     assert skipped["skipped"] and skipped["skip_reason"] == "confirmation"
-    assert "I already called them" in model_calls(decline)[-2]["prompt"]
+    answer = model_calls(decline)[-1]  # the plan was done: the answer reads the decline
+    assert answer["label"] == "answer" and "I already called them" in answer["prompt"]
 
     malformed = scenario(recording, "malformed")
     first, retry = model_calls(malformed)[:2]

@@ -24,6 +24,7 @@ import trio
 from goliath import Agent, ConfirmRequest, Decision, FallbackRequest, RunResult, tool
 from goliath.filesystem import create_filesystem, static_filesystem
 from goliath.models import GenerateRequest, Generation
+from goliath.schema import DONE
 from goliath.testing import FakeModel, ScriptEntry
 
 HERE = Path(__file__).resolve().parent
@@ -126,14 +127,15 @@ def task_tools(created: list[dict[str, Any]]) -> list[Any]:
     return [list_tasks, create_task]
 
 
-def plan(tool_name: str | None, brief: str, why: str | None = None) -> ScriptEntry:
-    """A conductor reply, its fields in the order guided generation produces them."""
-    value: dict[str, Any] = {"why": why} if why else {}
-    value["kind"] = "tool" if tool_name else "answer"
-    if tool_name:
-        value["tool"] = tool_name
-    value["brief"] = brief
-    return {"json": value}
+def first_plan(call: str, then: str = DONE) -> ScriptEntry:
+    """A turn's first plan, as the conductor asks for it: a call, then the next or none."""
+    return {"json": {"call": call, "then": then}}
+
+
+def next_call(call: str) -> ScriptEntry:
+    """A later step's pick, ``{"call": NAME}`` (as a first plan: this call alone, so the turn
+    asks again for each next step)."""
+    return {"json": {"call": call}}
 
 
 # ---------------------------------------------------------------------- the six scenarios
@@ -213,8 +215,7 @@ SCENARIOS = [
         "One read, its output compressed to a few lines, then the answer.",
         "what do I need to do next?",
         [
-            plan("list_tasks", "list the tasks with due dates", "I need the tasks and due dates"),
-            plan(None, "reply with the next open tasks by due date"),
+            first_plan("list_tasks"),
             {
                 "text": "Buy milk is due March 2, then Call the dentist on March 3 and "
                 "Send invoice #118 on March 4."
@@ -227,9 +228,8 @@ SCENARIOS = [
         "The worker fills the arguments; the write waits for a person, who approves it.",
         "add buy eggs for Friday",
         [
-            plan("create_task", "add the task Buy eggs due 2026-03-06"),
+            first_plan("create_task"),
             {"json": {"title": "Buy eggs", "due": "2026-03-06"}},
-            plan(None, "confirm the task was added"),
             {"text": "Added Buy eggs, due Friday March 6."},
         ],
         decide=lambda request: Decision(approved=True),
@@ -237,13 +237,14 @@ SCENARIOS = [
     Scenario(
         "repeat",
         "A repeated call, caught by the judge",
-        "The model asks for the same read three times: the second is served from the first, "
-        "the third escalates and the cloud fallback answers from the structured record.",
+        "Planned one call at a time, the model asks for the same read three times: the second "
+        "is served from the first, the third escalates and the cloud fallback answers from the "
+        "structured record.",
         "how many tasks do I have?",
         [
-            plan("list_tasks", "list all tasks"),
-            plan("list_tasks", "list all tasks again"),
-            plan("list_tasks", "list all tasks to count them"),
+            next_call("list_tasks"),
+            next_call("list_tasks"),
+            next_call("list_tasks"),
         ],
         fallback=True,
     ),
@@ -253,9 +254,8 @@ SCENARIOS = [
         "The person declines; the model sees the decline and its reason, and does not retry.",
         "add call the bank",
         [
-            plan("create_task", "add the task Call the bank"),
+            first_plan("create_task"),
             {"json": {"title": "Call the bank"}},
-            plan(None, "tell the user the task was not added"),
             {"text": "OK, I did not add Call the bank."},
         ],
         decide=lambda request: Decision(approved=False, reason="I already called them"),
@@ -268,23 +268,20 @@ SCENARIOS = [
         "is the passport renewal done?",
         [
             {"text": "Sure! Let me check your tasks for the passport."},
-            plan("list_tasks", "list the tasks to find the passport renewal"),
-            plan(None, "say whether Renew passport is done"),
+            first_plan("list_tasks"),
             {"text": "Not yet: Renew passport is open, due March 20."},
         ],
     ),
     Scenario(
         "files",
         "A file retrieval",
-        "The model searches the notes, reads the matching file a page at a time, and answers "
-        "from the literal excerpt.",
+        "The model plans a search of the notes, then a read of the matching file; the turn "
+        "follows that plan and answers from the literal excerpt.",
         "when should I water the tomatoes?",
         [
-            plan("grep", "search the notes for tomatoes"),
+            first_plan("grep", "read_file"),
             {"json": {"pattern": "tomatoes"}},
-            plan("read_file", "read /notes/garden.md"),
             {"json": {"path": "/notes/garden.md"}},
-            plan(None, "reply when to water the tomatoes"),
             {"text": "Every morning before 9, at the roots and never on the leaves (garden.md)."},
         ],
         files=True,

@@ -37,6 +37,7 @@ import pydantic
 from ..agent import Agent
 from ..models import GenerateRequest, Generation
 from ..records import ConfirmRequest, Decision, FallbackRequest
+from ..schema import plan_options
 from ..tools import Tool
 from ..turn.conductor import InvalidPlan, Plan, parse_plan
 from ..turn.worker import validate_arguments
@@ -81,20 +82,19 @@ def perfect_script(
     has parameters (from ``arguments``, in order), then an answer plan and the answer. An ask
     that must go to the cloud is one escalate plan.
     """
+    options = plan_options(list(tools))
     if fixture.handled_by == "cloud":
-        return [("conductor", {"json": {"kind": "escalate", "brief": "beyond this device"}})]
+        return [("conductor", {"json": {"call": options.hand_off}})]
     replies = iter(arguments)
     script: list[tuple[str, dict[str, Any]]] = []
     for name in fixture.tools:
-        script.append(
-            ("conductor", {"json": {"kind": "tool", "tool": name, "brief": f"use {name}"}})
-        )
+        script.append(("conductor", {"json": {"call": name}}))  # one step at a time
         if tools[name].has_arguments:
             script.append(("worker", {"json": dict(next(replies, {}))}))
     leftover = list(replies)
     if leftover:
         raise ValueError(f"{fixture.id}: arguments left over after the last tool: {leftover}")
-    script.append(("conductor", {"json": {"kind": "answer", "brief": "reply"}}))
+    script.append(("conductor", {"json": {"call": options.done}}))
     script.append(("answer", {"text": perfect_answer(fixture)}))
     return script
 
@@ -260,7 +260,7 @@ def _calls_of(planned: Sequence[Any], reply: str, tools: Mapping[str, Tool]) -> 
     if first in ("answer", "escalate", "(no plan)"):
         return first
     plan = parse_plan(reply, list(tools))
-    rest = plan.rest if isinstance(plan, Plan) and plan.tool == first else ()
+    rest = plan.then or () if isinstance(plan, Plan) and plan.tool == first else ()
     return ",".join((first, *(name for name in rest if name in tools)))
 
 
@@ -282,9 +282,11 @@ def _score_calls(fixture: Fixture, got: str, tools: Mapping[str, Tool]) -> list[
     return [f"planned [{','.join(calls)}], wanted {wanted}"]
 
 
-def _planned_at(entry: Mapping[str, Any]) -> str:
-    data = entry["json"]
-    return str(data.get("tool") or data.get("kind"))
+def _planned_at(entry: Mapping[str, Any], tools: Mapping[str, Tool]) -> str:
+    """The tool a perfect script's plan names, or its kind (``answer``, ``escalate``)."""
+    plan = parse_plan(json.dumps(entry["json"]), list(tools))
+    assert isinstance(plan, Plan), entry
+    return plan.tool or plan.kind
 
 
 def _score_decision(fixture: Fixture, got: str) -> list[str]:
@@ -416,7 +418,7 @@ async def _probe_one(
             reply = _calls_of(splice.planned, reply, tools)
             reasons = _score_calls(fixture, reply, tools)
         elif probe == "next":
-            wanted = _planned_at(script[target][1])
+            wanted = _planned_at(script[target][1], tools)
             plan = parse_plan(reply, list(tools))
             got = "(invalid)" if isinstance(plan, InvalidPlan) else (plan.tool or plan.kind)
             reasons = [] if got == wanted else [f"chose {got}, wanted {wanted}"]

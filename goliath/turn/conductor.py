@@ -1,12 +1,15 @@
 """The conductor: plans the turn's calls, then picks each next one, under an enum constraint.
 
 The first call of a turn returns ``{"call": name, "then": name}`` (the plan: a call, then the
-next or "answer the user"; scripts may still send ``{"calls": [...]}``), later ones
-``{"call": name}`` (a planned write's gate, with the plan's remainder shown as a hint). The
-names are the available functions plus three that are not functions: no function needed,
-answer now, and hand off to a larger assistant (``goliath.schema.plan_options``). Names, not
-free text, because a 1.5B model picks among names far more reliably than it writes a brief
-(docs/design.md, "The plan").
+next or "answer the user"), later ones ``{"call": name}`` (a planned write's gate, with the
+plan's remainder shown as a hint). The names are the available functions plus three that are
+not functions: no function needed, answer now, and hand off to a larger assistant
+(``goliath.schema.plan_options``). Names, not free text, because a 1.5B model picks among names
+far more reliably than it writes a brief (docs/design.md, "The plan").
+
+Those two spellings are the only ones :func:`parse_plan` reads: the reply is checked here, once,
+into a frozen :class:`~goliath.extensions.Plan` that the rest of the turn trusts. A script may
+send ``{"call": name}`` for a first plan too: the turn then asks again for each next step.
 """
 
 from __future__ import annotations
@@ -20,44 +23,28 @@ import attrs
 
 from .._origin import origin_of
 from ..classify import is_invalid_output
+from ..extensions import Plan
 from ..schema import first_plan_schema, plan_options, plan_schema
+from ..tools import Tool
 from .generation import ModelCaller
 from .prompts import compact_steps, conductor_system, conductor_user, plan_system, plan_user
 
 __all__ = [
+    "ANSWER_BRIEF",
+    "HAND_OFF_BRIEF",
     "InvalidPlan",
     "Plan",
+    "checked_plan",
     "parse_plan",
-    "plan_from_patch",
     "planning_prompts",
     "request_plan",
     "weigh_options",
 ]
 
-PlanKind = Literal["tool", "answer", "escalate"]
-
-
-@attrs.frozen
-class Plan:
-    kind: PlanKind
-    brief: str
-    tool: str | None = None
-    why: str | None = None
-    rest: tuple[str, ...] = ()
-    """The calls a first plan put after this one, run next (a write asks first)."""
-    whole: bool = False
-    """Whether this came from a first plan (``{"call", "then"}`` or ``{"calls"}``), which the
-    turn then follows."""
-    scores: dict[str, float] | None = attrs.field(default=None, eq=False)
-    """The first plan's options' log-probabilities, when the bridge reported them."""
-
-    def as_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"kind": self.kind, "brief": self.brief}
-        if self.tool is not None:
-            data["tool"] = self.tool
-        if self.why is not None:
-            data["why"] = self.why
-        return data
+ANSWER_BRIEF = "reply"
+"""The brief of an answer step (its step record's)."""
+HAND_OFF_BRIEF = "beyond this device's functions"
+"""The brief of a plan that hands the turn over."""
 
 
 @attrs.frozen
@@ -84,68 +71,58 @@ def _unknown_tool_hint(name: object, tool_names: Sequence[str]) -> str:
     return f"There is no function {shown}. Pick one of: {_names(tool_names)}."
 
 
-def _from_option(
-    name: object, rest: Sequence[object], tool_names: Sequence[str], whole: bool = False
-) -> Plan | InvalidPlan:
-    options = plan_options(tool_names)
-    if name in (options.no_tool, options.done):
-        return Plan(kind="answer", brief="reply")
-    if name == options.hand_off:
-        return Plan(kind="escalate", brief="beyond this device's functions")
-    if not isinstance(name, str) or name not in tool_names:
-        return InvalidPlan(_unknown_tool_hint(name, tool_names), needs_tool=True)
-    later = tuple(str(item) for item in rest if isinstance(item, str) and item in tool_names)
-    return Plan(kind="tool", brief="", tool=name, rest=later, whole=bool(whole))
-
-
 def parse_plan(text: str, tool_names: Sequence[str]) -> Plan | InvalidPlan:
-    """A plan from a reply: a first plan ``{"call", "then"}`` (or ``{"calls": [...]}``), a later
-    one ``{"call": NAME}``, or the original form ``{"kind", "tool", "brief"}`` that scripts and
-    hooks may use.
+    """A plan from a reply: ``{"call": NAME, "then": NAME}`` (a first plan, which the turn
+    follows) or ``{"call": NAME}`` (this call alone); anything else is an :class:`InvalidPlan`.
 
     Option names stand for answering (``general_knowledge_or_chat``, ``answer_the_user``) and
-    for the hand-off (``beyond_these_functions``); a tool plan's brief is filled in by the turn.
+    for the hand-off (``beyond_these_functions``), whose ``then`` is ignored; a ``then`` that
+    names no function means "nothing more". A tool plan's brief is filled in by the turn.
     """
     try:
         data = json.loads(text, strict=False)
     except ValueError:
         return InvalidPlan(_malformed_hint(tool_names))
-    if isinstance(data, dict) and "kind" not in data:
-        calls = data.get("calls")
-        if isinstance(calls, list) and calls:
-            return _from_option(calls[0], calls[1:], tool_names, whole=True)
-        if "call" in data and "then" in data:  # a first plan: this call, then one more or none
-            return _from_option(data["call"], [data["then"]], tool_names, whole=True)
-        if "call" in data:
-            return _from_option(data["call"], (), tool_names)
-    if (
-        not isinstance(data, dict)
-        or data.get("kind") not in ("tool", "answer", "escalate")
-        or not isinstance(data.get("brief"), str)
-        or not isinstance(data.get("why", ""), (str, type(None)))
-    ):
+    if not isinstance(data, dict) or set(data) not in ({"call"}, {"call", "then"}):
         return InvalidPlan(_malformed_hint(tool_names))
-    tool = data.get("tool")
-    if data["kind"] == "tool" and (not isinstance(tool, str) or tool not in tool_names):
-        return InvalidPlan(_unknown_tool_hint(tool, tool_names), needs_tool=True)
-    return Plan(
-        kind=data["kind"],
-        brief=data["brief"].strip(),
-        tool=tool if data["kind"] == "tool" else None,
-        why=(data.get("why") or "").strip() or None,
-    )
+    name = data["call"]
+    options = plan_options(tool_names)
+    if name in (options.no_tool, options.done):
+        return Plan(kind="answer", brief=ANSWER_BRIEF)
+    if name == options.hand_off:
+        return Plan(kind="escalate", brief=HAND_OFF_BRIEF)
+    if not isinstance(name, str) or name not in tool_names:
+        return InvalidPlan(_unknown_tool_hint(name, tool_names), needs_tool=True)
+    if "then" not in data:
+        return Plan(kind="tool", tool=name)
+    then = data["then"]
+    return Plan(kind="tool", tool=name, then=(then,) if then in tool_names else ())
 
 
-def plan_from_patch(value: Any, tool_names: Sequence[str]) -> Plan:
-    """Validate a plan an ``after_plan`` hook returned (a dict or a :class:`Plan`)."""
-    if isinstance(value, Plan):
-        value = value.as_dict()
-    if not isinstance(value, dict):
-        raise ValueError(f"plan must be a dict with kind, tool and brief; got {value!r}")
-    parsed = parse_plan(json.dumps(value), tool_names)
-    if isinstance(parsed, InvalidPlan):
-        raise ValueError(f"invalid plan {value!r}: {parsed.hint}")
-    return parsed
+def checked_plan(value: Any, tools: Sequence[Tool]) -> Plan:
+    """The plan an ``after_plan`` hook returned, checked: a :class:`Plan` whose tool is one of
+    ``tools``, its empty brief filled. Raises ``TypeError``/``ValueError`` naming what is wrong."""
+    if not isinstance(value, Plan):
+        dropped = (
+            " (the dict form {'kind', 'tool', 'brief'} is gone)" if isinstance(value, dict) else ""
+        )
+        raise TypeError(
+            "plan must be a goliath.extensions.Plan, such as Plan(kind='tool', tool=NAME) or "
+            f"Plan(kind='answer'){dropped}; got {value!r}"
+        )
+    names = [tool.name for tool in tools]
+    if value.kind == "tool" and value.tool not in names:
+        raise ValueError(
+            f"plan names tool {value.tool!r}, which this step may not use; "
+            f"pick one of: {_names(names) or '(none)'}"
+        )
+    if value.brief:
+        return value
+    if value.kind == "tool":
+        brief = next(tool.description for tool in tools if tool.name == value.tool)
+    else:
+        brief = ANSWER_BRIEF if value.kind == "answer" else HAND_OFF_BRIEF
+    return attrs.evolve(value, brief=brief)
 
 
 async def request_plan(

@@ -17,7 +17,7 @@ from ..extensions import Skip
 from ..memory.codec import copy_state
 from ..records import Exchange, FallbackRequest, MemoryState, StepRecord
 from ..tools import Tool
-from .conductor import Plan, plan_from_patch
+from .conductor import Plan, checked_plan
 from .hooks import Denied, ExtensionRunner
 from .worker import validate_arguments
 
@@ -121,19 +121,18 @@ class Phases:
     async def after_plan(
         self, plan: Plan, available: list[Tool], steps: list[StepRecord], attempt: int
     ) -> Plan:
-        """The plan as the hooks leave it (a replacement must name an available tool)."""
+        """The plan as the hooks leave it: each sees the :class:`Plan` itself and may return
+        another, whose tool must be available (``checked_plan``)."""
         if not self.runner.active:
             return plan
-        names = [t.name for t in available]
 
         def validate(patch: dict[str, Any], _current: dict[str, Any]) -> dict[str, Any]:
-            replaced = plan_from_patch(patch["plan"], names)
-            return {"plan": replaced.as_dict()}
+            return {"plan": checked_plan(patch["plan"], available)}
 
         patch, _ = await self.runner.transform(
             "after_plan",
             {
-                "plan": plan.as_dict(),
+                "plan": plan,
                 "tools": [tool_info(t) for t in available],
                 "steps": steps,
                 "attempt": attempt,
@@ -141,7 +140,7 @@ class Phases:
             frozenset({"plan"}),
             validate=validate,
         )
-        return plan_from_patch(patch["plan"], names) if "plan" in patch else plan
+        return patch.get("plan", plan)  # type: ignore[no-any-return]
 
     async def before_tool(
         self, tool: Tool, tool_input: dict[str, Any], brief: str, steps: list[StepRecord]

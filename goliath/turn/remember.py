@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import time
-from typing import TYPE_CHECKING
 
 import trio
 
@@ -19,14 +18,12 @@ from ..events import MemoryErrorEvent, RememberEvent
 from ..memory.codec import appended, copy_state
 from ..records import Exchange
 from .scribe import RECENT_KEEP, fold_memory
-
-if TYPE_CHECKING:
-    from .run import Turn
+from .state import TurnState
 
 __all__ = ["remember", "remember_what_ran"]
 
 
-async def remember(turn: Turn, text: str, *, best_effort: bool, device_failed: bool) -> None:
+async def remember(turn: TurnState, text: str, *, best_effort: bool, device_failed: bool) -> None:
     """Save the finished exchange (the scribe folds what falls out of the recent three)."""
     exchange = Exchange(
         ask=turn.ask,
@@ -59,7 +56,7 @@ async def remember(turn: Turn, text: str, *, best_effort: bool, device_failed: b
     turn.emit(RememberEvent(summary=kept.summary))
 
 
-async def remember_what_ran(turn: Turn) -> None:
+async def remember_what_ran(turn: TurnState) -> None:
     """A cancelled turn that wrote something leaves that in memory (design.md, D6).
 
     Nothing half-done is saved — but a write that ran (or was cut off while it ran) is not

@@ -172,7 +172,6 @@ class Turn(TurnState):
                     index=len(self.steps),
                     kind="tool" if plan.kind == "tool" else "answer",
                     tool=plan.tool,
-                    why=plan.why,
                     brief=plan.brief,
                 )
             )
@@ -247,7 +246,7 @@ class Turn(TurnState):
             plan = await self._weighed(plan, available, system, prompt, offered)
         if isinstance(plan, Plan) and plan.kind == "tool":
             if first:
-                self.planned = list(plan.rest) if plan.whole else None
+                self.planned = None if plan.then is None else list(plan.then)
             elif self.planned:
                 self.planned = self.planned[1:]
             if not plan.brief:

@@ -50,7 +50,7 @@ class TurnState:
         self.planned: list[str] | None = None
         """The first plan's calls still to come (its reads run as planned; a write is offered
         alone, or the answer); ``None`` while the turn is planned one step at a time (a
-        script's or a hook's ``{"kind", "tool", "brief"}`` plan)."""
+        first plan of ``{"call"}`` alone, as scripts may send)."""
         self.hand_off_checked = False
         """The hand-off check ran (a first plan retried after a malformed reply asks it once)."""
         self.notes: list[str] = []

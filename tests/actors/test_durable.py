@@ -391,10 +391,10 @@ def planning_reply(request: GenerateRequest) -> dict[str, Any]:
     plan takes the next one the prompt says is planned, else answers."""
     if request.label == "conductor":
         if "Next call?" not in request.prompt:  # the first plan
-            return {"json": {"topic": "tasks", "calls": ["create_task", "count_tasks"]}}
+            return {"json": {"call": "create_task", "then": "count_tasks"}}
         if "Planned next: count_tasks" in request.prompt:
             return {"json": {"call": "count_tasks"}}
-        return {"json": {"kind": "answer", "brief": "reply"}}
+        return {"json": {"call": "answer_the_user"}}
     if request.label == "worker":
         return {"json": {"title": "plums"}}
     if request.label == "scribe":

@@ -15,7 +15,7 @@ from goliath.extensions import Extension
 from goliath.memory import InMemory
 from goliath.models import GenerateRequest
 from goliath.testing import FakeModel
-from tests.helpers import answer, plan, task_tools, use
+from tests.helpers import answer, answer_plan, task_tools, use
 
 
 def answering_model(text: str = "Done.", delay: float = 0.0) -> FakeModel:
@@ -23,7 +23,7 @@ def answering_model(text: str = "Done.", delay: float = 0.0) -> FakeModel:
 
     def reply(request: GenerateRequest) -> dict[str, Any]:
         if request.label == "conductor":
-            return plan("answer")
+            return answer_plan()
         return answer(text)
 
     return FakeModel(reply, delay=delay)
@@ -44,10 +44,10 @@ class TestSerialization:
 
         script = [
             use("slow"),
-            plan("answer"),
+            answer_plan(),
             answer("one"),
             use("slow"),
-            plan("answer"),
+            answer_plan(),
             answer("two"),
         ]
         agent = Agent(FakeModel(script), tools=[slow])
@@ -71,7 +71,7 @@ class TestSerialization:
             if request.label == "conductor":
                 if "Ask: blocked" in request.prompt and "wait_for_gate(" not in request.prompt:
                     return use("wait_for_gate")
-                return plan("answer")
+                return answer_plan()
             return answer("fine")
 
         agent = Agent(FakeModel(reply), tools=[wait_for_gate], memory=lambda cid: InMemory())
@@ -139,7 +139,7 @@ class TestCancellation:
             assert outcomes == ["aborted"]
             # the conversation keeps working afterwards
             agent.model._function = lambda request: (
-                plan("answer") if request.label == "conductor" else answer("back")
+                answer_plan() if request.label == "conductor" else answer("back")
             )
             assert (await agent.run("again")).text == "back"
 
@@ -155,7 +155,7 @@ class TestCancellation:
             await trio.sleep_forever()
             return True
 
-        script = [use("create_task", "add eggs"), {"json": {"title": "eggs"}}]
+        script = [use("create_task"), {"json": {"title": "eggs"}}]
         agent = Agent(FakeModel(script), tools=tools, confirm=confirm)
         async with agent, trio.open_nursery() as nursery:
             errors: list[BaseException] = []
@@ -207,7 +207,7 @@ class TestCancellation:
             await gate.wait()
             return "held"
 
-        model = FakeModel([use("hold"), plan("answer"), answer("first done")])
+        model = FakeModel([use("hold"), answer_plan(), answer("first done")])
         agent = Agent(model, tools=[hold])
         async with agent, trio.open_nursery() as nursery:
             nursery.start_soon(agent.run, "first")
@@ -308,7 +308,7 @@ class TestSupervision:
         def reply(request: GenerateRequest) -> dict[str, Any]:
             if request.label == "conductor" and "hold(" not in request.prompt:
                 return use("hold")
-            return plan("answer") if request.label == "conductor" else answer("ok")
+            return answer_plan() if request.label == "conductor" else answer("ok")
 
         agent = Agent(FakeModel(reply), tools=[hold], runtime_limits=RuntimeLimits(run_mailbox=1))
         async with agent, trio.open_nursery() as nursery:
@@ -326,9 +326,9 @@ class TestSupervision:
         """At-most-once: the same turn id twice runs the tool once and returns the same result."""
         tasks, tools = task_tools()
         script = [
-            use("create_task", "add"),
+            use("create_task"),
             {"json": {"title": "eggs"}},
-            plan("answer"),
+            answer_plan(),
             answer("Added."),
         ]
         agent = Agent(FakeModel(script), tools=tools, auto_approve=True)
@@ -506,8 +506,8 @@ def reading_agent(reads: list[int], **options: Any) -> Agent:
         ask = request.prompt.rsplit("Ask: ", 1)[-1].split("\n", 1)[0]
         if request.label == "conductor":
             if "read_big(" in request.prompt.rsplit("Ask: ", 1)[-1]:
-                return plan("answer")
-            return {"json": {"kind": "tool", "tool": "read_big", "brief": "read"}}
+                return answer_plan()
+            return {"json": {"call": "read_big"}}
         if request.label == "scribe":
             return {"text": "Goal: read"}
         return answer(f"read {ask}")

@@ -23,12 +23,12 @@ from goliath.models import GenerateRequest, TextSink
 from goliath.records import Decision
 from goliath.session import Session
 from goliath.testing import FakeModel
-from tests.helpers import answer, plan, task_tools, use
+from tests.helpers import answer, answer_plan, task_tools, use
 
 
 def answering(text: str = "Done.") -> FakeModel:
     def reply(request: GenerateRequest) -> dict[str, Any]:
-        return plan("answer") if request.label == "conductor" else answer(text)
+        return answer_plan() if request.label == "conductor" else answer(text)
 
     return FakeModel(reply)
 
@@ -97,7 +97,7 @@ def holding_model() -> FakeModel:
     def reply(request: GenerateRequest) -> dict[str, Any]:
         holds = "hold it" in request.prompt and "hold(" not in request.prompt
         if request.label == "conductor":
-            return use("hold") if holds else plan("answer")
+            return use("hold") if holds else answer_plan()
         return answer("ok")
 
     return FakeModel(reply)
@@ -205,7 +205,7 @@ async def test_a_confirmation_reply_is_routed_to_the_turn_that_waits_for_it() ->
     reply, which lets the write run; a second reply to the same call is "answered"."""
     tasks, tools = task_tools()
     model = FakeModel(
-        [use("create_task"), {"json": {"title": "eggs"}}, plan("answer"), answer("Added.")]
+        [use("create_task"), {"json": {"title": "eggs"}}, answer_plan(), answer("Added.")]
     )
     inbox: list[Outbound] = []
     async with supervising(model, tools=tuple(tools), auto_approve=False) as supervisor:

@@ -23,7 +23,7 @@ def chat_reply(request: GenerateRequest) -> dict[str, Any]:
     """The daemon tests' script, plus: an ask starting "escalate" is handed to the cloud."""
     ask = request.prompt.rsplit("Ask: ", 1)[-1].split("\n", 1)[0]
     if request.label == "conductor" and ask.startswith("escalate"):
-        return {"json": {"kind": "escalate", "brief": "beyond my tools"}}
+        return {"json": {"call": "beyond_these_functions"}}
     return scripted_reply(request)
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from goliath import Tool
 from goliath.evals import Fixture
 from goliath.testing import FakeModel
-from tests.helpers import answer, plan, use
+from tests.helpers import answer, answer_plan, hand_off, use
 
 
 def perfect_answer(fixture: Fixture) -> str:
@@ -22,16 +22,16 @@ def goliath_script(
 ) -> list[dict[str, Any]]:
     """Plans, worker replies (one per tool with parameters, in order) and the answer."""
     if fixture.handled_by == "cloud":
-        return [plan("escalate", brief="beyond this device")]
+        return [hand_off()]
     replies = iter(arguments)
     script: list[dict[str, Any]] = []
     for name in fixture.tools:
-        script.append(use(name, f"use {name}"))
+        script.append(use(name))
         if tools[name].has_arguments:
             script.append({"json": next(replies)})
     leftover = list(replies)
     assert not leftover, f"{fixture.id}: unused arguments {leftover}"
-    return [*script, plan("answer"), answer(perfect_answer(fixture))]
+    return [*script, answer_plan(), answer(perfect_answer(fixture))]
 
 
 def naive_script(

@@ -34,7 +34,7 @@ FIXTURES = [
 TOOLSETS = {"broken": broken}
 """
 
-GOLIATH_MORNING = [{"json": {"kind": "answer", "brief": "greet"}}, {"text": "Good morning!"}]
+GOLIATH_MORNING = [{"json": {"call": "answer_the_user"}}, {"text": "Good morning!"}]
 
 
 def files(tmp_path: Path, script: list[object]) -> tuple[str, str]:

@@ -8,6 +8,7 @@ from goliath import Tool, tool
 from goliath.evals.fixtures import Fixture
 from goliath.evals.probes import format_probe_report, run_probe
 from goliath.models import GenerateRequest
+from goliath.schema import DONE
 from goliath.testing import FakeModel
 
 READ = Fixture(
@@ -39,7 +40,7 @@ def planner(calls: list[str]) -> Any:
 
     def reply(request: GenerateRequest) -> dict[str, Any]:
         assert request.label == "conductor", f"the probe went past the plan: {request.label}"
-        return {"json": {"calls": calls}}
+        return {"json": {"call": calls[0], "then": calls[1] if len(calls) > 1 else DONE}}
 
     return FakeModel(reply)
 

@@ -14,7 +14,7 @@ from goliath.evals.fixtures import toolset_tools
 from goliath.models import GenerateRequest
 from goliath.testing import FakeModel
 from tests.evals.scripts import goliath_script, scripted
-from tests.helpers import answer, plan, use
+from tests.helpers import answer, answer_plan, hand_off, use
 
 ORIGINAL_ARGUMENTS = {
     "add-task": [{"title": "Buy eggs"}],
@@ -57,7 +57,7 @@ class TestScoring:
         attempts = iter(["Milk and mom.", "Nothing to report."])
 
         def flaky(fixture: Fixture) -> FakeModel:
-            return FakeModel([use("list_tasks"), plan("answer"), answer(next(attempts))])
+            return FakeModel([use("list_tasks"), answer_plan(), answer(next(attempts))])
 
         report = await run_evals(model=flaky, fixtures=FIXTURES[:1], runs=2)
         outcome = report.outcomes[0]
@@ -69,7 +69,7 @@ class TestScoring:
 
     async def test_reasons_are_not_prefixed_for_a_single_run(self) -> None:
         """With one run, reasons read as they are, without ``Run 1:``."""
-        model = FakeModel([plan("answer"), answer("Good morning!")])
+        model = FakeModel([answer_plan(), answer("Good morning!")])
         report = await run_evals(model=model, fixtures=FIXTURES[:1])
         assert report.outcomes[0].reasons == [
             "tools [], wanted [list_tasks]",
@@ -110,7 +110,7 @@ class TestAttempts:
                 if "create_task(" not in request.prompt and request.label == "conductor":
                     return use("create_task")
                 if request.label == "conductor":
-                    return plan("answer")
+                    return answer_plan()
                 seen.append(request.prompt)
                 return answer("Added eggs.")
 
@@ -128,7 +128,7 @@ class TestAttempts:
 
         def reply(request: GenerateRequest) -> dict[str, Any]:
             prompts.append(request.prompt)
-            return plan("answer") if request.label == "conductor" else answer("Morning!")
+            return answer_plan() if request.label == "conductor" else answer("Morning!")
 
         await run_evals(model=FakeModel(reply), fixtures=FIXTURES[3:4], runs=3)
         assert not any("Recent conversation" in prompt for prompt in prompts)
@@ -138,7 +138,7 @@ class TestAttempts:
         made: list[FakeModel] = []
 
         def factory() -> FakeModel:
-            model = FakeModel(lambda r: plan("answer") if r.label == "conductor" else answer("Hi"))
+            model = FakeModel(lambda r: answer_plan() if r.label == "conductor" else answer("Hi"))
             made.append(model)
             return model
 
@@ -148,11 +148,11 @@ class TestAttempts:
 
         class Greeter(FakeModel):
             def __init__(self) -> None:
-                super().__init__([plan("answer"), answer("Hi")])
+                super().__init__([answer_plan(), answer("Hi")])
 
         report = await run_evals(model=Greeter, fixtures=FIXTURES[3:4], runs=2)
         assert report.passed == 1  # a class is instantiated afresh for each attempt
-        shared = FakeModel(lambda r: plan("answer") if r.label == "conductor" else answer("Hi"))
+        shared = FakeModel(lambda r: answer_plan() if r.label == "conductor" else answer("Hi"))
         report = await run_evals(model=shared, fixtures=FIXTURES[3:4], runs=2)
         assert report.passed == 1 and len(shared.calls) == 4
 
@@ -162,7 +162,7 @@ class TestAttempts:
         def broken(request: FallbackRequest) -> str:
             raise RuntimeError("cloud is down")
 
-        model = FakeModel([plan("escalate")] * 2)
+        model = FakeModel([hand_off()] * 2)
         report = await run_evals(model=model, fixtures=FIXTURES[4:5], runs=2, fallback=broken)
         outcome = report.outcomes[0]
         assert [a.handled_by for a in outcome.attempts] == ["error", "error"]
@@ -191,10 +191,10 @@ class TestAttempts:
 
     async def test_the_default_fallback_answers_cloud(self) -> None:
         """Without a fallback the cloud's answer is ``(cloud)``; a given one is used instead."""
-        report = await run_evals(model=FakeModel([plan("escalate")]), fixtures=FIXTURES[4:5])
+        report = await run_evals(model=FakeModel([hand_off()]), fixtures=FIXTURES[4:5])
         assert report.outcomes[0].text == "(cloud)"
         report = await run_evals(
-            model=FakeModel([plan("escalate")]),
+            model=FakeModel([hand_off()]),
             fixtures=FIXTURES[4:5],
             fallback=lambda request: f"cloud saw {request.reason}",
         )
@@ -205,7 +205,7 @@ class TestAttempts:
         fixture = Fixture(
             "decline-add", "add buy eggs", ["create_task"], "device", decline=True, writes=[]
         )
-        script = [use("create_task"), {"json": {"title": "Buy eggs"}}, plan("answer"), answer("OK")]
+        script = [use("create_task"), {"json": {"title": "Buy eggs"}}, answer_plan(), answer("OK")]
         model = FakeModel(script)
         report = await run_evals(model=model, fixtures=[fixture])
         assert report.passed == 1
@@ -229,7 +229,7 @@ class TestAttempts:
         fixture = Fixture("rain", "rain tomorrow?", ["forecast"], "device", toolset="weather")
 
         def model(fixture: Fixture) -> FakeModel:
-            return FakeModel([use("forecast"), plan("answer"), answer("Rain, take a coat.")])
+            return FakeModel([use("forecast"), answer_plan(), answer("Rain, take a coat.")])
 
         report = await run_evals(
             model=model, fixtures=[fixture], runs=2, toolsets={"weather": weather_tools}
@@ -267,7 +267,7 @@ class TestValidation:
 class TestCancellation:
     async def test_cancellation_rejects_the_whole_evaluation(self, autojump_clock: Any) -> None:
         """Cancelling the caller stops the running attempt; no report, no error attempt."""
-        model = FakeModel(lambda request: plan("answer"), delay=10)
+        model = FakeModel(lambda request: answer_plan(), delay=10)
         with trio.move_on_after(25) as scope:
             await run_evals(model=model, fixtures=FIXTURES, runs=3)
         assert scope.cancelled_caught

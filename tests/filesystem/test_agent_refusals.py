@@ -91,9 +91,9 @@ async def refused(backend: Any, tool: str, arguments: dict[str, Any]) -> str:
     fs = create_filesystem(backend, read_only=False, write_tools=True)
     model = FakeModel(
         [
-            {"json": {"kind": "tool", "tool": tool, "brief": "do it"}},
+            {"json": {"call": tool}},
             {"json": filled},
-            {"json": {"kind": "answer", "brief": "explain"}},
+            {"json": {"call": "answer_the_user"}},
             {"text": "It did not work."},
         ]
     )

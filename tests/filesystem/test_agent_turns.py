@@ -19,12 +19,12 @@ from goliath.testing import FakeModel
 from .conftest import NOTES
 
 
-def use(tool: str, brief: str) -> dict[str, Any]:
-    return {"json": {"kind": "tool", "tool": tool, "brief": brief}}
+def use(tool: str) -> dict[str, Any]:
+    return {"json": {"call": tool}}
 
 
-def answer(brief: str = "answer from what was found") -> dict[str, Any]:
-    return {"json": {"kind": "answer", "brief": brief}}
+def answer() -> dict[str, Any]:
+    return {"json": {"call": "answer_the_user"}}
 
 
 def args(**values: Any) -> dict[str, Any]:
@@ -47,9 +47,9 @@ async def test_an_agent_answers_from_notes_with_grep_then_read_file(
     fs = create_filesystem(await make_backend(kind, NOTES))
     model = FakeModel(
         [
-            use("grep", "find notes that mention the greenhouse"),
+            use("grep"),
             args(pattern="greenhouse"),
-            use("read_file", "read the garden note"),
+            use("read_file"),
             args(path="/notes/garden.md"),
             answer(),
             say("The greenhouse is warm; tomatoes need sun."),
@@ -78,9 +78,9 @@ async def test_an_identical_read_is_served_from_the_cache(make_backend: Any, kin
     fs = create_filesystem(await make_backend(kind, NOTES))
     model = FakeModel(
         [
-            use("read_file", "read the todo list"),
+            use("read_file"),
             args(path="/todo.txt"),
-            use("read_file", "read the todo list again"),
+            use("read_file"),
             args(path="/todo.txt"),
             answer(),
             say("Buy seeds and call the plumber."),
@@ -98,9 +98,9 @@ async def test_refusals_reach_the_model_as_failed_steps(make_backend: Any, kind:
     fs = create_filesystem(await make_backend(kind, NOTES))
     model = FakeModel(
         [
-            use("read_file", "read the secret file"),
+            use("read_file"),
             args(path="/notes/../etc/passwd"),
-            answer("say it cannot be read"),
+            answer(),
             say("I cannot read that file."),
         ]
     )
@@ -120,7 +120,7 @@ async def test_a_limit_over_the_maximum_is_sent_back_to_the_worker(
     fs = create_filesystem(await make_backend(kind, NOTES))
     model = FakeModel(
         [
-            use("read_file", "read the whole garden note"),
+            use("read_file"),
             args(path="/notes/garden.md", limit=500),
             args(path="/notes/garden.md", limit=200),
             answer(),
@@ -146,9 +146,9 @@ async def test_read_file_fits_the_agents_content_budget_and_pages_on(
 
     model = FakeModel(
         [
-            use("read_file", "read the long note"),
+            use("read_file"),
             args(path="/notes/long.md"),
-            use("read_file", "continue reading the long note"),
+            use("read_file"),
             continue_reading,
             answer(),
             say("It is about compost."),
@@ -174,7 +174,7 @@ async def test_writes_are_declined_without_a_confirm_handler(
     fs = create_filesystem(backend, read_only=False, write_tools=True)
     model = FakeModel(
         [
-            use("write_file", "save the shopping list"),
+            use("write_file"),
             args(path="/notes/shopping.md", content="milk\n"),
             answer(),
             say("I did not save it."),
@@ -205,7 +205,7 @@ async def test_a_declined_write_carries_the_users_reason(
 
     model = FakeModel(
         [
-            use("delete_file", "delete the todo list"),
+            use("delete_file"),
             args(path="/todo.txt", revision="whatever"),
             answer(),
             say("Left it alone."),
@@ -226,9 +226,9 @@ async def test_approved_writes_change_the_files(make_backend: Any, writable_kind
     fs = create_filesystem(backend, read_only=False, write_tools=True)
     model = FakeModel(
         [
-            use("read_file", "read the garden note"),
+            use("read_file"),
             args(path="/notes/garden.md"),
-            use("edit_file", "change daily watering to twice a day"),
+            use("edit_file"),
             args(
                 path="/notes/garden.md",
                 revision=revision,
@@ -255,7 +255,7 @@ async def test_a_write_to_a_read_only_route_fails_the_step() -> None:
     fs = create_filesystem(backend, read_only=False, write_tools=True)
     model = FakeModel(
         [
-            use("write_file", "write a new guide"),
+            use("write_file"),
             args(path="/docs/new.md", content="x"),
             answer(),
             say("That folder is read-only."),
@@ -274,7 +274,7 @@ async def test_each_conversation_sees_its_own_files() -> None:
         "bob": in_memory_filesystem({"/notes/me.md": "I am Bob.\n"}),
     }
     fs = create_filesystem(lambda ctx: backends[ctx.conversation_id])
-    script = [use("read_file", "read my note"), args(path="/notes/me.md"), answer(), say("ok")]
+    script = [use("read_file"), args(path="/notes/me.md"), answer(), say("ok")]
     model = FakeModel(script * 2)
     async with Agent(model, tools=fs.tools) as agent:
         ann = await agent.run("Who am I?", conversation_id="ann")
@@ -296,7 +296,7 @@ async def test_the_filesystems_approve_check_can_refuse_a_confirmed_write() -> N
     )
     model = FakeModel(
         [
-            use("write_file", "save the note"),
+            use("write_file"),
             args(path="/notes/a.md", content="x"),
             answer(),
             say("Not saved."),

@@ -32,11 +32,11 @@ async def test_the_notes_example_answers_from_a_folder(tmp_path: Path) -> None:
     example = load_example()
     model = FakeModel(
         [
-            {"json": {"kind": "tool", "tool": "grep", "brief": "find notes about watering"}},
+            {"json": {"call": "grep"}},
             {"json": {"pattern": "water"}},
-            {"json": {"kind": "tool", "tool": "read_file", "brief": "read the tomato note"}},
+            {"json": {"call": "read_file"}},
             {"json": {"path": "/notes/garden/tomatoes.md"}},
-            {"json": {"kind": "answer", "brief": "say when to water"}},
+            {"json": {"call": "answer_the_user"}},
             {"text": "Every morning."},
         ]
     )

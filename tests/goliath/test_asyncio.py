@@ -15,13 +15,13 @@ from goliath import Agent, ConfirmRequest, GoliathError, tool
 from goliath.memory import InMemory
 from goliath.streaming import ResultEvent, TokenEvent
 from goliath.testing import FakeModel
-from tests.helpers import answer, plan, use
+from tests.helpers import answer, answer_plan, use
 
 
 def greeter() -> FakeModel:
     def reply(request: Any) -> dict[str, Any]:
         if request.label == "conductor":
-            return {"json": {"kind": "answer", "brief": "reply"}}
+            return {"json": {"call": "answer_the_user"}}
         ask = request.prompt.rsplit("Ask: ", 1)[-1].split("\n", 1)[0]
         return {"text": f"Hello from asyncio: {ask}"}
 
@@ -69,7 +69,7 @@ def test_the_asyncio_loop_keeps_serving_while_a_turn_waits() -> None:
             await asyncio.sleep(0.01)
 
     async def main() -> str:
-        model = FakeModel([use("slow_lookup"), plan("answer"), answer("Found it.")])
+        model = FakeModel([use("slow_lookup"), answer_plan(), answer("Found it.")])
         async with Agent(model, tools=[slow_lookup]) as agent:
             tick = asyncio.create_task(ticker())
             result = await agent.run("look it up")
@@ -94,7 +94,7 @@ def test_cancelling_the_asyncio_caller_cancels_the_turn() -> None:
         return "never"  # pragma: no cover
 
     async def main() -> str:
-        model = FakeModel([use("forever"), plan("answer"), answer("unreachable")])
+        model = FakeModel([use("forever"), answer_plan(), answer("unreachable")])
         async with Agent(model, tools=[forever]) as agent:
             with pytest.raises(asyncio.TimeoutError):
                 await asyncio.wait_for(agent.run("go", turn_id="t-cancel"), timeout=0.3)
@@ -138,7 +138,7 @@ def test_a_sync_confirm_handler_in_asyncio_runs_in_a_thread() -> None:
         return True
 
     async def main() -> str:
-        model = FakeModel([use("add_note"), {"json": {"text": "x"}}, plan("answer"), answer("Ok.")])
+        model = FakeModel([use("add_note"), {"json": {"text": "x"}}, answer_plan(), answer("Ok.")])
         async with Agent(model, tools=[add_note], confirm=person) as agent:
             return (await agent.run("note x")).text
 

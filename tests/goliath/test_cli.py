@@ -36,8 +36,8 @@ def test_run_with_a_fake_script_prints_the_answer_and_the_step_log(tmp_path: Pat
     script = write_script(
         tmp_path,
         [
-            {"json": {"kind": "tool", "tool": "list_tasks", "brief": "list them"}},
-            {"json": {"kind": "answer", "brief": "reply"}},
+            {"json": {"call": "list_tasks"}},
+            {"json": {"call": "answer_the_user"}},
             {"text": "Milk and mom are open."},
         ],
     )
@@ -55,9 +55,9 @@ def test_a_write_without_a_terminal_is_declined(tmp_path: Path) -> None:
     script = write_script(
         tmp_path,
         [
-            {"json": {"kind": "tool", "tool": "create_task", "brief": "add eggs"}},
+            {"json": {"call": "create_task"}},
             {"json": {"title": "eggs"}},
-            {"json": {"kind": "answer", "brief": "reply"}},
+            {"json": {"call": "answer_the_user"}},
             {"text": "I did not add it."},
         ],
     )
@@ -71,9 +71,9 @@ def test_yes_approves_writes_and_json_prints_the_result(tmp_path: Path) -> None:
     script = write_script(
         tmp_path,
         [
-            {"json": {"kind": "tool", "tool": "create_task", "brief": "add eggs"}},
+            {"json": {"call": "create_task"}},
             {"json": {"title": "eggs"}},
-            {"json": {"kind": "answer", "brief": "reply"}},
+            {"json": {"call": "answer_the_user"}},
             {"text": "Added eggs."},
         ],
     )
@@ -105,9 +105,9 @@ def test_chat_answers_each_line_in_one_conversation(tmp_path: Path) -> None:
     script = write_script(
         tmp_path,
         [
-            {"json": {"kind": "answer", "brief": "reply"}},
+            {"json": {"call": "answer_the_user"}},
             {"text": "Hello, Ada."},
-            {"json": {"kind": "answer", "brief": "reply"}},
+            {"json": {"call": "answer_the_user"}},
             {"text": "You are Ada."},
         ],
     )
@@ -160,9 +160,9 @@ def test_run_drives_the_applications_own_agent(tmp_path: Path) -> None:
     script = write_script(
         tmp_path,
         [
-            {"json": {"kind": "tool", "tool": "add_note", "brief": "save the note"}},
+            {"json": {"call": "add_note"}},
             {"json": {"text": "buy figs"}},
-            {"json": {"kind": "answer", "brief": "reply"}},
+            {"json": {"call": "answer_the_user"}},
             {"text": "Saved your note."},
         ],
     )
@@ -211,7 +211,7 @@ async def test_serve_model_replaces_the_agents_model(tmp_path: Path) -> None:
     from transports.client import Client
 
     script = write_script(
-        tmp_path, [{"json": {"kind": "answer", "brief": "reply"}}, {"text": "From the script."}]
+        tmp_path, [{"json": {"call": "answer_the_user"}}, {"text": "From the script."}]
     )
     process, url, _ = await start_goliath(
         "tests.transports.daemon_app:make_agent",
@@ -236,11 +236,11 @@ def test_chat_drives_the_applications_own_agent(tmp_path: Path) -> None:
     script = write_script(
         tmp_path,
         [
-            {"json": {"kind": "tool", "tool": "add_note", "brief": "save the note"}},
+            {"json": {"call": "add_note"}},
             {"json": {"text": "buy figs"}},
-            {"json": {"kind": "answer", "brief": "reply"}},
+            {"json": {"call": "answer_the_user"}},
             {"text": "Saved your note."},
-            {"json": {"kind": "answer", "brief": "reply"}},
+            {"json": {"call": "answer_the_user"}},
             {"text": "You saved one note."},
         ],
     )
@@ -307,8 +307,8 @@ def test_run_with_a_model_spec_and_the_users_tools(tmp_path: Path) -> None:
     script = write_script(
         tmp_path,
         [
-            {"json": {"kind": "tool", "tool": "count_notes", "brief": "count them"}},
-            {"json": {"kind": "answer", "brief": "reply"}},
+            {"json": {"call": "count_notes"}},
+            {"json": {"call": "answer_the_user"}},
             {"text": "You have 7 notes."},
         ],
     )

@@ -9,7 +9,7 @@ import trio
 from goliath import Agent, ToolContext, tool
 from goliath.models import GenerateRequest
 from goliath.testing import FakeModel
-from tests.helpers import answer, plan, use
+from tests.helpers import answer, answer_plan, use
 
 
 async def test_a_hanging_model_call_fails_as_a_model_error_and_frees_the_model(
@@ -50,7 +50,7 @@ async def test_a_hanging_async_tool_fails_its_step_and_the_turn_goes_on(
         await trio.sleep_forever()
         return "never"
 
-    model = FakeModel([use("slow_lookup"), plan("answer"), answer("It timed out.")])
+    model = FakeModel([use("slow_lookup"), answer_plan(), answer("It timed out.")])
     result = await _run(Agent(model, tools=[slow_lookup], tool_timeout=10), "look it up")
     step = result.steps[0]
     assert step.failed
@@ -79,7 +79,7 @@ async def test_a_cooperative_sync_tool_stops_at_the_deadline() -> None:
             raise
         return "done"
 
-    model = FakeModel([use("crunch"), plan("answer"), answer("Too slow.")])
+    model = FakeModel([use("crunch"), answer_plan(), answer("Too slow.")])
     result = await _run(Agent(model, tools=[crunch], tool_timeout=0.2), "crunch")
     assert stopped == [True]
     assert result.steps[0].failed and "did not finish within 0.2 s" in (

@@ -109,8 +109,8 @@ def test_run_in_a_pipe_prints_clean_lines_without_progress(tmp_path: Path) -> No
     answer, where it was handled and the step log."""
     script = tmp_path / "script.json"
     script.write_text(
-        '[{"json": {"kind": "tool", "tool": "list_tasks", "brief": "list them"}},'
-        ' {"json": {"kind": "answer", "brief": "reply"}}, {"text": "Buy milk, call mom."}]'
+        '[{"json": {"call": "list_tasks"}},'
+        ' {"json": {"call": "answer_the_user"}}, {"text": "Buy milk, call mom."}]'
     )
     env = {k: v for k, v in os.environ.items() if k != "GOLIATH_MODEL_CHILD"}
     done = subprocess.run(

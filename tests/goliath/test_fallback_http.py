@@ -75,7 +75,7 @@ async def test_an_escalated_turn_is_posted_as_json_and_answered_by_the_cloud(
 ) -> None:
     """The fallback POSTs ask, summary, recent, steps, reason, error and returns the text."""
     _, tools = task_tools()
-    model = FakeModel([use("list_tasks"), {"json": {"kind": "escalate", "brief": "beyond me"}}])
+    model = FakeModel([use("list_tasks"), {"json": {"call": "beyond_these_functions"}}])
     agent = Agent(model, tools=tools, fallback=http_fallback(cloud.url, headers={"x-key": "k1"}))
     async with agent:
         result = await agent.run("plan my week")
@@ -101,7 +101,7 @@ async def test_rotating_headers_come_from_an_async_function(cloud: CloudServer) 
 
     fallback = http_fallback(cloud.url, headers=headers)
     agent = Agent(
-        FakeModel([{"json": {"kind": "escalate", "brief": "no"}}] * 2),
+        FakeModel([{"json": {"call": "beyond_these_functions"}}] * 2),
         tools=task_tools()[1],
         fallback=fallback,
     )
@@ -115,7 +115,7 @@ async def test_a_busy_cloud_is_asked_again_after_the_wait_it_names(cloud: CloudS
     """A 503 with Retry-After: 1 is tried again a second later; the second answer counts."""
     cloud.replies.append((503, b'{"error": "busy"}', {"retry-after": "1"}))
     agent = Agent(
-        FakeModel([{"json": {"kind": "escalate", "brief": "no"}}]),
+        FakeModel([{"json": {"call": "beyond_these_functions"}}]),
         tools=task_tools()[1],
         fallback=http_fallback(cloud.url),
     )
@@ -132,7 +132,7 @@ async def test_a_retry_is_logged_on_the_goliath_logger(
     """Each retry is an INFO record under logging.getLogger("goliath") naming the status."""
     cloud.replies.append((503, b'{"error": "busy"}'))
     agent = Agent(
-        FakeModel([{"json": {"kind": "escalate", "brief": "no"}}]),
+        FakeModel([{"json": {"call": "beyond_these_functions"}}]),
         tools=task_tools()[1],
         fallback=http_fallback(cloud.url),
     )
@@ -152,7 +152,7 @@ async def test_a_cloud_that_stays_down_rejects_the_run_after_its_attempts(
     """Three 503s in a row make the run raise; exactly three requests were sent."""
     cloud.replies.extend([(503, b'{"error": "down"}')] * 3)
     agent = Agent(
-        FakeModel([{"json": {"kind": "escalate", "brief": "no"}}]),
+        FakeModel([{"json": {"call": "beyond_these_functions"}}]),
         tools=task_tools()[1],
         fallback=http_fallback(cloud.url),
     )
@@ -167,7 +167,7 @@ async def test_a_client_error_is_not_retried(cloud: CloudServer) -> None:
     """A 400 means the request itself is wrong: one request, and the run raises."""
     cloud.replies.append((400, b'{"error": "bad"}'))
     agent = Agent(
-        FakeModel([{"json": {"kind": "escalate", "brief": "no"}}]),
+        FakeModel([{"json": {"call": "beyond_these_functions"}}]),
         tools=task_tools()[1],
         fallback=http_fallback(cloud.url),
     )

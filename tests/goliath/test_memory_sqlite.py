@@ -13,12 +13,12 @@ from goliath import Agent, MemoryState
 from goliath.memory import SQLiteMemory
 from goliath.memory.sqlite import close_databases
 from goliath.testing import FakeModel
-from tests.helpers import answer, plan
+from tests.helpers import answer, answer_plan
 
 
 def answering(text: str) -> FakeModel:
     return FakeModel(
-        lambda request: plan("answer") if request.label == "conductor" else answer(text)
+        lambda request: answer_plan() if request.label == "conductor" else answer(text)
     )
 
 

@@ -9,7 +9,7 @@ import pytest
 from goliath import Agent, BudgetError, Extension, ExtensionError
 from goliath.testing import FakeModel
 
-from ..helpers import answer, plan
+from ..helpers import answer, answer_plan
 
 LONG_ASK = "please " * 3000
 
@@ -65,7 +65,7 @@ async def test_an_observer_only_hook_that_returns_a_patch_is_an_extension_error(
         def before_run(self, ctx: Any) -> dict[str, str]:
             return {"ask": "something else"}
 
-    model = FakeModel([plan(), answer("Hi.")])
+    model = FakeModel([answer_plan(), answer("Hi.")])
     async with Agent(model, extensions=[Liar()]) as agent:
         with pytest.raises(ExtensionError) as caught:
             await agent.run("hi")

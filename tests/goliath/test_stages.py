@@ -19,7 +19,7 @@ from goliath.records import Exchange, MemoryState
 from goliath.testing import FakeModel
 from goliath.turn.generation import ModelCaller
 from goliath.turn.stages import STAGES, stage
-from tests.helpers import answer, plan, task_tools, use
+from tests.helpers import answer, answer_plan, task_tools, use
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,7 +35,7 @@ async def test_every_model_call_carries_its_stages_caps() -> None:
             use("create_task"),
             {"json": {"asked": "yes"}},
             {"json": {"title": "Buy bread"}},
-            plan(),
+            answer_plan(),
             answer("Done."),
             answer("Goal"),
         ]

@@ -10,7 +10,7 @@ import trio
 from goliath import Agent, GoliathError, tool
 from goliath.streaming import ResultEvent, TokenEvent
 from goliath.testing import FakeModel
-from tests.helpers import answer, plan, use
+from tests.helpers import answer, answer_plan, use
 
 ANSWER = "Milk, eggs and bread are on the list."
 
@@ -22,7 +22,7 @@ def list_tasks() -> list[str]:
 
 
 def listing_model(**options: Any) -> FakeModel:
-    return FakeModel([use("list_tasks", "list them"), plan("answer"), answer(ANSWER)], **options)
+    return FakeModel([use("list_tasks"), answer_plan(), answer(ANSWER)], **options)
 
 
 async def test_answer_text_arrives_in_pieces_before_the_turn_ends(autojump_clock: Any) -> None:
@@ -57,7 +57,7 @@ async def test_tokens_stay_out_of_the_trace() -> None:
 
 async def test_only_the_prose_answer_streams() -> None:
     """Conductor and worker calls are never streamed: every token belongs to the answer."""
-    model = FakeModel([use("list_tasks"), plan("answer"), answer("Done.")])
+    model = FakeModel([use("list_tasks"), answer_plan(), answer("Done.")])
     async with Agent(model, tools=[list_tasks]) as agent:
         tokens = [e.text async for e in agent.run_stream("list?") if isinstance(e, TokenEvent)]
     assert tokens == ["Done."]
@@ -85,7 +85,7 @@ async def test_a_failing_turn_raises_from_the_stream() -> None:
     def refuse(event: Any) -> None:
         raise ValueError("callback refused")
 
-    agent = Agent(FakeModel([plan("answer"), answer("Hi.")]), on_event=refuse)
+    agent = Agent(FakeModel([answer_plan(), answer("Hi.")]), on_event=refuse)
     async with agent:
         with pytest.raises(ValueError, match="callback refused"):
             async for _ in agent.run_stream("hi"):

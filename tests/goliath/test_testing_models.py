@@ -240,14 +240,14 @@ class TestGuard:
 class TestFakeModelOutOfStep:
     async def test_a_plan_entry_is_never_the_answer(self) -> None:
         """After an escalation the positional script is out of step: the answer call meets a
-        plan's JSON. The run fails instead of answering '{"kind": ...}'."""
+        plan's JSON. The run fails instead of answering '{"call": ...}'."""
 
         @tool
         def broken() -> str:
             """Always fails."""
             raise RuntimeError("down")
 
-        plan = {"json": {"kind": "tool", "tool": "broken", "brief": "again"}}
+        plan = {"json": {"call": "broken"}}
         model = FakeModel([plan, plan, plan, {"text": "never"}])
         agent = Agent(model, tools=[broken])
         async with agent:

@@ -14,7 +14,7 @@ from goliath import Agent, Extension, Stop, tool
 from goliath.testing import FakeModel
 from goliath.tracing import Tracing
 
-from ..helpers import answer, plan, task_tools, use
+from ..helpers import answer, answer_plan, task_tools, use
 
 ASK = "what is on my list?"
 
@@ -49,7 +49,7 @@ class TestTurnShape:
     ) -> None:
         """The turn span parents every chat and execute_tool span of the turn, in one trace."""
         _, tools = task_tools()
-        model = FakeModel([use("list_tasks"), plan(), answer("Buy milk, call mom.")])
+        model = FakeModel([use("list_tasks"), answer_plan(), answer("Buy milk, call mom.")])
         tracing = Tracing(provider, model=model)
         agent = Agent(model, tools=tools, extensions=[tracing])
         result = await run(agent, conversation_id="c-1")
@@ -91,7 +91,7 @@ class TestTurnShape:
         """Each chat span carries operation, model, stage, output cap and its own token usage."""
         _, tools = task_tools()
         model = FakeModel(
-            [use("create_task"), {"json": {"title": "Buy bread"}}, plan(), answer("Done.")]
+            [use("create_task"), {"json": {"title": "Buy bread"}}, answer_plan(), answer("Done.")]
         )
         await run(Agent(model, tools=tools, extensions=[Tracing(provider, model="smollm2")]))
         chats = only(exporter, "chat")
@@ -118,7 +118,7 @@ class TestTurnShape:
         """execute_tool carries the tool's name, description, call id, writes flag and outcome."""
         _, tools = task_tools()
         model = FakeModel(
-            [use("create_task"), {"json": {"title": "Buy bread"}}, plan(), answer("Done.")]
+            [use("create_task"), {"json": {"title": "Buy bread"}}, answer_plan(), answer("Done.")]
         )
         await run(Agent(model, tools=tools, auto_approve=True, extensions=[Tracing(provider)]))
         (span,) = only(exporter, "execute_tool")
@@ -141,7 +141,12 @@ class TestContent:
         """Without content capture no span holds the ask, the answer, arguments or results."""
         _, tools = task_tools()
         model = FakeModel(
-            [use("create_task"), {"json": {"title": "Secret plan"}}, plan(), answer("Added it.")]
+            [
+                use("create_task"),
+                {"json": {"title": "Secret plan"}},
+                answer_plan(),
+                answer("Added it."),
+            ]
         )
         await run(Agent(model, tools=tools, extensions=[Tracing(provider, capture_content=False)]))
         text = every_value(exporter)
@@ -154,7 +159,12 @@ class TestContent:
         """With capture_content the turn has its messages and the tool its arguments and result."""
         _, tools = task_tools()
         model = FakeModel(
-            [use("create_task"), {"json": {"title": "Secret plan"}}, plan(), answer("Added it.")]
+            [
+                use("create_task"),
+                {"json": {"title": "Secret plan"}},
+                answer_plan(),
+                answer("Added it."),
+            ]
         )
         await run(
             Agent(
@@ -204,7 +214,7 @@ class TestCurrentSpan:
             seen.append(trace.get_current_span().get_span_context().span_id)
             return "computed"
 
-        model = FakeModel([use("fetch"), use("compute"), plan(), answer("Done.")])
+        model = FakeModel([use("fetch"), use("compute"), answer_plan(), answer("Done.")])
         await run(Agent(model, tools=[fetch, compute], extensions=[Tracing(provider)]))
         steps = only(exporter, "execute_tool")
         assert seen == [span.context.span_id for span in steps]
@@ -226,7 +236,7 @@ class TestCurrentSpan:
                 return Stop("Not now.", "closed")
 
         _, tools = task_tools()
-        model = FakeModel([use("list_tasks"), plan(), answer("Hi.")])
+        model = FakeModel([use("list_tasks"), answer_plan(), answer("Hi.")])
         async with Agent(model, tools=tools, extensions=[Tracing(provider), Guard()]) as agent:
             assert (await agent.run("list")).text == "Not now."
             assert (await agent.run("hello")).text == "Hi."

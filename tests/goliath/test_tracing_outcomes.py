@@ -15,7 +15,7 @@ from goliath.errors import ModelError
 from goliath.testing import FakeModel
 from goliath.tracing import Tracing, model_name
 
-from ..helpers import answer, plan, task_tools, use
+from ..helpers import answer, answer_plan, task_tools, use
 from .test_tracing import only, run, spans
 
 
@@ -55,7 +55,7 @@ async def test_a_failing_tool_is_an_error_span_without_its_message(
         """Fail."""
         raise RuntimeError("disk full at /home/alice")
 
-    model = FakeModel([use("flaky"), plan(), answer("Sorry.")])
+    model = FakeModel([use("flaky"), answer_plan(), answer("Sorry.")])
     await run(Agent(model, tools=[flaky], extensions=[Tracing(provider)]))
     (span,) = only(exporter, "execute_tool")
     assert span.status.status_code is StatusCode.ERROR
@@ -76,7 +76,7 @@ async def test_skipped_steps_get_a_span_with_the_skip_reason(
 ) -> None:
     """Missing-argument skips (no before_tool) and declined writes both end as skipped spans."""
     _, tools = task_tools()
-    model = FakeModel([use("create_task"), *script, plan(), answer("Tell me more.")])
+    model = FakeModel([use("create_task"), *script, answer_plan(), answer("Tell me more.")])
     agent = Agent(model, tools=tools, extensions=[Tracing(provider)], confirm=lambda r: False)
     await run(agent)
     (span,) = only(exporter, "execute_tool")
@@ -90,7 +90,7 @@ async def test_a_cached_read_says_which_step_it_repeats(
 ) -> None:
     """The second identical read is a cached span pointing at the first step."""
     _, tools = task_tools()
-    model = FakeModel([use("list_tasks"), use("list_tasks"), plan(), answer("Two tasks.")])
+    model = FakeModel([use("list_tasks"), use("list_tasks"), answer_plan(), answer("Two tasks.")])
     await run(Agent(model, tools=tools, extensions=[Tracing(provider)]))
     first, second = only(exporter, "execute_tool")
     assert attrs_of(first)["goliath.tool.outcome"] == "executed"

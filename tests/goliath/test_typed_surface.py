@@ -17,7 +17,7 @@ import pytest
 from goliath import Agent, ConfigError, RunResult, Tool, ToolContext, tool
 from goliath.testing import FakeModel
 from goliath.tools import ToolDefinitionWarning
-from tests.helpers import answer, plan, use
+from tests.helpers import answer, answer_plan, use
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -138,7 +138,7 @@ class TestTools:
             return ctx.context.user
 
         agent: Agent[Deps, Any] = Agent(
-            FakeModel([use("whoami"), plan("answer"), answer("Ada.")]), tools=[whoami]
+            FakeModel([use("whoami"), answer_plan(), answer("Ada.")]), tools=[whoami]
         )
         async with agent:
             await agent.run("who am I?", context=Deps(user="ada"))

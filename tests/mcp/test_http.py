@@ -8,7 +8,7 @@ from goliath import Agent, ConfirmRequest
 from goliath.mcp import MCPConnectionError, connect_http
 from goliath.testing import FakeModel
 
-from ..helpers import answer, plan, use
+from ..helpers import answer, answer_plan, use
 
 pytestmark = pytest.mark.slow
 AUTH = {"Authorization": "Bearer notes-token"}
@@ -20,7 +20,7 @@ async def test_an_agent_reads_and_deletes_over_http(notes_url: str) -> None:
         use("delete_note"),
         {"json": {"title": "shopping"}},
         use("list_notes"),
-        plan(),
+        answer_plan(),
         answer("Only the garden note is left."),
     ]
     asked: list[str] = []

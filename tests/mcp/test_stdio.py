@@ -17,7 +17,7 @@ from goliath.mcp import MCPConnection, MCPConnectionError, connect_stdio
 from goliath.testing import FakeModel
 from goliath.tracing import Tracing
 
-from ..helpers import answer, plan, use
+from ..helpers import answer, answer_plan, use
 from .conftest import ROOT, SERVER
 
 pytestmark = pytest.mark.slow
@@ -66,7 +66,7 @@ async def test_an_agent_reads_through_mcp_and_the_turn_is_traced(notes: MCPConne
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    model = FakeModel([use("list_notes"), plan(), answer("Garden and shopping.")])
+    model = FakeModel([use("list_notes"), answer_plan(), answer("Garden and shopping.")])
     tracing = Tracing(provider, model=model)
     async with Agent(
         model, tools=notes.tools(select=["list_notes"]), extensions=[tracing]
@@ -87,7 +87,7 @@ async def test_the_trace_reaches_the_server_with_the_call(notes: MCPConnection) 
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    model = FakeModel([use("trace_parent"), plan(), answer("Traced.")])
+    model = FakeModel([use("trace_parent"), answer_plan(), answer("Traced.")])
     tools = notes.tools(select=["trace_parent"])
     async with Agent(model, tools=tools, extensions=[Tracing(provider)]) as agent:
         result = await agent.run("trace it")
@@ -101,7 +101,12 @@ async def test_the_worker_fills_mcp_arguments_under_the_servers_schema(
 ) -> None:
     """The worker's schema carries the server's descriptions; its arguments reach the server."""
     model = FakeModel(
-        [use("read_note"), {"json": {"title": "garden", "max_chars": 8}}, plan(), answer("Sun.")]
+        [
+            use("read_note"),
+            {"json": {"title": "garden", "max_chars": 8}},
+            answer_plan(),
+            answer("Sun."),
+        ]
     )
     async with Agent(model, tools=notes.tools(select=["read_note"])) as agent:
         result = await agent.run("what does my garden note say?")
@@ -114,7 +119,7 @@ async def test_the_worker_fills_mcp_arguments_under_the_servers_schema(
 async def test_a_tool_error_from_the_server_is_a_failed_step(notes: MCPConnection) -> None:
     """isError results fail the step with the server's message; the turn goes on."""
     model = FakeModel(
-        [use("read_note"), {"json": {"title": "roses"}}, plan(), answer("No such note.")]
+        [use("read_note"), {"json": {"title": "roses"}}, answer_plan(), answer("No such note.")]
     )
     async with Agent(model, tools=notes.tools(select=["read_note"])) as agent:
         result = await agent.run("read my roses note")
@@ -144,7 +149,7 @@ async def test_a_destructive_tool_runs_only_when_confirmed(
         return confirm(request)
 
     model = FakeModel(
-        [use("delete_note"), {"json": {"title": "garden"}}, plan(), answer("Handled.")]
+        [use("delete_note"), {"json": {"title": "garden"}}, answer_plan(), answer("Handled.")]
     )
     tools = notes.tools(select=["delete_note"])
     async with Agent(model, tools=tools, confirm=recording if confirm else None) as agent:
@@ -174,7 +179,7 @@ async def test_options_rename_retype_and_redescribe_tools(notes: MCPConnection) 
         "Count words.",
     )
     model = FakeModel(
-        [use("notes_word_count"), {"json": {"text": "one two three"}}, plan(), answer("3.")]
+        [use("notes_word_count"), {"json": {"text": "one two three"}}, answer_plan(), answer("3.")]
     )
     async with Agent(model, tools=[counter]) as agent:
         result = await agent.run("how many words in 'one two three'?")
@@ -213,7 +218,7 @@ async def test_tools_fail_clearly_after_the_connection_closed() -> None:
     assert connection.closed
     with pytest.raises(MCPConnectionError, match=r"call tools\(\) inside its `async with` block"):
         connection.tools(select=["list_notes"])
-    model = FakeModel([use("list_notes"), plan(), answer("Sorry.")])
+    model = FakeModel([use("list_notes"), answer_plan(), answer("Sorry.")])
     async with Agent(model, tools=tools) as agent:
         result = await agent.run("list my notes")
     step = result.steps[0]

@@ -24,9 +24,9 @@ def probe_reply(request: GenerateRequest) -> dict[str, Any]:
     ask = request.prompt.rsplit("Ask: ", 1)[-1].split("\n", 1)[0]
     if request.label == "conductor":
         if ask.startswith("huge") and "huge_report(" not in request.prompt:
-            return {"json": {"kind": "tool", "tool": "huge_report", "brief": "report"}}
+            return {"json": {"call": "huge_report"}}
         if ask.startswith("wei") and "balance(" not in request.prompt:
-            return {"json": {"kind": "tool", "tool": "balance", "brief": "balance"}}
+            return {"json": {"call": "balance"}}
     return scripted_reply(request)
 
 

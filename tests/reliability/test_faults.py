@@ -133,7 +133,7 @@ garbage_text = st.one_of(
     st.text(max_size=200),
     st.binary(max_size=200).map(lambda raw: raw.decode("latin-1")),
     json_values.map(json.dumps),
-    st.sampled_from(["", " ", "{", '{"kind": "tool"}', '{"kind":"tool","tool":"nope"}', "null"]),
+    st.sampled_from(["", " ", "{", '{"kind": "tool"}', '{"call":"nope"}', "null"]),
 )
 
 
@@ -288,8 +288,8 @@ class TestSlowReaders:
         def reply(request: GenerateRequest) -> dict[str, Any]:
             if request.label == "conductor":
                 if "read_huge(" in request.prompt:
-                    return {"json": {"kind": "answer", "brief": "reply"}}
-                return {"json": {"kind": "tool", "tool": "read_huge", "brief": "read"}}
+                    return {"json": {"call": "answer_the_user"}}
+                return {"json": {"call": "read_huge"}}
             return {"text": "read"}
 
         agent = Agent(FakeModel(reply), tools=[read_huge], raw_output_bytes=8 * 2**20)

@@ -182,8 +182,8 @@ def _producing_agent(memory: dict[str, MemoryState] | None = None) -> Agent:
     def reply(request: GenerateRequest) -> dict[str, Any]:
         if request.label == "conductor":
             if "produce(" not in request.prompt:
-                return {"json": {"kind": "tool", "tool": "produce", "brief": "produce"}}
-            return {"json": {"kind": "answer", "brief": "reply"}}
+                return {"json": {"call": "produce"}}
+            return {"json": {"call": "answer_the_user"}}
         if request.label == "scribe":
             return {"text": "Goal: chat"}
         return {"text": "done"}

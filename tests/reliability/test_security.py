@@ -340,9 +340,9 @@ class TestSpotlighting:
         def reply(request: GenerateRequest) -> dict[str, Any]:
             prompts.append(request.prompt)
             if request.label == "conductor" and "read_notes(" not in request.prompt:
-                return {"json": {"kind": "tool", "tool": "read_notes", "brief": "read"}}
+                return {"json": {"call": "read_notes"}}
             if request.label == "conductor":
-                return {"json": {"kind": "answer", "brief": "reply"}}
+                return {"json": {"call": "answer_the_user"}}
             return {"text": "Goal: chat" if request.label == "scribe" else "Read."}
 
         memory = InMemory()

@@ -15,30 +15,26 @@ import pydantic
 
 from goliath import Agent, Exchange, MemoryState, RunResult, StepRecord, Tool, ToolContext, tool
 from goliath.memory import InMemory
+from goliath.schema import DONE, HAND_OFF
 from goliath.testing import FakeModel
 
 # ---------------------------------------------------------------- script entries
 
 
-def plan(
-    kind: str = "answer", tool_name: str | None = None, brief: str = "reply", why: str | None = None
-) -> dict[str, Any]:
-    """A conductor reply."""
-    data: dict[str, Any] = {"kind": kind, "brief": brief}
-    if tool_name is not None:
-        data["tool"] = tool_name
-    if why is not None:
-        data["why"] = why
-    return {"json": data}
+def use(tool_name: str) -> dict[str, Any]:
+    """A conductor reply choosing ``tool_name`` alone (``{"call": NAME}``): as a turn's first
+    plan too, so the turn asks again for each next step."""
+    return {"json": {"call": tool_name}}
 
 
-def use(tool_name: str, brief: str = "do it") -> dict[str, Any]:
-    """A conductor reply choosing ``tool_name``."""
-    return plan("tool", tool_name, brief)
+def answer_plan() -> dict[str, Any]:
+    """A conductor reply that answers now."""
+    return {"json": {"call": DONE}}
 
 
-def answer_plan(brief: str = "reply") -> dict[str, Any]:
-    return plan("answer", brief=brief)
+def hand_off() -> dict[str, Any]:
+    """A conductor reply that hands the turn over (escalates ``conductor-asked``)."""
+    return {"json": {"call": HAND_OFF}}
 
 
 def args(**values: Any) -> dict[str, Any]:
@@ -94,19 +90,11 @@ def labels(model: FakeModel) -> list[str]:
 
 
 def offered_tools(call: Any) -> list[str]:
-    """The tool names a planning call offers (its schema's enum, without the plan's options).
+    """The tool names a planning call offers: its ``call`` enum without the plan's options
+    (docs/design.md, "The plan")."""
+    from goliath.schema import NO_TOOL
 
-    A turn's first planning call asks for a list of ``calls``; a later one for one ``call``
-    (docs/design.md, "The plan").
-    """
-    from goliath.schema import DONE, HAND_OFF, NO_TOOL
-
-    properties = call.schema["properties"]
-    enum = (
-        properties["calls"]["items"]["enum"]
-        if "calls" in properties
-        else properties["call"]["enum"]
-    )
+    enum = call.schema["properties"]["call"]["enum"]
     return [name for name in enum if name not in (NO_TOOL, DONE, HAND_OFF)]
 
 

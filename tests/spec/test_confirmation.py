@@ -25,7 +25,7 @@ from .helpers import (
 
 
 def add_eggs() -> list[dict[str, Any]]:
-    return [use("create_task", "add eggs"), args(title="Eggs"), answer_plan(), text("Done.")]
+    return [use("create_task"), args(title="Eggs"), answer_plan(), text("Done.")]
 
 
 async def test_reads_never_call_confirm(box: TaskBox) -> None:

@@ -374,7 +374,7 @@ async def test_fake_model_contract() -> None:
     assert len(model.calls) == 4 and model.calls[0] is request
     # A JSON entry handed to a call that takes text: the script fell out of step (#24).
     with pytest.raises(ScriptMismatch, match=r"entry 0 is JSON .* takes text"):
-        await FakeModel([{"json": {"kind": "answer"}}]).generate(request)
+        await FakeModel([{"json": {"call": "answer_the_user"}}]).generate(request)
 
 
 async def test_model_window_and_tokenizer_are_used_by_default() -> None:

@@ -23,6 +23,7 @@ from .helpers import (
     calls,
     events,
     fail,
+    hand_off,
     labels,
     reasons,
     run_turn,
@@ -136,13 +137,13 @@ async def test_empty_best_effort_still_flags_best_effort(box: TaskBox) -> None:
 )
 async def test_other_stalls_also_get_a_best_effort_answer(box: TaskBox, stall: str) -> None:
     """Other loop stalls without a fallback also produce one best-effort answer call."""
-    from .helpers import make_tool, plan
+    from .helpers import make_tool, use
 
     guarded = make_tool("guarded", lambda a, c: "ok", requires=["search"])
     scripts = {
         "repeated-tool-call": [use("list_tasks"), use("list_tasks"), use("list_tasks")],
         "plan-invalid": [text("?"), text("??")],
-        "conductor-asked": [plan("escalate", brief="cannot")],
+        "conductor-asked": [hand_off()],
         "tool-prerequisite-missing": [use("guarded")],
     }
     model = FakeModel([*scripts[stall], text("Partial answer.")])

@@ -20,7 +20,7 @@ from .helpers import (
     args,
     events,
     fail,
-    plan,
+    hand_off,
     run_turn,
     text,
     types,
@@ -175,7 +175,7 @@ async def test_memory_error_event_type_uses_an_underscore() -> None:
 async def test_plan_event_precedes_the_escalation_for_escalate_plans(box: TaskBox) -> None:
     """An escalate plan is reported as a plan event of kind answer, then escalate."""
     result = await run_turn(
-        FakeModel([plan("escalate", brief="too hard")]),
+        FakeModel([hand_off()]),
         tools=box.tools,
         fallback=RecordingFallback(),
     )

@@ -8,6 +8,7 @@ import pytest
 
 from goliath import Agent, Extension, ExtensionError, Skip
 from goliath.errors import ModelError
+from goliath.extensions import Plan
 from goliath.memory import InMemory
 from goliath.testing import FakeModel
 
@@ -171,9 +172,7 @@ async def test_hook_phase_data(box: TaskBox) -> None:
         before_remember=grab("memory", "exchange"),
         on_finish=grab("outcome", "diagnostics"),
     )
-    model = FakeModel(
-        [use("search", "find milk"), args(query="milk"), answer_plan(), text("Milk.")]
-    )
+    model = FakeModel([use("search"), args(query="milk"), answer_plan(), text("Milk.")])
     await run_turn(
         model,
         "milk?",
@@ -195,7 +194,8 @@ async def test_hook_phase_data(box: TaskBox) -> None:
         "writes": True,
     }
     assert seen["before_tool"]["input"] == {"query": "milk", "limit": 5}
-    assert seen["before_tool"]["brief"] == "find milk"
+    assert seen["after_plan"]["plan"] == Plan(kind="answer", brief="reply")  # the last plan
+    assert seen["before_tool"]["brief"] == "Search the tasks."
     assert seen["before_tool"]["tool"]["name"] == "search"
     assert seen["after_tool"]["result"] == "1. title: Buy milk"
     assert seen["after_tool"]["outcome"]["status"] == "executed"
@@ -261,7 +261,7 @@ async def test_no_tools_left_means_a_synthetic_answer_plan(box: TaskBox) -> None
     model = FakeModel([text("Ok.")])
     result = await run_turn(model, tools=box.tools, extensions=[hide])
     assert [c.label for c in model.calls] == ["answer"]
-    assert plans == [{"kind": "answer", "brief": "reply"}]
+    assert plans == [Plan(kind="answer", brief="reply")]
     assert events(result, "plan")[0].brief == "reply"
 
 
@@ -275,28 +275,46 @@ async def test_before_plan_sees_attempt_count_on_retry(box: TaskBox) -> None:
 
 
 async def test_after_plan_may_replace_the_plan(box: TaskBox) -> None:
-    """after_plan may replace the plan; the plan event shows the replacement."""
+    """after_plan may replace the plan; the plan event shows the replacement (its brief, when
+    it sets none, the tool's description)."""
     swap = extension(
         "swap",
         after_plan=lambda ctx: (
-            {"plan": {"kind": "tool", "tool": "list_tasks", "brief": "check"}}
-            if not ctx.steps
-            else None
+            {"plan": Plan(kind="tool", tool="list_tasks")} if not ctx.steps else None
         ),
     )
     model = FakeModel([answer_plan(), answer_plan(), text("Two.")])
     result = await run_turn(model, tools=box.tools, extensions=[swap])
-    assert events(result, "plan")[0].tool == "list_tasks"
+    assert (events(result, "plan")[0].tool, events(result, "plan")[0].brief) == (
+        "list_tasks",
+        "List the tasks.",
+    )
     assert box.ran("list_tasks") == 1
 
 
 async def test_after_plan_must_name_an_available_tool(box: TaskBox) -> None:
-    """An after_plan replacement naming an unavailable tool is an extension error."""
-    swap = extension(
-        "swap", after_plan=lambda ctx: {"plan": {"kind": "tool", "tool": "nope", "brief": "x"}}
-    )
-    with pytest.raises(ExtensionError):
+    """An after_plan replacement naming an unavailable tool is an extension error that names
+    the tool and the ones the step may use."""
+    swap = extension("swap", after_plan=lambda ctx: {"plan": Plan(kind="tool", tool="nope")})
+    with pytest.raises(ExtensionError, match=r"'nope'.*list_tasks, create_task, search"):
         await run_turn(FakeModel([answer_plan()]), tools=box.tools, extensions=[swap])
+
+
+@pytest.mark.parametrize(
+    "returned",
+    [
+        {"kind": "tool", "tool": "list_tasks", "brief": "check"},
+        {"call": "list_tasks"},
+        "list_tasks",
+    ],
+    ids=["the-old-dict-form", "the-models-spelling", "a-name"],
+)
+async def test_after_plan_must_return_a_plan(box: TaskBox, returned: Any) -> None:
+    """A replacement that is not a Plan is an extension error saying what a plan is."""
+    swap = extension("swap", after_plan=lambda ctx: {"plan": returned})
+    with pytest.raises(ExtensionError, match=r"plan must be a goliath\.extensions\.Plan") as caught:
+        await run_turn(FakeModel([answer_plan()]), tools=box.tools, extensions=[swap])
+    assert isinstance(caught.value.cause, TypeError)
 
 
 async def test_before_tool_may_replace_the_input(box: TaskBox) -> None:

@@ -19,9 +19,9 @@ from .helpers import (
     calls,
     events,
     fail,
+    hand_off,
     labels,
     make_tool,
-    plan,
     reasons,
     run_turn,
     text,
@@ -137,11 +137,11 @@ async def test_conductor_schema_fields_in_generation_order(box: TaskBox) -> None
     "malformed",
     [
         text("sure, I will list the tasks"),
-        {"json": {"kind": "dance", "brief": "x"}},
+        {"json": {"call": "list_tasks", "brief": "x"}},
         fail(InvalidOutputError("bad JSON")),
         fail(ModelError("Failed to deserialize a Generable type from model output")),
     ],
-    ids=["not-json", "bad-kind", "invalid-output-error", "generable"],
+    ids=["not-json", "unknown-field", "invalid-output-error", "generable"],
 )
 async def test_malformed_plan_is_retried_once_with_a_hint(box: TaskBox, malformed: Any) -> None:
     """A malformed plan causes one retry whose prompt ends with a hint naming the tools."""
@@ -168,7 +168,7 @@ async def test_two_malformed_plans_in_a_row_escalate_plan_invalid(box: TaskBox) 
 
 @pytest.mark.parametrize(
     "bad_plan",
-    [plan("tool", "delete_everything", "go"), plan("tool", None, "go")],
+    [use("delete_everything"), use("")],
     ids=["unknown-tool", "missing-tool"],
 )
 async def test_tool_plan_with_unknown_or_missing_tool_is_malformed(
@@ -180,22 +180,18 @@ async def test_tool_plan_with_unknown_or_missing_tool_is_malformed(
     assert reasons(result) == ["plan-invalid"]
     first, second = calls(model, "conductor")
     hint = second.prompt[len(first.prompt) :]
-    named = bad_plan["json"].get("tool") or "(none)"
+    named = bad_plan["json"]["call"] or "(none)"
     assert named in hint
     assert "list_tasks" in hint
 
 
 async def test_escalate_plan_escalates_conductor_asked(box: TaskBox) -> None:
     """Kind escalate escalates conductor-asked and its plan event has kind answer."""
-    model = FakeModel([plan("escalate", brief="beyond me", why="needs the web")])
+    model = FakeModel([hand_off()])
     fallback = RecordingFallback()
     result = await run_turn(model, tools=box.tools, fallback=fallback)
     [plan_event] = events(result, "plan")
-    assert (plan_event.kind, plan_event.brief, plan_event.why) == (
-        "answer",
-        "beyond me",
-        "needs the web",
-    )
+    assert (plan_event.kind, plan_event.brief) == ("answer", "beyond this device's functions")
     assert plan_event.tool is None
     assert reasons(result) == ["conductor-asked"]
     assert result.text == "cloud answer"
@@ -410,36 +406,29 @@ async def test_step_log_cuts_long_inputs_at_120_characters(box: TaskBox) -> None
 
 
 async def test_plan_event_fields(box: TaskBox) -> None:
-    """A plan event carries index, kind, tool, why and brief."""
-    model = FakeModel(
-        [
-            plan("tool", "list_tasks", "list them", why="the list decides"),
-            answer_plan("say it"),
-            text("Two."),
-        ]
-    )
+    """A plan event carries index, kind, tool and brief (a tool's description, or reply)."""
+    model = FakeModel([use("list_tasks"), answer_plan(), text("Two.")])
     result = await run_turn(model, tools=box.tools)
     first, second = events(result, "plan")
-    assert (first.index, first.kind, first.tool, first.why, first.brief) == (
+    assert (first.index, first.kind, first.tool, first.brief) == (
         0,
         "tool",
         "list_tasks",
-        "the list decides",
-        "list them",
+        "List the tasks.",
     )
-    assert (second.index, second.kind, second.brief) == (1, "answer", "say it")
+    assert (second.index, second.kind, second.brief) == (1, "answer", "reply")
 
 
 async def test_answer_step_record(box: TaskBox) -> None:
     """A device answer from an answer plan is recorded as an answer step."""
-    model = FakeModel([use("list_tasks", "list them"), answer_plan("tell them"), text("Two.")])
+    model = FakeModel([use("list_tasks"), answer_plan(), text("Two.")])
     result = await run_turn(model, tools=box.tools)
     answer_step = result.steps[-1]
     assert isinstance(answer_step, StepRecord)
     assert (answer_step.index, answer_step.kind, answer_step.brief, answer_step.text) == (
         1,
         "answer",
-        "tell them",
+        "reply",
         "Two.",
     )
 
@@ -465,7 +454,7 @@ async def test_script_exhaustion_is_a_model_failure(box: TaskBox) -> None:
 
 async def test_conductor_prompt_section_order(box: TaskBox) -> None:
     """Summary, recent block, step log, step counter, then the ask, blank-line separated."""
-    from .helpers import exchange, memory_with
+    from .helpers import answer_plan, exchange, memory_with, use
 
     memory = memory_with("Goal: groceries", [exchange("add milk", "Added milk.")])
     model = FakeModel([use("list_tasks"), answer_plan(), text("Ok.")])
@@ -485,7 +474,7 @@ async def test_conductor_prompt_section_order(box: TaskBox) -> None:
 
 async def test_answer_prompt_layout(box: TaskBox) -> None:
     """'Earlier: <summary>', the recent block, 'What you found', then 'Ask: <ask>' last."""
-    from .helpers import exchange, memory_with
+    from .helpers import answer_plan, exchange, memory_with, use
 
     memory = memory_with("Goal: groceries", [exchange("add milk", "Added milk.")])
     model = FakeModel([use("list_tasks"), answer_plan(), text("Ok.")])
@@ -565,9 +554,9 @@ async def test_a_read_with_parameters_that_ran_is_still_offered_and_a_write_alwa
     assert "create_task" in after_write.schema["properties"]["call"]["enum"]
 
 
-def whole(*names: str) -> dict[str, Any]:
-    """A first plan naming its calls, as the real conductor answers."""
-    return {"json": {"calls": list(names)}}
+def first_then(call: str, then: str = "answer_the_user") -> dict[str, Any]:
+    """A first plan as the real conductor now writes it: a call, then one more or none."""
+    return {"json": {"call": call, "then": then}}
 
 
 async def test_a_whole_plan_runs_its_reads_then_answers_without_asking_again(
@@ -575,7 +564,7 @@ async def test_a_whole_plan_runs_its_reads_then_answers_without_asking_again(
 ) -> None:
     """Deviation (docs/design.md, "The plan"): after a whole plan the turn follows it; the
     1.5B model asked for the next call re-picked the call it had just made."""
-    model = FakeModel([whole("list_tasks", "search"), args(query="milk"), text("Milk.")])
+    model = FakeModel([first_then("list_tasks", "search"), args(query="milk"), text("Milk.")])
     result = await run_turn(model, tools=box.tools)
     assert box.runs == {"list_tasks": 1, "search": 1}
     assert labels(model) == ["conductor", "worker", "answer"]
@@ -585,7 +574,11 @@ async def test_a_whole_plan_runs_its_reads_then_answers_without_asking_again(
 async def test_a_planned_write_asks_first_and_answering_skips_it(box: TaskBox) -> None:
     """Before a planned write the conductor may only do it or answer (its condition failed)."""
     model = FakeModel(
-        [whole("list_tasks", "create_task"), {"json": {"call": "answer_the_user"}}, text("No.")]
+        [
+            first_then("list_tasks", "create_task"),
+            {"json": {"call": "answer_the_user"}},
+            text("No."),
+        ]
     )
     result = await run_turn(model, "add milk unless it's there", tools=box.tools)
     assert box.runs == {"list_tasks": 1}
@@ -597,11 +590,6 @@ async def test_a_planned_write_asks_first_and_answering_skips_it(box: TaskBox) -
     ]
     assert "Planned next: create_task" in gate.prompt
     assert result.text == "No."
-
-
-def first_then(call: str, then: str = "answer_the_user") -> dict[str, Any]:
-    """A first plan as the real conductor now writes it: a call, then one more or none."""
-    return {"json": {"call": call, "then": then}}
 
 
 async def test_a_first_plan_then_answer_the_user_runs_one_call_and_answers(box: TaskBox) -> None:

@@ -41,9 +41,7 @@ async def test_zero_argument_tool_needs_no_worker_call(box: TaskBox) -> None:
 
 async def test_worker_schema_has_a_trailing_optional_missing_field(box: TaskBox) -> None:
     """A tool with parameters gets one structured worker call with a trailing 'missing'."""
-    model = FakeModel(
-        [use("search", "find milk"), args(query="milk"), answer_plan(), text("Milk.")]
-    )
+    model = FakeModel([use("search"), args(query="milk"), answer_plan(), text("Milk.")])
     await run_turn(model, tools=box.tools)
     [worker] = calls(model, "worker")
     assert list(worker.schema["properties"]) == ["query", "limit", "missing"]
@@ -56,15 +54,16 @@ async def test_worker_schema_has_a_trailing_optional_missing_field(box: TaskBox)
 
 async def test_worker_system_prompt_carries_the_brief(box: TaskBox) -> None:
     """The worker system prompt starts with instructions and names the call to fill: the
-    tool's signature and the plan's brief."""
-    model = FakeModel(
-        [use("search", "find milk"), args(query="milk"), answer_plan(), text("Milk.")]
-    )
+    tool's signature and the plan's brief (the tool's description)."""
+    model = FakeModel([use("search"), args(query="milk"), answer_plan(), text("Milk.")])
     await run_turn(model, "is milk on it?", tools=box.tools, instructions="Be terse.")
     [worker] = calls(model, "worker")
     lines = worker.system.split("\n")
     assert lines[0] == "Be terse."
-    assert "You fill the arguments of one function call: search(query, limit?): find milk" in lines
+    assert (
+        "You fill the arguments of one function call: search(query, limit?): Search the tasks."
+        in lines
+    )
     assert worker.prompt.endswith("Ask: is milk on it?")
 
 
@@ -442,15 +441,13 @@ async def test_tool_step_record_fields(box: TaskBox) -> None:
 
     (Python shape: boolean fields are always present and default to False.)
     """
-    model = FakeModel(
-        [use("create_task", "add eggs"), args(title="Eggs"), answer_plan(), text("Added.")]
-    )
+    model = FakeModel([use("create_task"), args(title="Eggs"), answer_plan(), text("Added.")])
     result = await run_turn(model, tools=box.tools)
     record = result.steps[0]
     assert (record.index, record.kind, record.brief, record.tool) == (
         0,
         "tool",
-        "add eggs",
+        "Add a task.",
         "create_task",
     )
     assert record.input == {"title": "Eggs"}

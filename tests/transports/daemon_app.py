@@ -28,13 +28,13 @@ def scripted_reply(request: GenerateRequest) -> dict[str, Any]:
     ask = request.prompt.rsplit("Ask: ", 1)[-1].split("\n", 1)[0]
     if request.label == "conductor":
         if ask.startswith("add ") and "create_task(" not in request.prompt:
-            return {"json": {"kind": "tool", "tool": "create_task", "brief": ask}}
+            return {"json": {"call": "create_task"}}
         if ask.startswith("log ") and "log_slowly(" not in request.prompt:
-            return {"json": {"kind": "tool", "tool": "log_slowly", "brief": ask}}
+            return {"json": {"call": "log_slowly"}}
         waits = ask.startswith("wait") or ask.endswith(" then wait")
         if waits and "slow_job(" not in request.prompt:
-            return {"json": {"kind": "tool", "tool": "slow_job", "brief": "wait"}}
-        return {"json": {"kind": "answer", "brief": "reply"}}
+            return {"json": {"call": "slow_job"}}
+        return {"json": {"call": "answer_the_user"}}
     if request.label == "worker":
         title = ask.removeprefix("add ").removeprefix("log ").removesuffix(" then wait")
         return {"json": {"title": title}}
