@@ -28,9 +28,7 @@ def intent(word: str, *, yes: float | None = None, no: float | None = None) -> d
 
 async def test_a_write_the_request_did_not_ask_for_is_not_called() -> None:
     tasks, tools = task_tools()
-    model = FakeModel(
-        [PLAN_ADD, intent("no", yes=-2.5, no=-0.1), {"text": "You have two tasks."}]
-    )
+    model = FakeModel([PLAN_ADD, intent("no", yes=-2.5, no=-0.1), {"text": "You have two tasks."}])
     async with Agent(model, tools=tools, auto_approve=True, write_intent_check=True) as agent:
         result = await agent.run("how many tasks do I have?")
     assert [call.label for call in model.calls] == ["conductor", "intent", "answer"]
