@@ -101,8 +101,8 @@ async def run_tool_step(
         return Escalation("tool-prerequisite-missing")
     ctx = _tool_context(turn)
     if tool.writes and turn.config.write_intent_check:
-        verdict = await asks_for_write(turn.caller, tool, turn.ask, recent=turn.view.recent)
-        if not verdict.asked:
+        intent = await asks_for_write(turn.caller, tool, turn.ask, recent=turn.view.recent)
+        if not intent.asked:
             return Withheld(withheld_note(tool))
 
     filled = await _arguments(turn, tool, plan.brief)
