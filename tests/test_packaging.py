@@ -84,7 +84,7 @@ def test_the_library_works_without_the_server_stack(tmp_path: Path) -> None:
         "def ping() -> str:\n"
         '    """Ping."""\n'
         '    return "pong"\n'
-        "model = FakeModel([{'json': {'kind': 'answer', 'brief': 'reply'}}, {'text': 'hi'}])\n"
+        "model = FakeModel([{'json': {'call': 'answer_the_user'}}, {'text': 'hi'}])\n"
         "print(Agent(model, tools=[ping]).run_sync('hello').text)\n"
         "loaded = sorted(m for m in sys.modules if m.split('.')[0] in "
         f"{blocked!r})\n"

@@ -308,20 +308,22 @@ async def test_a_scored_plan_is_scored_from_the_servers_token_logprobs(model_fil
     """A request that names an enum field to score gets each option's log-probability, read
     from the alternatives llama-server sends at the token where the value starts."""
     server = ManagedLlamaServer(model_file, slots=1, binary=FAKE)
+    options = ["answer_the_user", "list_tasks", "beyond_these_functions"]
     schema = {
         "type": "object",
-        "properties": {
-            "kind": {"type": "string", "enum": ["tool", "answer", "escalate"]},
-            "brief": {"type": "string"},
-        },
-        "required": ["kind", "brief"],
+        "properties": {"call": {"type": "string", "enum": options}},
+        "required": ["call"],
     }
     request = GenerateRequest(
-        label="conductor", system="Plan.", prompt="Ask: hi\n", schema=schema, score="kind"
+        label="conductor", system="Plan.", prompt="Ask: hi\n", schema=schema, score="call"
     )
     async with trio.open_nursery() as nursery:
         await nursery.start(server.serve)
         generation = await server.model().generate(request)
         nursery.cancel_scope.cancel()
-    assert json.loads(generation.text)["kind"] == "answer"
-    assert generation.scores == {"answer": -0.05, "tool": -2.0, "escalate": -3.0}
+    assert json.loads(generation.text)["call"] == "answer_the_user"
+    assert generation.scores == {
+        "answer_the_user": -0.05,
+        "list_tasks": -2.0,
+        "beyond_these_functions": -3.0,
+    }
