@@ -128,6 +128,14 @@ class Agent(Generic[Deps, Out]):
         write_intent_check: before each write, ask the model on its own whether the request
             asks for that change; a write it did not ask for is not called (docs/design.md);
             ``None``: on for a model that reports option log-probabilities.
+        condition_check: before a write that follows a look-up, ask the model on its own
+            whether what was found meets the request's condition ("unless it's already
+            there", "if I'm free"); a write whose condition fails is not called
+            (docs/design.md); ``None``: on for a model that reports option log-probabilities.
+        answer_check: send back once an answer that names nothing the last read returned
+            ("You have 6 tasks left.", "Yes, you have unread emails."), asking for what the
+            ask wants from the results (docs/design.md); ``None``: on for a model that reports
+            option log-probabilities, like the checks (a scripted model needs no extra reply).
         extensions: :class:`~goliath.Extension` objects, run in this order.
         output_schema: a pydantic model class for structured answers.
         session_retry_after: seconds before a conversation handed to the fallback probes the
@@ -168,6 +176,8 @@ class Agent(Generic[Deps, Out]):
         cloud_needs: str | None = None,
         hand_off_margin: float | None = None,
         write_intent_check: bool | None = None,
+        condition_check: bool | None = None,
+        answer_check: bool | None = None,
         extensions: Sequence[Any] = (),
         output_schema: type[Out] | None = None,
         session_retry_after: float | None = DEFAULT_SESSION_RETRY_AFTER,
@@ -215,7 +225,7 @@ class Agent(Generic[Deps, Out]):
             turn_options["window"] = _model_window(model)
         if turn_options["count_tokens"] is None:
             turn_options["count_tokens"] = _model_counter(model)
-        for check in ("hand_off_check", "write_intent_check"):
+        for check in ("hand_off_check", "write_intent_check", "condition_check", "answer_check"):
             if turn_options[check] is None:
                 turn_options[check] = _model_scores(model)
         return AgentConfig(**turn_options)

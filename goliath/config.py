@@ -70,6 +70,24 @@ def _checked_write_intent_check(value: bool) -> bool:
     return value
 
 
+def _checked_condition_check(value: bool) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(
+            f"condition_check must be True, False or None (on for a model that scores "
+            f"options), got {value!r}."
+        )
+    return value
+
+
+def _checked_answer_check(value: bool) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(
+            f"answer_check must be True, False or None (on for a model that scores options), "
+            f"got {value!r}."
+        )
+    return value
+
+
 def _checked_cloud_needs(value: str | None) -> str | None:
     if value is not None and (not isinstance(value, str) or not value.strip()):
         raise ConfigError(
@@ -225,6 +243,8 @@ class AgentConfig:
     cloud_needs: str | None = attrs.field(default=None, converter=_checked_cloud_needs)
     hand_off_margin: float | None = attrs.field(default=None, converter=_checked_hand_off_margin)
     write_intent_check: bool = attrs.field(default=False, converter=_checked_write_intent_check)
+    condition_check: bool = attrs.field(default=False, converter=_checked_condition_check)
+    answer_check: bool = attrs.field(default=False, converter=_checked_answer_check)
     tool_errors: ToolErrors = attrs.field(default="report", converter=_checked_tool_errors)
 
 

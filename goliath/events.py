@@ -15,6 +15,7 @@ __all__ = [
     "REASONS",
     "AnswerEvent",
     "BudgetEvent",
+    "CheckEvent",
     "ConfirmEvent",
     "EscalateEvent",
     "Event",
@@ -134,6 +135,19 @@ class BudgetEvent(EventBase, tag="budget", frozen=True):
     queue_ms: float = 0.0
 
 
+class CheckEvent(EventBase, tag="check", frozen=True):
+    """One of the turn's yes/no checks decided: the hand-off (``passed``: kept on the device),
+    the write intent or the condition (``passed``: the write goes ahead).
+
+    ``margin`` is the log-probability gap the verdict was read from (the cloud's, or "no"'s,
+    lead), ``None`` where the bridge reports no log-probabilities.
+    """
+
+    check: Literal["handoff", "intent", "condition"]
+    passed: bool
+    margin: float | None = None
+
+
 Event = (
     RecallEvent
     | PlanEvent
@@ -144,6 +158,7 @@ Event = (
     | RememberEvent
     | MemoryErrorEvent
     | BudgetEvent
+    | CheckEvent
 )
 
 EventCallback = Callable[[Event], Any]
@@ -162,4 +177,5 @@ def event_types() -> tuple[str, ...]:
         "remember",
         "memory_error",
         "budget",
+        "check",
     )

@@ -44,6 +44,9 @@ class EvalAttempt(msgspec.Struct, kw_only=True):
         input_tokens: prompt tokens of those calls, as the model reported them.
         output_tokens: generated tokens of those calls.
         escalation: the reason of the run's last escalation, if any.
+        calls: each tool step as ``tool(arguments) [status] → result``, the result cut to 200
+            characters (for reading failures; the grader does not use it).
+        checks: each yes/no check the turn made, as ``name=passed|failed (margin)``.
     """
 
     passed: bool
@@ -57,6 +60,8 @@ class EvalAttempt(msgspec.Struct, kw_only=True):
     input_tokens: int = 0
     output_tokens: int = 0
     escalation: str | None = None
+    calls: list[str] = msgspec.field(default_factory=list)
+    checks: list[str] = msgspec.field(default_factory=list)
 
 
 class EvalOutcome(msgspec.Struct, kw_only=True):

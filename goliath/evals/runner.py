@@ -9,6 +9,7 @@ at a time, and sequential attempts keep the seconds per attempt honest.
 from __future__ import annotations
 
 import inspect
+import json
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -20,10 +21,19 @@ import trio
 from .._util import maybe_await, message_of
 from ..agent import OPTIONS, Agent
 from ..budget import Budgets, TokenCounter
+from ..compress import clip
 from ..config import FactsSource, Fallback, WindowSource
 from ..errors import ConfigError, TurnCancelled
 from ..memory import InMemory
-from ..records import ConfirmRequest, Decision, Exchange, FallbackRequest, MemoryState, RunResult
+from ..records import (
+    ConfirmRequest,
+    Decision,
+    Exchange,
+    FallbackRequest,
+    MemoryState,
+    RunResult,
+    StepRecord,
+)
 from .baseline import NaiveLoop
 from .fixtures import (
     DEFAULT_TOOLSET,
@@ -196,7 +206,33 @@ async def _attempt(options: _Options, fixture: Fixture) -> EvalAttempt:
         input_tokens=result.input_tokens,
         output_tokens=result.output_tokens,
         escalation=last_escalation(result),
+        calls=step_lines(result.steps),
+        checks=check_lines(result.trace),
     )
+
+
+def step_lines(steps: Sequence[StepRecord]) -> list[str]:
+    """Each tool step as one short line: what a person reading a failure needs first."""
+    lines = []
+    for step in steps:
+        if step.kind != "tool":
+            continue
+        status = "failed" if step.failed else "skipped" if step.skipped else "ok"
+        arguments = json.dumps(step.input, ensure_ascii=False, default=str)
+        result = " | ".join((step.result or "").splitlines())
+        lines.append(f"{step.tool}({clip(arguments, 160)}) [{status}] → {clip(result, 200)}")
+    return lines
+
+
+def check_lines(trace: Sequence[Any]) -> list[str]:
+    """Each yes/no check of the turn (``CheckEvent``) as ``name=passed (margin)``."""
+    lines = []
+    for event in trace:
+        if getattr(event, "type", None) != "check":
+            continue
+        margin = "" if event.margin is None else f" ({event.margin:+.2f})"
+        lines.append(f"{event.check}={'passed' if event.passed else 'failed'}{margin}")
+    return lines
 
 
 async def _run_once(options: _Options, fixture: Fixture) -> RunResult:

@@ -24,8 +24,10 @@ __all__ = [
     "echoes",
     "found_items",
     "grounding_note",
+    "names_nothing_found",
     "step_summary",
     "ungrounded_numbers",
+    "vague_note",
 ]
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
@@ -164,4 +166,60 @@ def denial_note(count: int) -> str:
         f"Your previous reply said nothing was found, but the results above hold {shown}. "
         "Answer again from those results: name what the ask wants from them; if it is not "
         "among them, say exactly what is missing. Do not mention this notice."
+    )
+
+
+_PLAIN_NO = re.compile(r"\s*(no|nope)\b", re.IGNORECASE)
+_VALUE_WORD = re.compile(r"[^\W\d_]{3,}|\d+(?:[.,:]\d+)*", re.UNICODE)
+_COMMON = frozenset(
+    """the and for with from you your have has are was were this that there here what which
+    when where who how not all any some one two yes none nothing found list lists item items
+    task tasks event events note notes email emails message messages""".split()  # noqa: SIM905
+)
+
+
+def _value_words(value: Any, into: set[str], depth: int = 0) -> None:
+    if depth > 4:
+        return
+    if isinstance(value, str):
+        into.update(word.lower() for word in _VALUE_WORD.findall(value))
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        into.add(_normal(str(value)))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if not str(key).lower().endswith("id"):  # ids say nothing to the user
+                _value_words(item, into, depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _value_words(item, into, depth + 1)
+
+
+def names_nothing_found(text: str, steps: Sequence[StepRecord], ask: str) -> bool:
+    """Whether an answer after a read that returned something says no word or number of it
+    beyond the ask's own ("You have 6 tasks left.", "Yes, you have unread emails.")."""
+    if _PLAIN_NO.match(text):
+        return False  # "No, eggs are not on your list": a negative names what the ask named
+    last = next(
+        (s for s in reversed(steps) if s.kind == "tool" and not (s.failed or s.skipped)), None
+    )
+    if last is None or last.writes or last.output in (None, "", [], {}):
+        return False
+    found: set[str] = set()
+    _value_words(last.output, found)
+    asked = {word.lower() for word in _VALUE_WORD.findall(ask)}
+    found -= asked | _COMMON
+    if not found:
+        return False
+    said = {word.lower() for word in _VALUE_WORD.findall(text)}
+    said |= {_normal(word) for word in said if word[:1].isdigit()}
+    return not (said & found)
+
+
+def vague_note() -> str:
+    """The retry's note for an answer that names nothing the read returned."""
+    return (
+        "Your previous reply named nothing from the results above. Answer again from those "
+        "results: give what the ask wants from them (the titles, names, times, dates or "
+        'numbers, exactly as written there), speaking to the user as "you". Do not mention '
+        "this notice."
     )

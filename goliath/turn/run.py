@@ -21,6 +21,7 @@ from ..config import AgentConfig, TurnRequest
 from ..errors import BudgetError, ExtensionError, GoliathError
 from ..events import (
     AnswerEvent,
+    CheckEvent,
     EscalateEvent,
     PlanEvent,
     RecallEvent,
@@ -39,12 +40,15 @@ from .grounding import (
     echoes,
     found_items,
     grounding_note,
+    names_nothing_found,
     step_summary,
     ungrounded_numbers,
+    vague_note,
 )
 from .handoff import check_hand_off
 from .hooks import OBSERVER_SECONDS, StopRun
 from .judge import cap_reached
+from .lookup import LookUp, lookup_hint
 from .prompts import (
     answer_system,
     answer_user,
@@ -180,6 +184,9 @@ class Turn(TurnState):
             if plan.kind == "answer":
                 return await self._answer(plan)
             outcome = await run_tool_step(self, plan, {tool.name: tool for tool in available})
+            if isinstance(outcome, LookUp):  # the call needs an id: a look-up first
+                self.lookup = outcome
+                continue
             if isinstance(outcome, Withheld):  # the ask did not ask for this write: answer
                 self.notes.append(outcome.note)
                 return await self._answer(Plan(kind="answer", brief="reply"))
@@ -191,6 +198,8 @@ class Turn(TurnState):
     ) -> Plan | InvalidPlan:
         if not available:
             return Plan(kind="answer", brief="reply")
+        if self.lookup is not None:
+            return await self._look_up(available, context_text)
         first = not self.steps
         if first and self.config.tool_retrieval is not None:
             available = retrieve_tools(available, self.ask, self.config.tool_retrieval)
@@ -203,6 +212,9 @@ class Turn(TurnState):
                 recent=self.view.recent,
                 cloud_needs=self.config.cloud_needs,
                 margin=self.config.hand_off_margin,
+            )
+            self.emit(
+                CheckEvent(check="handoff", passed=not verdict.hand_off, margin=verdict.margin)
             )
             if verdict.hand_off:
                 return Plan(kind="escalate", brief="the hand-off check chose the cloud")
@@ -249,6 +261,45 @@ class Turn(TurnState):
                 self.planned = None if plan.then is None else list(plan.then)
             elif self.planned:
                 self.planned = self.planned[1:]
+            if not plan.brief:
+                tool = next(t for t in available if t.name == plan.tool)
+                plan = attrs.evolve(plan, brief=tool.description)
+        return plan
+
+    async def _look_up(self, available: list[Tool], context_text: str | None) -> Plan | InvalidPlan:
+        """The read that finds what a waiting call needs (``lookup.py``); the call is asked
+        again after it."""
+        lookup, self.lookup = self.lookup, None
+        waiting = next((tool for tool in available if tool.name == lookup.tool), None)
+        reads = [tool.name for tool in available if not tool.writes and tool is not waiting]
+        if waiting is None or not reads:
+            return Plan(kind="answer", brief="reply")
+        later = [lookup.tool, *(self.planned or [])]
+        system, prompt = planning_prompts(
+            first=False,
+            instructions=self.instructions,
+            context_text=context_text,
+            max_steps=self.config.max_steps,
+            tools=available,
+            facts=self.facts,
+            examples=self.config.examples,
+            ask=self.ask,
+            view=self.view,
+            window=self.window,
+            steps=await self.model_steps(),
+            planned=later,
+            hint=lookup_hint(waiting, lookup.parameters),
+        )
+        plan = await request_plan(
+            self.caller,
+            system=system,
+            prompt=prompt,
+            tool_names=[t.name for t in available],
+            offered=reads,
+            require_tool=True,
+        )
+        if isinstance(plan, Plan) and plan.kind == "tool":
+            self.planned = later
             if not plan.brief:
                 tool = next(t for t in available if t.name == plan.tool)
                 plan = attrs.evolve(plan, brief=tool.description)
@@ -323,6 +374,16 @@ class Turn(TurnState):
             invented = ungrounded_numbers(text, self.steps, known) if looked else []
             found = found_items(self.steps) if attempt == 0 and not invented else 0
             denied = found > 0 and denies_finding(text)
+            vague = (
+                self.config.answer_check
+                and attempt == 0
+                and not (invented or denied)
+                and names_nothing_found(text, self.steps, self.ask)
+            )
+            if vague:
+                retried, _ = await self._compose(best_effort=False, notes=(vague_note(),))
+                text = retried.strip() or text  # checked once more for invented numbers
+                continue
             if not invented and not denied:
                 return text
             if attempt == 0:

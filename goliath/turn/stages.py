@@ -52,6 +52,8 @@ STAGES: Mapping[str, Stage] = MappingProxyType(
             Stage("handoff", output_tokens=16, string_length=8),
             # the write-intent check replies yes or no
             Stage("intent", output_tokens=16, string_length=8),
+            # the condition check replies yes or no
+            Stage("condition", output_tokens=16, string_length=8),
         )
     }
 )

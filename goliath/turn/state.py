@@ -53,6 +53,10 @@ class TurnState:
         first plan of ``{"call"}`` alone, as scripts may send)."""
         self.hand_off_checked = False
         """The hand-off check ran (a first plan retried after a malformed reply asks it once)."""
+        self.looked_up: set[str] = set()
+        """Functions that already got a look-up for an id nothing had shown (once each)."""
+        self.lookup: Any = None
+        """The look-up the next plan must make (a ``lookup.LookUp``), if any."""
         self.notes: list[str] = []
         """What the answer must be told that no step shows (a write the harness withheld)."""
         self.trace: list[Event] = []
@@ -93,6 +97,15 @@ class TurnState:
                 self.config.on_event(event)
             if self.request.on_event is not None:
                 self.request.on_event(event)
+
+    def seen_texts(self) -> list[str]:
+        """Everything the turn has seen besides its own steps: the ask, the summary, the recent
+        exchanges (and their steps' results) and the facts."""
+        texts = [self.ask, self.view.summary, *self.facts.values()]
+        for exchange in self.view.recent:
+            texts += [exchange.ask, exchange.answer]
+            texts += [step.result or "" for step in exchange.steps]
+        return texts
 
     async def model_steps(self) -> list[StepRecord]:
         """Steps as prompts show them: older content excerpts over the aggregate budget omitted.

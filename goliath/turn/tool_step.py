@@ -35,14 +35,16 @@ from ..durable import (
     mark_outcome_unknown,
 )
 from ..errors import GoliathError
-from ..events import ConfirmEvent, ToolEvent
+from ..events import CheckEvent, ConfirmEvent, ToolEvent
 from ..records import ConfirmRequest, Decision, SkipReason, StepRecord
 from ..snapshot import capped_snapshot, try_snapshot
 from ..tools import Tool, ToolContext, is_async_callable, report_tool_error, report_unshowable
+from .condition import condition_met, unmet_note
 from .conductor import Plan
 from .hooks import Denied
 from .intent import asks_for_write, withheld_note
 from .judge import duplicate_verdict, last_two_failed, prerequisites_met
+from .lookup import LookUp, ungrounded_ids
 from .prompts import answer_user, arguments_correction, worker_system
 from .state import TurnState
 from .worker import (
@@ -91,9 +93,9 @@ class Skipped:
 
 async def run_tool_step(
     turn: TurnState, plan: Plan, available: Mapping[str, Tool]
-) -> Escalation | Withheld | None:
+) -> Escalation | Withheld | LookUp | None:
     """Carry out the tool call ``plan`` names; the escalation it calls for, a write withheld
-    because the ask did not ask for it, or ``None``."""
+    because the ask did not ask for it, a look-up the call needs first, or ``None``."""
     tool = available.get(plan.tool or "")
     if tool is None:
         return Escalation("plan-invalid")
@@ -102,12 +104,18 @@ async def run_tool_step(
     ctx = _tool_context(turn)
     if tool.writes and turn.config.write_intent_check:
         intent = await asks_for_write(turn.caller, tool, turn.ask, recent=turn.view.recent)
+        turn.emit(CheckEvent(check="intent", passed=intent.asked, margin=intent.margin))
         if not intent.asked:
             return Withheld(withheld_note(tool))
 
     filled = await _arguments(turn, tool, plan.brief)
     if filled is None:
         return Escalation("tool-args-invalid")
+    if tool.name not in turn.looked_up:
+        lacking = ungrounded_ids(tool, filled.values, turn.steps, turn.seen_texts())
+        if lacking and any(not t.writes and t.name != tool.name for t in available.values()):
+            turn.looked_up.add(tool.name)
+            return LookUp(tool.name, tuple(lacking))
     skipped: Skipped | None = None
     tool_input = filled.values
     if isinstance(filled, Missing):
@@ -133,6 +141,14 @@ async def run_tool_step(
         note = withheld_write(tool, tool_input, turn.steps)
         if note is not None:
             return Withheld(note)
+        if turn.config.condition_check:
+            condition = await condition_met(turn.caller, tool, tool_input, turn.ask, turn.steps)
+            if condition is not None:
+                turn.emit(
+                    CheckEvent(check="condition", passed=condition.go, margin=condition.margin)
+                )
+                if not condition.go:
+                    return Withheld(unmet_note(tool))
 
     input_snapshot = try_snapshot(tool_input)
     earlier: StepRecord | None = None

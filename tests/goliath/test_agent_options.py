@@ -12,7 +12,14 @@ from goliath.agent import OPTIONS, RUNTIME_OPTIONS, TURN_OPTIONS
 from goliath.config import RUNTIME_FIELDS, AgentConfig, TurnRequest
 from goliath.testing import FakeModel
 
-MODEL_DERIVED = {"window", "count_tokens", "hand_off_check", "write_intent_check"}
+MODEL_DERIVED = {
+    "window",
+    "count_tokens",
+    "hand_off_check",
+    "write_intent_check",
+    "condition_check",
+    "answer_check",
+}
 """Options whose default (None) the agent takes from its model."""
 """Options whose ``None`` default means "ask the model" (AgentConfig holds the answer)."""
 

@@ -25,16 +25,19 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 async def test_every_model_call_carries_its_stages_caps() -> None:
-    """Hand-off check, conductor, write-intent check, worker, answer and scribe calls each
-    carry the output and string caps of their row, taken from the table, not from a bridge."""
+    """Hand-off check, conductor, write-intent check, worker, condition check, answer and
+    scribe calls each carry the output and string caps of their row, taken from the table,
+    not from a bridge."""
     recent = [Exchange(ask=f"q{i}", answer=f"a{i}", at=1.0) for i in range(3)]
     _, tools = task_tools()
     model = FakeModel(
         [
             {"json": {"handled_by": "phone"}},
+            use("list_tasks"),
             use("create_task"),
             {"json": {"asked": "yes"}},
             {"json": {"title": "Buy bread"}},
+            {"json": {"go": "yes"}},
             answer_plan(),
             answer("Done."),
             answer("Goal"),
@@ -48,16 +51,17 @@ async def test_every_model_call_carries_its_stages_caps() -> None:
         auto_approve=True,
         hand_off_check=True,
         write_intent_check=True,
+        condition_check=True,
     ) as agent:
-        await agent.run("add bread")
+        await agent.run("add bread unless it is there")
     seen = {(c.label, c.max_output_tokens, c.max_string_length) for c in model.calls}
     assert {label for label, _, _ in seen} == set(STAGES)
     assert seen == {(row.name, row.output_tokens, row.string_length) for row in STAGES.values()}
 
 
 def test_the_table_holds_the_caps_the_docs_give() -> None:
-    """The rows are docs/budgets.md's: output tokens 256/512/384/192/16/16, strings
-    200/300/1000/600/8/8."""
+    """The rows are docs/budgets.md's: output tokens 256/512/384/192/16/16/16,
+    strings 200/300/1000/600/8/8/8."""
     assert {name: (row.output_tokens, row.string_length) for name, row in STAGES.items()} == {
         "conductor": (256, 200),
         "worker": (512, 300),
@@ -65,6 +69,7 @@ def test_the_table_holds_the_caps_the_docs_give() -> None:
         "scribe": (192, 600),
         "handoff": (16, 8),
         "intent": (16, 8),
+        "condition": (16, 8),
     }
     assert STAGES["conductor"].input_limit(4096) == 2867
     assert STAGES["worker"].input_limit(1024) == 384

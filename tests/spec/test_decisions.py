@@ -409,7 +409,8 @@ def test_records_are_constructible_by_keyword() -> None:
 
 
 def test_event_types_keep_their_spellings() -> None:
-    """D7: event types are recall … budget, with memory_error spelled with '_'."""
+    """D7: event types are recall … budget, with memory_error spelled with '_'; ``check`` is
+    Goliath's addition (docs/design.md, "Where Goliath differs")."""
     assert set(event_types()) == {
         "recall",
         "plan",
@@ -420,6 +421,7 @@ def test_event_types_keep_their_spellings() -> None:
         "remember",
         "budget",
         "memory_error",
+        "check",
     }
 
 

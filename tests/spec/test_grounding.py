@@ -150,3 +150,33 @@ async def test_a_negative_that_survives_its_retry_is_kept(box: TaskBox) -> None:
     result = await run_turn(fake, "is the dentist on my list?", tools=box.tools)
     assert result.text == "There is no dentist task on your list."
     assert len(calls(fake, "answer")) == 2
+
+
+async def test_an_answer_that_names_nothing_the_read_returned_is_retried_once(
+    box: TaskBox,
+) -> None:
+    """A vague answer ("You have two things to do.") over a read that returned items gets one
+    retry asking for what the ask wants from the results; the retry's answer stands."""
+    fake = FakeModel(
+        [
+            use("list_tasks"),
+            answer_plan(),
+            text("You have a couple of things to do."),
+            text("You have Buy milk and Call mom."),
+        ]
+    )
+    result = await run_turn(fake, "what's on my list?", tools=box.tools, answer_check=True)
+    assert result.text == "You have Buy milk and Call mom."
+    first, retry = calls(fake, "answer")
+    assert "named nothing from the results" not in first.prompt
+    assert "Your previous reply named nothing from the results above" in retry.prompt
+
+
+async def test_an_answer_naming_what_was_found_or_a_plain_no_is_not_retried(box: TaskBox) -> None:
+    for reply, ask in (
+        ("Call mom is on your list.", "what's on my list?"),
+        ("No, you have nothing about eggs.", "anything about eggs?"),
+    ):
+        fake = FakeModel([use("list_tasks"), answer_plan(), text(reply)])
+        result = await run_turn(fake, ask, tools=box.tools, answer_check=True)
+        assert result.text == reply and len(calls(fake, "answer")) == 1

@@ -1,0 +1,174 @@
+"""The condition check: after a look-up, ask whether what was found lets the planned write run.
+
+"Add stamps unless they're already on my list", "if I'm free at 2, put the post office in",
+"if the insurance task is still open, move it to Friday": the request asks for the change, so
+the write-intent check rightly lets it through, and the planner, shown the read and the write
+it planned, makes the write (held-out, first wordings: 6 of Goliath's 9 unexpected writes were
+check-then-act asks whose condition the read had ruled out). What the deterministic gate
+(``write_gate``) cannot decide — a clash of times, a state, a count — is asked on its own: the
+request, what the turn's reads found, and the one change with its values, answered yes or no
+under a schema, and weighed by the bridge's log-probabilities where it reports them.
+
+Asked only before a write that follows a successful read of the same turn (a write with
+nothing read has no finding to contradict it). The system prompt is one constant (byte-stable).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from ..compress import clip
+from ..models import GenerateRequest, Generation
+from ..records import StepRecord
+from ..tools import Tool
+from .generation import ModelCaller
+from .handoff import purpose
+
+__all__ = [
+    "CONDITION_MARGIN",
+    "CONDITION_SYSTEM",
+    "ConditionVerdict",
+    "condition_met",
+    "condition_request",
+    "condition_schema",
+    "condition_user",
+    "findings",
+    "read_condition",
+    "unmet_note",
+]
+
+CONDITION_SYSTEM = (
+    "You check one change an assistant is about to make for a user, after looking things up. "
+    'Some requests make the change depend on what is found: "unless it is already there", '
+    '"if I am free then", "only if it is still open". Reply {"go": "no"} when the request '
+    "makes such a condition and the findings show it is not met. Otherwise, when the request "
+    'sets no condition or the findings show it is met, reply {"go": "yes"}.'
+)
+"""The check's rules, the same for every write (byte-stable)."""
+
+CONDITION_MARGIN = 0.0
+"""How much more likely (log-probability) ``no`` must be than ``yes`` before the write is
+withheld (docs/design.md, "The condition check")."""
+
+_FIELD = "go"
+_FINDING_CHARS = 600
+_MAX_READS = 2
+_ARGUMENT_CHARS = 160
+
+
+@attrs.frozen
+class ConditionVerdict:
+    """Whether the write goes ahead; the margin is log p(no) - log p(yes), or ``None`` where
+    the bridge reports no log-probabilities (then the generated word decides)."""
+
+    go: bool
+    margin: float | None
+
+
+def condition_schema() -> dict[str, Any]:
+    """``{"go": "yes" | "no"}``."""
+    return {
+        "type": "object",
+        "properties": {_FIELD: {"type": "string", "enum": ["yes", "no"]}},
+        "required": [_FIELD],
+        "additionalProperties": False,
+    }
+
+
+def findings(steps: Sequence[StepRecord]) -> list[StepRecord]:
+    """The reads of this turn that returned something, the latest ones last."""
+    reads = [
+        step
+        for step in steps
+        if step.kind == "tool" and not step.writes and not (step.failed or step.skipped)
+    ]
+    return reads[-_MAX_READS:]
+
+
+def _change(tool: Tool, arguments: Mapping[str, Any]) -> str:
+    values = ", ".join(
+        f"{name}: {clip(json.dumps(value, ensure_ascii=False), _ARGUMENT_CHARS)}"
+        for name, value in arguments.items()
+        if value not in (None, "", [], {})
+    )
+    return f"{tool.name}({values}) ({purpose(tool)})"
+
+
+def condition_user(
+    ask: str, tool: Tool, arguments: Mapping[str, Any], reads: Sequence[StepRecord]
+) -> str:
+    """The request, what each read found, and the change with its values."""
+    lines = [f"Request: {ask}", "Found:"]
+    for step in reads:
+        result = " ".join((step.result or "").split("\n")) if step.result else "nothing"
+        lines.append(f"- {step.tool}: {clip(result, _FINDING_CHARS)}")
+    lines.append(f"Change: {_change(tool, arguments)}")
+    lines.append("Should the change be made?")
+    return "\n".join(lines)
+
+
+def condition_request(
+    ask: str, tool: Tool, arguments: Mapping[str, Any], reads: Sequence[StepRecord]
+) -> GenerateRequest:
+    """The check as one model request (what a probe sends, as the turn does)."""
+    return GenerateRequest(
+        label="condition",
+        system=CONDITION_SYSTEM,
+        prompt=condition_user(ask, tool, arguments, reads),
+        schema=condition_schema(),
+        max_output_tokens=16,
+        max_string_length=8,
+        score=_FIELD,
+    )
+
+
+def read_condition(generation: Generation, margin: float | None = None) -> ConditionVerdict:
+    """The verdict of a reply: withheld when ``no`` leads ``yes`` by more than ``margin``."""
+    threshold = CONDITION_MARGIN if margin is None else margin
+    scores = generation.scores or {}
+    if "yes" in scores and "no" in scores:
+        gap = scores["no"] - scores["yes"]
+        return ConditionVerdict(go=not gap > threshold, margin=gap)
+    try:
+        chosen = json.loads(generation.text).get(_FIELD)
+    except (ValueError, AttributeError):
+        chosen = None
+    return ConditionVerdict(go=chosen != "no", margin=None)
+
+
+async def condition_met(
+    caller: ModelCaller,
+    tool: Tool,
+    arguments: Mapping[str, Any],
+    ask: str,
+    steps: Sequence[StepRecord],
+    *,
+    margin: float | None = None,
+) -> ConditionVerdict | None:
+    """Ask whether the findings let this write run; ``None`` when no read found anything (the
+    check does not apply)."""
+    reads = findings(steps)
+    if not reads:
+        return None
+    text = condition_user(ask, tool, arguments, reads)
+    generation = await caller.call(
+        "condition",
+        CONDITION_SYSTEM,
+        lambda _compact: text,
+        condition_schema(),
+        compactable=False,
+        score=_FIELD,
+    )
+    return read_condition(generation, margin)
+
+
+def unmet_note(tool: Tool) -> str:
+    """What the answer is told about a write whose condition the findings ruled out."""
+    return (
+        f"Nothing was changed: what was found shows the request's condition is not met, so "
+        f"{tool.name} was not called. Tell the user what was found and that nothing was changed."
+    )

@@ -1,0 +1,102 @@
+"""Ids come from a look-up: a call that needs an id nothing has shown first gets the read that
+finds it.
+
+A user never says an email's id, an episode's or a recipe's; only a function returns one. The
+1.5B model still plans ``read_email`` or ``play_episode`` first, and its worker then writes an
+id that no step returned (or says it is missing, and the turn asks the user for it). When the
+id the worker gives (or lacks) appears nowhere the turn has seen — the ask, the steps, the
+recent exchanges, the facts — the harness plans one look-up among the reads before the call,
+then asks for the call again with the look-up's result in view (docs/design.md, "Ids come
+from a look-up"). Once per function per turn: a look-up that still shows no id leaves the
+call to its worker, as before.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from ..records import StepRecord
+from ..tools import Tool
+
+__all__ = ["LookUp", "id_parameters", "lookup_hint", "ungrounded_ids"]
+
+_ID = re.compile(r"(^|_)(id|ids)$|[a-z0-9](Id|Ids)$")
+
+
+@attrs.frozen
+class LookUp:
+    """The call ``tool`` needs ``parameters`` that no step has shown: look them up first."""
+
+    tool: str
+    parameters: tuple[str, ...]
+
+
+def id_parameters(tool: Tool) -> list[str]:
+    """The required parameters that name an id (``id``, ``email_id``, ``itemId``, ``tag_ids``)."""
+    schema = tool.schema if isinstance(tool.schema, dict) else {}
+    return [name for name in schema.get("required") or [] if _ID.search(name)]
+
+
+def _texts(value: Any) -> Iterable[str]:
+    if value is None:
+        return
+    if isinstance(value, str):
+        yield value
+        return
+    try:
+        yield json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        yield str(value)
+
+
+def _given(value: Any) -> list[str]:
+    if isinstance(value, (list, tuple)):
+        return [text for item in value for text in _given(item)]
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return []
+    return [str(value).strip()]
+
+
+def ungrounded_ids(
+    tool: Tool,
+    values: Mapping[str, Any],
+    steps: Sequence[StepRecord],
+    seen: Iterable[str],
+) -> list[str]:
+    """The id parameters of ``tool`` whose value is absent or appears in nothing the turn has
+    seen (the steps' results and outputs, and ``seen``: the ask, the recent exchanges, the
+    facts)."""
+    names = id_parameters(tool)
+    if not names:
+        return []
+    corpus = "\n".join(
+        [
+            *seen,
+            *(
+                text
+                for step in steps
+                if step.kind == "tool"
+                for text in (*_texts(step.result), *_texts(step.output))
+            ),
+        ]
+    ).lower()
+    missing = []
+    for name in names:
+        given = _given(values.get(name))
+        if not given or any(text.lower() not in corpus for text in given):
+            missing.append(name)
+    return missing
+
+
+def lookup_hint(tool: Tool, parameters: Sequence[str]) -> str:
+    """What the next plan is told: which call waits, and for what."""
+    wanted = ", ".join(parameters)
+    return (
+        f"{tool.name} needs the {wanted}, which only a function's result gives, and none shown "
+        f"above has it. Call the function that finds it first."
+    )

@@ -1,0 +1,130 @@
+"""Ids come from a look-up: a call needing an id nothing has shown gets the read that finds it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from goliath import Agent, tool
+from goliath.memory import InMemory
+from goliath.records import Exchange, MemoryState, StepRecord
+from goliath.testing import FakeModel
+from goliath.tools import Tool
+from goliath.turn.lookup import id_parameters, ungrounded_ids
+
+EMAILS = [
+    {"id": 41, "from": "Parcelly", "subject": "Your order has shipped"},
+    {"id": 42, "from": "Noor", "subject": "Lunch?"},
+]
+
+
+def mail_tools() -> tuple[list[int], list[Tool]]:
+    opened: list[int] = []
+
+    @tool
+    def search_emails(query: str) -> list[dict[str, Any]]:
+        """Emails whose subject has the query's words, with ids.
+
+        Args:
+            query: Words to look for.
+        """
+        return [e for e in EMAILS if query.lower() in e["subject"].lower()]
+
+    @tool
+    def read_email(email_id: int) -> dict[str, Any]:
+        """The text of one email.
+
+        Args:
+            email_id: The email's id.
+        """
+        opened.append(email_id)
+        return {"id": email_id, "text": "Tracking number: PX-7781"}
+
+    return opened, [search_emails, read_email]
+
+
+PLAN_READ_FIRST = {"json": {"call": "read_email", "then": "answer_the_user"}}
+
+
+async def test_an_id_nothing_showed_gets_a_look_up_first() -> None:
+    opened, tools = mail_tools()
+    model = FakeModel(
+        [
+            PLAN_READ_FIRST,
+            {"json": {"email_id": 7}},  # an id no step returned
+            {"json": {"call": "search_emails"}},  # the look-up, among the reads
+            {"json": {"query": "order"}},
+            {"json": {"email_id": 41}},  # asked again, with the hit in view
+            {"text": "Your tracking number is PX-7781."},
+        ]
+    )
+    async with Agent(model, tools=tools) as agent:
+        result = await agent.run("what's the tracking number for my order?")
+    assert [s.tool for s in result.steps if s.kind == "tool"] == ["search_emails", "read_email"]
+    assert opened == [41]
+    look_up = model.calls[2]
+    assert look_up.label == "conductor"
+    assert look_up.schema["properties"]["call"]["enum"] == ["search_emails"]
+    assert "read_email needs the email_id" in look_up.prompt
+    assert "Your order has shipped" in model.calls[4].prompt  # the worker sees the hit
+    assert result.text == "Your tracking number is PX-7781."
+
+
+async def test_an_id_the_steps_showed_needs_no_look_up() -> None:
+    opened, tools = mail_tools()
+    model = FakeModel(
+        [
+            {"json": {"call": "search_emails", "then": "read_email"}},
+            {"json": {"query": "order"}},
+            {"json": {"email_id": 41}},
+            {"text": "PX-7781."},
+        ]
+    )
+    async with Agent(model, tools=tools) as agent:
+        result = await agent.run("tracking number of my order?")
+    assert opened == [41] and result.text == "PX-7781."
+    assert len(model.calls) == 4
+
+
+async def test_an_id_from_the_last_exchange_needs_no_look_up() -> None:
+    opened, tools = mail_tools()
+    memory = InMemory(
+        MemoryState(recent=[Exchange(ask="any mail?", answer="Email 42 from Noor.", at=1.0)])
+    )
+    model = FakeModel(
+        [PLAN_READ_FIRST, {"json": {"email_id": 42}}, {"text": "Noor asks about lunch."}]
+    )
+    async with Agent(model, tools=tools, memory=memory) as agent:
+        await agent.run("open that one")
+    assert opened == [42]
+
+
+async def test_a_look_up_happens_once_then_the_worker_decides() -> None:
+    opened, tools = mail_tools()
+    model = FakeModel(
+        [
+            PLAN_READ_FIRST,
+            {"json": {"email_id": 7}},
+            {"json": {"call": "search_emails"}},
+            {"json": {"query": "invoice"}},  # finds nothing
+            {"json": {"email_id": 7}},  # still unseen: it runs as the worker says
+            {"text": "I could not find it."},
+        ]
+    )
+    async with Agent(model, tools=tools) as agent:
+        result = await agent.run("open the invoice email")
+    assert opened == [7]
+    assert [s.tool for s in result.steps if s.kind == "tool"] == ["search_emails", "read_email"]
+
+
+def test_id_parameters_are_the_required_ids() -> None:
+    _, (search, read) = mail_tools()
+    assert id_parameters(read) == ["email_id"] and id_parameters(search) == []
+
+
+def test_an_id_is_grounded_by_any_text_the_turn_saw() -> None:
+    _, (_, read) = mail_tools()
+    step = StepRecord(index=0, kind="tool", brief="b", tool="search_emails", output=EMAILS)
+    assert ungrounded_ids(read, {"email_id": 41}, [step], []) == []
+    assert ungrounded_ids(read, {"email_id": 7}, [step], []) == ["email_id"]
+    assert ungrounded_ids(read, {"email_id": 7}, [], ["email 7 from Ana"]) == []
+    assert ungrounded_ids(read, {}, [step], []) == ["email_id"]
