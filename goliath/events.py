@@ -136,14 +136,15 @@ class BudgetEvent(EventBase, tag="budget", frozen=True):
 
 
 class CheckEvent(EventBase, tag="check", frozen=True):
-    """One of the turn's yes/no checks decided: the hand-off (``passed``: kept on the device),
-    the write intent or the condition (``passed``: the write goes ahead).
+    """One of the turn's checks decided: the hand-off (``passed``: kept on the device), the
+    write intent or the condition (``passed``: the write goes ahead), or the answer check
+    (``passed: False``: the answer named nothing found and was sent back once).
 
     ``margin`` is the log-probability gap the verdict was read from (the cloud's, or "no"'s,
     lead), ``None`` where the bridge reports no log-probabilities.
     """
 
-    check: Literal["handoff", "intent", "condition"]
+    check: Literal["handoff", "intent", "condition", "answer"]
     passed: bool
     margin: float | None = None
 

@@ -381,6 +381,7 @@ class Turn(TurnState):
                 and names_nothing_found(text, self.steps, self.ask)
             )
             if vague:
+                self.emit(CheckEvent(check="answer", passed=False))
                 retried, _ = await self._compose(best_effort=False, notes=(vague_note(),))
                 text = retried.strip() or text  # checked once more for invented numbers
                 continue

@@ -170,6 +170,7 @@ async def test_an_answer_that_names_nothing_the_read_returned_is_retried_once(
     first, retry = calls(fake, "answer")
     assert "named nothing from the results" not in first.prompt
     assert "Your previous reply named nothing from the results above" in retry.prompt
+    assert [(e.check, e.passed) for e in result.trace if e.type == "check"] == [("answer", False)]
 
 
 async def test_an_answer_naming_what_was_found_or_a_plain_no_is_not_retried(box: TaskBox) -> None:
