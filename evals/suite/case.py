@@ -8,7 +8,7 @@ typos, implicit references ("her", "that one") or different values. Each wording
 held-out split (a hash of the case id) never puts one wording on each side.
 
 A wording may override what the answer must mention, what the arguments must contain or equal
-and what a perfect worker fills (when it changes a value, e.g. another title), with :class:`Ask`.
+and what a perfect arguments stage fills (when it changes a value, e.g. another title), with :class:`Ask`.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ class Case:
         handled_by: ``"device"``, or ``"cloud"`` for an ask that must be handed over.
         mentions / forbids: words the answer must / must not contain (lower case).
         writes: write tools that must really run, in order (``[]``: nothing may be written).
-        arguments: what a perfect worker fills for each tool step with parameters, in order.
+        arguments: what a perfect arguments stage fills for each tool step with parameters, in order.
         arg_mentions: ``"tool.field"`` → words that argument must contain when it runs.
         arg_values: ``"tool.field"`` → the value, with its type, that argument must hold when
             it runs (a number as a number, a list without repeats; see ``Fixture``).

@@ -19,7 +19,7 @@ from ..records import Exchange, FallbackRequest, MemoryState, StepRecord
 from ..tools import Tool
 from .conductor import Plan, checked_plan
 from .hooks import Denied, ExtensionRunner
-from .worker import validate_arguments
+from .arguments import validate_arguments
 
 __all__ = ["Phases", "memory_from", "tool_info"]
 

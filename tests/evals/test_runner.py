@@ -103,7 +103,7 @@ class TestAttempts:
 
         def model(fixture: Fixture) -> FakeModel:
             def reply(request: GenerateRequest) -> dict[str, Any]:
-                if request.label == "worker":
+                if request.label == "arguments":
                     return {"json": {"title": "Buy eggs"}}
                 if "list_tasks(" not in request.prompt and request.label == "conductor":
                     return use("list_tasks")
