@@ -712,7 +712,7 @@ class TestBoundsAtTheDoor:
 
         from transports.client import Client, RemoteError
         from transports.stream import serve_stream
-        from transports.wire import MAX_NESTING
+        from actors.messages import MAX_NESTING
 
         created: list[str] = []
         agent = make_daemon_agent(created)
