@@ -20,6 +20,7 @@ from goliath.records import MemoryState, RunResult, StepRecord
 from goliath.snapshot import json_snapshot
 
 __all__ = [
+    "MAX_NESTING",
     "Ack",
     "AnyMessage",
     "Cancel",
@@ -35,7 +36,6 @@ __all__ = [
     "GetTurn",
     "Hello",
     "Inbound",
-    "MAX_NESTING",
     "MemoryReply",
     "Message",
     "Outbound",

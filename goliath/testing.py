@@ -395,7 +395,8 @@ class Script:
             move = next((m for m in candidates if set(m.arguments) <= set(properties)), None)
         if move is None:
             raise self._fail(
-                request, f"the arguments call fills {name or 'a call'}, which the script did not plan"
+                request,
+                f"the arguments call fills {name or 'a call'}, which the script did not plan",
             )
         unknown = sorted(set(move.arguments) - set(properties))
         if unknown:

@@ -186,5 +186,3 @@ async def _drain(runtime: Runtime, grace: float, signals: AsyncIterator[int]) ->
         for ticket in runtime.running():
             await ticket.done.wait()
         await trio.sleep(0.05)  # let the last SSE frames and frames leave
-
-

@@ -39,8 +39,8 @@ from ..models import GenerateRequest, Generation
 from ..records import ConfirmRequest, Decision, FallbackRequest
 from ..schema import plan_options
 from ..tools import Tool
-from ..turn.conductor import InvalidPlan, Plan, parse_plan
 from ..turn.arguments import validate_arguments
+from ..turn.conductor import InvalidPlan, Plan, parse_plan
 from .fixtures import DEFAULT_TOOLSET, TOOLSETS, Fixture, FixtureSuite, toolset_tools
 from .grade import call_problems, ungrounded_numbers
 

@@ -31,10 +31,10 @@ __all__ = [
     "Arguments",
     "Malformed",
     "Missing",
+    "arguments_schema",
     "context_steps",
     "request_arguments",
     "validate_arguments",
-    "arguments_schema",
 ]
 
 MISSING_CHARS = 120

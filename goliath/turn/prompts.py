@@ -33,6 +33,7 @@ __all__ = [
     "RECENT_HEADING",
     "answer_system",
     "answer_user",
+    "arguments_system",
     "compact_steps",
     "conductor_system",
     "conductor_user",
@@ -43,7 +44,6 @@ __all__ = [
     "scribe_user",
     "step_counter",
     "step_log",
-    "arguments_system",
 ]
 
 PARTIAL_REPLY = "[Partial reply; the request was not fully completed] "

@@ -39,12 +39,6 @@ from ..events import ConfirmEvent, ToolEvent
 from ..records import ConfirmRequest, Decision, SkipReason, StepRecord
 from ..snapshot import capped_snapshot, try_snapshot
 from ..tools import Tool, ToolContext, is_async_callable, report_tool_error, report_unshowable
-from .conductor import Plan
-from .hooks import Denied
-from .intent import asks_for_write, withheld_note
-from .judge import duplicate_verdict, last_two_failed, prerequisites_met
-from .prompts import answer_user, arguments_correction, arguments_system
-from .state import TurnState
 from .arguments import (
     Arguments,
     Malformed,
@@ -53,6 +47,12 @@ from .arguments import (
     request_arguments,
     validate_arguments,
 )
+from .conductor import Plan
+from .hooks import Denied
+from .intent import asks_for_write, withheld_note
+from .judge import duplicate_verdict, last_two_failed, prerequisites_met
+from .prompts import answer_user, arguments_correction, arguments_system
+from .state import TurnState
 from .write_gate import withheld_write
 
 __all__ = ["Escalation", "Skipped", "Withheld", "resume_tool_step", "run_tool_step"]
@@ -265,7 +265,9 @@ async def _arguments(turn: TurnState, tool: Tool, brief: str) -> Arguments | Mis
             return Arguments(validate_arguments(tool, {}))
         except pydantic.ValidationError:
             return None
-    system = arguments_system(instructions=turn.instructions, brief=brief, tool=tool, facts=turn.facts)
+    system = arguments_system(
+        instructions=turn.instructions, brief=brief, tool=tool, facts=turn.facts
+    )
     shown = context_steps(tool, await turn.model_steps())
     notes: tuple[str, ...] = ()
     for _attempt in range(2):

@@ -282,9 +282,11 @@ async def test_a_confirmation_is_answered_at_most_once_in_one_set_of_words() -> 
             with pytest.raises(RequestError) as caught:
                 await runtime.handle(late, Replies())
             refused.append((caught.value.code, caught.value.message))
-        assert refused == [
-            ("conflict", "turn 'w' already ended (done); there is nothing to cancel or answer")
-        ] * 2
+        assert (
+            refused
+            == [("conflict", "turn 'w' already ended (done); there is nothing to cancel or answer")]
+            * 2
+        )
 
 
 async def test_a_user_is_told_of_a_refused_turn_id_as_they_sent_it() -> None:

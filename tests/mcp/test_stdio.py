@@ -112,7 +112,9 @@ async def test_the_arguments_call_fills_mcp_arguments_under_the_servers_schema(
         result = await agent.run("what does my garden note say?")
     arguments_schema = model.calls[1].schema
     assert arguments_schema is not None
-    assert arguments_schema["properties"]["title"]["description"] == "The note's title, e.g. garden."
+    assert (
+        arguments_schema["properties"]["title"]["description"] == "The note's title, e.g. garden."
+    )
     assert result.steps[0].result == "Tomatoes"
 
 
