@@ -19,7 +19,7 @@ well-formed and achievable.
 
 from __future__ import annotations
 
-from goliath.evals import Fixture, ToolsetFactory
+from goliath.evaluation import Fixture, ToolsetFactory
 
 from . import toolsets, world
 

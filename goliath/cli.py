@@ -572,7 +572,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _log_goliath(args.log_level)
             return int(serve_command(args))
         if args.command == "eval":
-            from .evals.cli import eval_command
+            from .evaluation.cli import eval_command
 
             return trio.run(
                 functools.partial(

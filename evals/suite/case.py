@@ -4,7 +4,7 @@ A :class:`Case` is what a user wants (a read, an add, a check-then-act ...) with
 of it does; its :attr:`Case.asks` are that want in at least four wordings, written before any
 tuning: the plain one first, then paraphrases with other words and word order, politeness,
 typos, implicit references ("her", "that one") or different values. Each wording becomes one
-:class:`~goliath.evals.Fixture`; all wordings of a case share its ``group``, so the dev /
+:class:`~goliath.evaluation.Fixture`; all wordings of a case share its ``group``, so the dev /
 held-out split (a hash of the case id) never puts one wording on each side.
 
 A wording may override what the answer must mention, what the arguments must contain or equal
@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 import attrs
 
-from goliath.evals import Fixture
+from goliath.evaluation import Fixture
 
 __all__ = ["CATEGORIES", "Ask", "Case", "expand"]
 

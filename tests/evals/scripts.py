@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from goliath import Tool
-from goliath.evals import Fixture
+from goliath.evaluation import Fixture
 from goliath.testing import FakeModel
 from tests.helpers import answer, answer_plan, hand_off, use
 

@@ -9,8 +9,8 @@ import pytest
 
 from evals import everyday, world
 from goliath import Agent, Tool
-from goliath.evals import Fixture, grade, load_fixtures, run_evals
-from goliath.evals.fixtures import toolset_tools
+from goliath.evaluation import Fixture, grade, load_fixtures, run_evals
+from goliath.evaluation.fixtures import toolset_tools
 from goliath.testing import FakeModel
 from tests.evals.scripts import goliath_script, naive_script, scripted
 

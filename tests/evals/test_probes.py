@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from goliath import Tool, tool
-from goliath.evals.fixtures import Fixture
-from goliath.evals.probes import format_probe_report, run_probe
+from goliath.evaluation.fixtures import Fixture
+from goliath.evaluation.probes import format_probe_report, run_probe
 from goliath.models import GenerateRequest
 from goliath.schema import DONE
 from goliath.testing import FakeModel

@@ -9,8 +9,8 @@ import trio
 
 from goliath import FallbackRequest, Tool, tool
 from goliath.errors import ConfigError, ModelError
-from goliath.evals import FIXTURES, Fixture, run_evals, sample_tools
-from goliath.evals.fixtures import toolset_tools
+from goliath.evaluation import FIXTURES, Fixture, run_evals, sample_tools
+from goliath.evaluation.fixtures import toolset_tools
 from goliath.models import GenerateRequest
 from goliath.testing import FakeModel
 from tests.evals.scripts import goliath_script, scripted

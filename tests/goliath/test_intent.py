@@ -8,8 +8,8 @@ import pytest
 
 from goliath import Agent
 from goliath.errors import ConfigError
-from goliath.evals.fixtures import Fixture
-from goliath.evals.probes import intent_pairs
+from goliath.evaluation.fixtures import Fixture
+from goliath.evaluation.probes import intent_pairs
 from goliath.models import Generation
 from goliath.testing import FakeModel
 from goliath.turn.intent import INTENT_SYSTEM, intent_request, read_intent

@@ -11,7 +11,7 @@ facts and step log), before a full end-to-end run confirms it.
   call too many fails here (the turn follows its whole plan), as it does end to end.
 - ``handoff``: the hand-off check alone (``Agent(hand_off_check=True)``), both directions:
   must-escalate asks handed over, every other ask kept; its margins are in the report for
-  ``python -m goliath.evals.tuning`` to sweep.
+  ``python -m goliath.evaluation.tuning`` to sweep.
 - ``intent``: the write-intent check alone, on pairs of an ask and a write of its toolset:
   every write a good run of the ask makes (wanted: asked), and, for an ask whose good runs
   write nothing, every write of its toolset (wanted: not asked).

@@ -381,7 +381,7 @@ def check_fixtures(fixtures: Sequence[object], toolsets: Mapping[str, ToolsetFac
     seen: set[str] = set()
     for fixture in fixtures:
         if not isinstance(fixture, Fixture):
-            raise ConfigError(f"Expected a goliath.evals.Fixture, got {fixture!r}.")
+            raise ConfigError(f"Expected a goliath.evaluation.Fixture, got {fixture!r}.")
         if fixture.id in seen:
             raise ConfigError(f"Two fixtures have the id {fixture.id!r}; ids must be unique.")
         seen.add(fixture.id)
