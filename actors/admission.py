@@ -2,21 +2,25 @@
 
 Every edge — HTTP, MessagePack frames, the in-process client — hands its requests to
 :meth:`actors.runtime.Runtime.handle`, which admits each here first: a turn id that may appear
-in a URL, an ask within :data:`MAX_ASK_CHARS`, a conversation id that follows the rule, a
+in a URL, an ask within :data:`MAX_ASK_CHARS`, a context nested at most
+:data:`~actors.messages.MAX_NESTING` levels deep, a conversation id that follows the rule, a
 conversation the caller may use. A retry of a known turn id must be the same request
-(:func:`check_same_request`). An edge that must refuse before it does work of its own (HTTP
+(:func:`check_same_request`). What the door answers when a request names a turn it cannot act
+on — none such, not running here, already ended, a call already answered or answered too late —
+is written here too, once each, whichever edge asks. An edge that must refuse before it does work of its own (HTTP
 forwarding a request to another node, resuming a stream it keeps) asks the same functions, so
 a rule and its words never differ between edges.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from goliath.errors import ConfigError, GoliathError
 from goliath.ids import URL_SAFE_ID, URL_SAFE_RULE, check_conversation_id
 
 from .messages import (
+    MAX_NESTING,
     Cancel,
     ConfirmReply,
     DeleteMemory,
@@ -25,6 +29,8 @@ from .messages import (
     GetTurn,
     Inbound,
     Run,
+    nested_too_deeply,
+    nesting,
 )
 
 __all__ = [
@@ -32,12 +38,20 @@ __all__ = [
     "Access",
     "RequestError",
     "admit",
+    "another_write",
+    "call_answered",
+    "call_too_late",
     "check_access",
     "check_ask",
+    "check_context",
     "check_conversation",
     "check_same_request",
     "check_turn_id",
     "check_url_safe",
+    "no_pending_call",
+    "no_turn",
+    "not_running_here",
+    "turn_ended",
 ]
 
 MAX_ASK_CHARS = 8_000
@@ -85,6 +99,13 @@ def check_ask(ask: str) -> None:
         )
 
 
+def check_context(context: Any) -> None:
+    """Refuse a run's context nested past :data:`~actors.messages.MAX_NESTING` (``invalid``):
+    the turn's snapshots and fingerprints would fail on it late."""
+    if nesting(context) > MAX_NESTING:
+        raise RequestError("invalid", nested_too_deeply("the context"))
+
+
 def check_conversation(conversation_id: str | None) -> None:
     """Refuse a malformed conversation id as an invalid request (never a crash of the caller)."""
     try:
@@ -130,14 +151,15 @@ def check_same_request(
 
 def admit(message: Inbound, access: Access | None) -> None:
     """Refuse ``message`` (from ``access``'s caller, ``None``: the operator) if it breaks a rule
-    that needs nothing but the message: its turn id, its ask, its conversation id and who may
-    use it. Cheap and idempotent. Whether a turn id is a retry of the same request needs the
+    that needs nothing but the message: its turn id, its ask and its context, its conversation
+    id and who may use it. Cheap and idempotent. Whether a turn id is a retry of the same request needs the
     turn: :meth:`~actors.runtime.Runtime.submit` checks that.
     """
     match message:
-        case Run(turn_id=turn_id, ask=ask, conversation_id=conversation_id):
+        case Run(turn_id=turn_id, ask=ask, conversation_id=conversation_id, context=context):
             check_turn_id(turn_id)
             check_ask(ask)
+            check_context(context)
             check_access(access, conversation_id)
         case Cancel(turn_id=turn_id) | ConfirmReply(turn_id=turn_id) | GetTurn(turn_id=turn_id):
             check_turn_id(turn_id)
@@ -149,3 +171,55 @@ def admit(message: Inbound, access: Access | None) -> None:
             check_access(access, conversation_id)
         case _:
             pass  # the runtime refuses what is not a request (a Hello) itself
+
+
+# ---------------------------------------------------------------- a turn the door cannot act on
+
+
+def no_turn(turn_id: str, conversation_id: str | None = None) -> RequestError:
+    """``not_found``: no turn of that id (in that conversation) is known — or none the caller
+    may see, in the same words, so nothing leaks."""
+    where = f" in conversation {conversation_id!r}" if conversation_id is not None else ""
+    return RequestError("not_found", f"there is no turn {turn_id!r}{where}")
+
+
+def not_running_here(turn_id: str) -> RequestError:
+    """``not_found``: the turn is known (from the store) but not running on this node."""
+    return RequestError("not_found", f"turn {turn_id!r} is not running on this node")
+
+
+def turn_ended(turn_id: str, status: str) -> RequestError:
+    """``conflict``: a cancel or a confirmation reply for a turn that already ended."""
+    return RequestError(
+        "conflict",
+        f"turn {turn_id!r} already ended ({status}); there is nothing to cancel or answer",
+    )
+
+
+def no_pending_call(turn_id: str, call_id: str) -> RequestError:
+    """``not_found``: a confirmation reply for a call the turn does not wait on."""
+    return RequestError("not_found", f"turn {turn_id!r} has no pending call {call_id!r}")
+
+
+def call_answered(call_id: str) -> RequestError:
+    """``conflict``: at most once — a second answer to one confirmation is refused."""
+    return RequestError("conflict", f"call {call_id!r} was already answered")
+
+
+def call_too_late(call_id: str) -> RequestError:
+    """``conflict``: the turn stopped waiting (its deadline passed) before the reply came; the
+    write was declined and stays declined."""
+    return RequestError(
+        "conflict",
+        f"call {call_id!r} was not answered in time: the write was declined (no answer) "
+        "before this reply came",
+    )
+
+
+def another_write(call_id: str) -> RequestError:
+    """``conflict``: the reply's fingerprint is another write's than the one the call waits on."""
+    return RequestError(
+        "conflict",
+        f"this answer is for another write than the one call {call_id!r} waits on "
+        "(its fingerprint differs); ask the turn again and answer what it shows",
+    )

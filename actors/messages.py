@@ -20,6 +20,7 @@ from goliath.records import MemoryState, RunResult, StepRecord
 from goliath.snapshot import json_snapshot
 
 __all__ = [
+    "MAX_NESTING",
     "Ack",
     "AnyMessage",
     "Cancel",
@@ -48,6 +49,8 @@ __all__ = [
     "decode_msgpack",
     "encode_json",
     "encode_msgpack",
+    "nested_too_deeply",
+    "nesting",
 ]
 
 
@@ -247,8 +250,41 @@ def _enc_hook(value: Any) -> Any:
     return json_snapshot(value)
 
 
-NESTED_TOO_DEEPLY = "the message is nested too deeply"
-"""msgspec raises RecursionError past Python's recursion limit; decoders report it as bad input."""
+MAX_NESTING = 64
+"""How deep a run's ``context`` may nest (lists and objects), on every edge: far past any real
+context, and far below what a turn's own snapshots and fingerprints recurse through (a deeper
+one failed the turn late, with ``maximum recursion depth exceeded``). The door refuses a deeper
+one (:func:`actors.admission.check_context`)."""
+
+
+def nesting(value: Any, limit: int = MAX_NESTING) -> int:
+    """How deep ``value`` nests (a scalar is 0), counted without recursion and only up to
+    ``limit + 1``: enough to tell that a value is too deep, whatever its size."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        depth += 1
+        deepest = max(deepest, depth)
+        if deepest > limit:
+            return deepest
+        stack.extend((child, depth) for child in children)
+    return deepest
+
+
+def nested_too_deeply(what: str) -> str:
+    """The one refusal of a value nested too deeply — a run's context past :data:`MAX_NESTING`,
+    or a message or a body past what a decoder can read (msgspec raises ``RecursionError`` at
+    Python's recursion limit) — in the same words on every edge."""
+    return f"{what} is nested too deeply: the limit is {MAX_NESTING} levels"
+
+
 _json_encoder = msgspec.json.Encoder(enc_hook=_enc_hook)
 _msgpack_encoder = msgspec.msgpack.Encoder(enc_hook=_enc_hook)
 _json_decoder = msgspec.json.Decoder(AnyMessage)
@@ -268,7 +304,7 @@ def decode_json(data: bytes | str) -> Message:
     try:
         return _json_decoder.decode(data)
     except RecursionError:
-        raise msgspec.DecodeError(NESTED_TOO_DEEPLY) from None
+        raise msgspec.DecodeError(nested_too_deeply("the message")) from None
 
 
 def decode_msgpack(data: bytes) -> Message:
@@ -276,4 +312,4 @@ def decode_msgpack(data: bytes) -> Message:
     try:
         return _msgpack_decoder.decode(data)
     except RecursionError:
-        raise msgspec.DecodeError(NESTED_TOO_DEEPLY) from None
+        raise msgspec.DecodeError(nested_too_deeply("the message")) from None

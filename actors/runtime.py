@@ -26,7 +26,19 @@ from goliath.models import GenerateRequest, TextSink
 from goliath.records import Decision, MemoryState, RunResult
 from goliath.session import Session
 
-from .admission import Access, RequestError, admit, check_same_request
+from .admission import (
+    Access,
+    RequestError,
+    admit,
+    another_write,
+    call_answered,
+    call_too_late,
+    check_same_request,
+    no_pending_call,
+    no_turn,
+    not_running_here,
+    turn_ended,
+)
 from .journal import FenceFor, Journal
 from .messages import (
     Ack,
@@ -276,7 +288,8 @@ class Runtime:
 
     def admit(self, message: Inbound, access: Access | None = None) -> None:
         """Refuse a request from outside that breaks one of the door's rules (its turn id, its
-        ask's length, its conversation id, who may use it: :func:`actors.admission.admit`).
+        ask's length, its context's depth, its conversation id, who may use it:
+        :func:`actors.admission.admit`).
 
         :meth:`handle` admits every request itself; an edge asks first only when it must
         refuse before doing work of its own (the frame socket before it claims a turn for its
@@ -360,13 +373,9 @@ class Runtime:
             case Cancel(turn_id=turn_id, reason=reason, conversation_id=conversation_id):
                 ticket = await self._turn(turn_id, conversation_id, access)
                 if ticket.done.is_set():
-                    raise RequestError(
-                        "conflict",
-                        f"turn {turn_id!r} already ended ({ticket.status}); there is nothing "
-                        "to cancel",
-                    )
+                    raise turn_ended(turn_id, ticket.status)
                 if self.supervisor.ticket(turn_id) is None:
-                    raise RequestError("not_found", f"turn {turn_id!r} is not running on this node")
+                    raise not_running_here(turn_id)
                 self.cancel(turn_id, reason)
                 outbox(Ack(turn_id=turn_id))
             case ConfirmReply(turn_id=turn_id, conversation_id=conversation_id):
@@ -402,43 +411,29 @@ class Runtime:
         """Check a person's answer against the pending call, make it durable, deliver it."""
         turn_id, call_id = message.turn_id, message.call_id
         if ticket.done.is_set():
-            raise RequestError(
-                "conflict", f"turn {turn_id!r} already ended ({ticket.status}); it waits on nothing"
-            )
+            raise turn_ended(turn_id, ticket.status)
         live = self.supervisor.ticket(turn_id)
         if live is None:
-            raise RequestError("not_found", f"turn {turn_id!r} is not running on this node")
+            raise not_running_here(turn_id)
         waiter = live.pending.get(call_id)
         checkpoint = live.checkpoint
         if waiter is None and (checkpoint is None or checkpoint.pending.call_id != call_id):
-            raise RequestError("not_found", f"turn {turn_id!r} has no pending call {call_id!r}")
+            raise no_pending_call(turn_id, call_id)
         if waiter is not None and waiter.expired:
-            raise RequestError(
-                "conflict",
-                f"call {call_id!r} was not answered in time: the write was declined "
-                "(no answer) before this reply came",
-            )
-        if waiter is not None and waiter.answered.is_set():
-            raise RequestError("conflict", f"call {call_id!r} was already answered")
-        if live.approval is not None and live.approval.call_id == call_id:
-            raise RequestError("conflict", f"call {call_id!r} was already answered")
+            raise call_too_late(call_id)
+        answered = waiter is not None and waiter.answered.is_set()
+        if answered or (live.approval is not None and live.approval.call_id == call_id):
+            raise call_answered(call_id)
         fingerprint = checkpoint.pending.fingerprint if checkpoint is not None else None
         if message.fingerprint and fingerprint and message.fingerprint != fingerprint:
-            raise RequestError(
-                "conflict",
-                f"this answer is for another write than the one call {call_id!r} waits on "
-                "(its fingerprint differs); ask the turn again and answer what it shows",
-            )
+            raise another_write(call_id)
         decision = Decision(approved=message.approved, reason=message.reason)
         await live.record_answer(call_id, decision)  # durable before anyone acts on it
         answer = self.confirm(turn_id, call_id, decision)
         if answer == "expired":
-            raise RequestError(
-                "conflict",
-                f"call {call_id!r} was not answered in time: the write was declined (no answer)",
-            )
+            raise call_too_late(call_id)
         if answer == "answered":
-            raise RequestError("conflict", f"call {call_id!r} was already answered")
+            raise call_answered(call_id)
 
     async def _turn(
         self, turn_id: str, conversation_id: str | None, access: Access | None
@@ -454,8 +449,7 @@ class Runtime:
             or (conversation_id is not None and found.conversation_id != conversation_id)
             or (access is not None and not access.allows(found.conversation_id))
         ):
-            where = f" in conversation {conversation_id!r}" if conversation_id is not None else ""
-            raise RequestError("not_found", f"there is no turn {turn_id!r}{where}")
+            raise no_turn(turn_id, conversation_id)
         return found
 
 

@@ -54,8 +54,8 @@ sys.path.insert(0, str(ROOT))
 
 from evals.everyday import FACTS, FIXTURES, TOOLSETS
 from goliath import Agent
-from goliath.evals.fixtures import Fixture
-from goliath.evals.grade import grade
+from goliath.evaluation.fixtures import Fixture
+from goliath.evaluation.grade import grade
 from goliath.memory import InMemory
 from goliath.models import GenerateRequest, Generation, TextSink
 from goliath.models.slots import CONVERSATION

@@ -5,7 +5,7 @@ Every fixture names its toolset (at most five tools) and runs in the fixed world
 ``world.py`` (Monday 10 March 2025, given to the agent as ``FACTS``). The categories:
 
 - reading, adding, check-then-add, completing, multi-step;
-- a missing value the worker must name instead of inventing (``writes=[]``: nothing may be
+- a missing value the arguments stage must name instead of inventing (``writes=[]``: nothing may be
   written with a made-up value; asking the user directly is just as right);
 - a declined confirmation (``decline=True``);
 - small talk and knowledge questions answered without tools;
@@ -19,7 +19,7 @@ well-formed and achievable.
 
 from __future__ import annotations
 
-from goliath.evals import Fixture, ToolsetFactory
+from goliath.evaluation import Fixture, ToolsetFactory
 
 from . import toolsets, world
 

@@ -196,7 +196,7 @@ async def _agent(args: argparse.Namespace, terminal: Terminal) -> Agent:
     if args.agent is not None:
         if args.tools is not None:
             raise GoliathError("--agent and --tools cannot be combined: the agent has its tools.")
-        from transports.serve import load_agent
+        from transports.serve_command import load_agent
 
         agent = await load_agent(args.agent)
         if args.model is not None:
@@ -567,12 +567,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "chat":
             return trio.run(_chat, args, out, err)
         if args.command == "serve":
-            from transports.serve import serve_command
+            from transports.serve_command import serve_command
 
             _log_goliath(args.log_level)
             return int(serve_command(args))
         if args.command == "eval":
-            from .evals.cli import eval_command
+            from .evaluation.cli import eval_command
 
             return trio.run(
                 functools.partial(

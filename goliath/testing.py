@@ -249,16 +249,16 @@ def _tool_names(names: Sequence[str]) -> list[str]:
     return [name for name in names if name.lstrip("_") not in options]
 
 
-_WORKER_TOOL = re.compile(r"function call: ([A-Za-z_][A-Za-z0-9_]*)\(")
+_ARGUMENTS_TOOL = re.compile(r"function call: ([A-Za-z_][A-Za-z0-9_]*)\(")
 
 
-def _worker_tool(request: GenerateRequest) -> str | None:
-    """The tool a worker call fills, as its system prompt names it (``None``: not found)."""
-    found = _WORKER_TOOL.search(request.system)
+def _arguments_tool(request: GenerateRequest) -> str | None:
+    """The tool an arguments call fills, as its system prompt names it (``None``: not found)."""
+    found = _ARGUMENTS_TOOL.search(request.system)
     return found.group(1) if found else None
 
 
-def _worker_properties(request: GenerateRequest) -> dict[str, Any]:
+def _arguments_properties(request: GenerateRequest) -> dict[str, Any]:
     properties = dict((request.schema or {}).get("properties", {}))
     properties.pop("missing", None)
     return properties
@@ -295,7 +295,7 @@ class Script:
     ``FakeModel.plan("add_item", item="eggs").answer("Added eggs.")`` is a turn that calls
     ``add_item(item="eggs")`` and answers "Added eggs."; chain more ``plan``s for more calls and
     more ``answer``s for more turns. The script answers each model call from the stage it is
-    (the first plan, a later step's pick, the worker's arguments, the answer) and raises
+    (the first plan, a later step's pick, the arguments call's reply, the answer) and raises
     :class:`ScriptMismatch` when the turn asks for something else: a tool the conductor was
     not offered, an answer while a call is still to come, any call after the last move. A
     memory fold (``scribe``) is answered with ``scribe`` text and never counts as a move.
@@ -311,7 +311,7 @@ class Script:
         self.calls: list[GenerateRequest] = []
 
     def plan(self, tool: str, /, **arguments: Any) -> Script:
-        """The turn calls ``tool``; its worker (if it has parameters) fills ``arguments``."""
+        """The turn calls ``tool``; its arguments call (if it has parameters) fills ``arguments``."""
         if not isinstance(tool, str) or not tool:
             raise ConfigError(f"Script.plan needs a tool name, got {tool!r}.")
         self._moves.append(_Move("plan", tool=tool, arguments=dict(arguments)))
@@ -346,7 +346,7 @@ class Script:
             return _generation(request, self._scribe)
         if request.label == "conductor":
             return _generation(request, self._conduct(request))
-        if request.label == "worker":
+        if request.label == "arguments":
             return _generation(request, self._fill(request))
         return _generation(request, self._answer(request))
 
@@ -383,8 +383,8 @@ class Script:
         return json.dumps({"call": move.tool, "then": _option(then, DONE) or then[0]})
 
     def _fill(self, request: GenerateRequest) -> str:
-        name = _worker_tool(request)
-        properties = _worker_properties(request)
+        name = _arguments_tool(request)
+        properties = _arguments_properties(request)
         candidates = [
             move
             for move in self._moves
@@ -395,7 +395,8 @@ class Script:
             move = next((m for m in candidates if set(m.arguments) <= set(properties)), None)
         if move is None:
             raise self._fail(
-                request, f"the worker fills {name or 'a call'}, which the script did not plan"
+                request,
+                f"the arguments call fills {name or 'a call'}, which the script did not plan",
             )
         unknown = sorted(set(move.arguments) - set(properties))
         if unknown:
@@ -405,13 +406,13 @@ class Script:
                 f"(its parameters: {sorted(properties)})",
             )
         for earlier in candidates[: candidates.index(move)]:
-            earlier.state = "filled"  # ran without a worker call (no parameters)
+            earlier.state = "filled"  # ran without an arguments call (no parameters)
         move.state = "filled"
         return json.dumps(move.arguments)
 
     def _answer(self, request: GenerateRequest) -> str:
         open_moves = self._open()
-        while open_moves and open_moves[0].state == "planned":  # ran without a worker call
+        while open_moves and open_moves[0].state == "planned":  # ran without an arguments call
             open_moves.pop(0).state = "filled"
         if not open_moves:
             raise self._fail(request, "the script is over, but the turn asked for an answer")
@@ -528,10 +529,10 @@ class TestModel:
         await trio.lowlevel.checkpoint()
         if request.label == "conductor":
             reply = self._conduct(request)
-        elif request.label == "worker":
-            name = _worker_tool(request) or ""
+        elif request.label == "arguments":
+            name = _arguments_tool(request) or ""
             values = _value_for(
-                {**(request.schema or {}), "properties": _worker_properties(request)}
+                {**(request.schema or {}), "properties": _arguments_properties(request)}
             )
             reply = json.dumps({**(values or {}), **self.arguments.get(name, {})})
         elif request.label == "scribe":
@@ -575,8 +576,8 @@ class StageCall:
     """What a :class:`FunctionModel`'s function is asked: the stage and what constrains it.
 
     ``stage`` is ``"conductor"`` (a plan: ``{"call", "then"}`` first, ``{"call"}`` later),
-    ``"worker"`` (a tool's arguments), ``"answer"`` or ``"scribe"``; ``schema`` the JSON Schema
-    the reply must match (``None``: free text); ``tool`` the tool a worker call fills.
+    ``"arguments"`` (a tool's arguments), ``"answer"`` or ``"scribe"``; ``schema`` the JSON Schema
+    the reply must match (``None``: free text); ``tool`` the tool an arguments call fills.
     """
 
     stage: str
@@ -612,7 +613,7 @@ class FunctionModel:
             schema=request.schema,
             system=request.system,
             prompt=request.prompt,
-            tool=_worker_tool(request) if request.label == "worker" else None,
+            tool=_arguments_tool(request) if request.label == "arguments" else None,
             request=request,
         )
         reply = self.function(call)

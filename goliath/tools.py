@@ -130,7 +130,7 @@ def _check_parameters(name: str, parameters: object) -> type[pydantic.BaseModel]
 
 @attrs.frozen(init=False, slots=False)
 class Tool(Generic[P, R]):
-    """A tool the conductor may choose and the worker fills.
+    """A tool the conductor may choose and the arguments stage fills.
 
     A tool built by :func:`tool` can still be called as the function it was made from
     (``list_tasks()``), with the function's own signature for the type checker; a tool built
@@ -139,7 +139,7 @@ class Tool(Generic[P, R]):
     Args:
         name: what the conductor picks (an enum value in its schema); a valid identifier.
         description: one sentence shown on every conductor call.
-        parameters: a pydantic model class of flat fields; no fields means no worker call.
+        parameters: a pydantic model class of flat fields; no fields means no arguments call.
         execute: ``execute(args: dict, ctx: ToolContext)``, sync (run in a thread) or async.
         writes: the tool changes things: it needs confirmation and invalidates cached reads.
         requires_confirmation: without an explicit confirm handler the write is declined.
@@ -209,7 +209,7 @@ class Tool(Generic[P, R]):
 
     @functools.cached_property
     def has_arguments(self) -> bool:
-        """Whether the worker must fill arguments (a model with no fields needs no call)."""
+        """Whether a model call must fill arguments (a model with no fields needs no call)."""
         return bool(self.parameters.model_fields)
 
     @functools.cached_property

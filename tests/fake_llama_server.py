@@ -47,7 +47,7 @@ def label_of(body: dict[str, Any]) -> str:
         schema = format_.get("schema") or (format_.get("json_schema") or {}).get("schema")
     if isinstance(schema, dict):
         properties = schema.get("properties", {})
-        return "conductor" if "call" in properties or "kind" in properties else "worker"
+        return "conductor" if "call" in properties or "kind" in properties else "arguments"
     return "answer"
 
 

@@ -66,7 +66,7 @@ def test_the_api_reference_covers_bridges_the_daemon_fallback_tracing_mcp_and_ev
         "goliath.fallback",
         "goliath.tracing",
         "goliath.mcp",
-        "goliath.evals",
+        "goliath.evaluation",
         "goliath.streaming",
     }
     assert required <= set(documented), sorted(required - set(documented))

@@ -69,7 +69,7 @@ FLOORS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "edges": (("transports.*",), ("runtime", "toolkit", "ground")),
     "facade": (("goliath", "goliath.agent"), ("runtime", *HARNESS)),
     "apps": (
-        ("goliath.evals.*", "transports.serve"),
+        ("goliath.evaluation.*", "transports.serve", "transports.serve_command"),
         ("facade", "edges", "runtime", "turn", *HARNESS),
     ),
     "command line": (("goliath.cli",), ("apps", "facade", "edges", "runtime", "turn", *HARNESS)),

@@ -17,7 +17,7 @@ from goliath.records import MemoryState, RunResult
 from .wire import (
     MAX_EVENT_ID_DIGITS,
     CancelRequestBody,
-    ConfirmRequestBody,
+    ConfirmAnswerBody,
     Error,
     Health,
     Me,
@@ -96,7 +96,7 @@ def openapi_document() -> dict[str, Any]:
         [
             Error,
             RunRequest,
-            ConfirmRequestBody,
+            ConfirmAnswerBody,
             CancelRequestBody,
             TurnInfo,
             MemoryState,
@@ -149,7 +149,7 @@ def openapi_document() -> dict[str, Any]:
                 "summary": "Answer a pending confirmation",
                 "operationId": "confirmTurn",
                 "parameters": [turn],
-                "requestBody": _body("ConfirmRequestBody"),
+                "requestBody": _body("ConfirmAnswerBody"),
                 "security": security,
                 "responses": {
                     "204": {"description": "delivered"},

@@ -34,13 +34,13 @@ from actors.messages import (
     Outbound,
     Run,
     encode_msgpack,
+    nested_too_deeply,
 )
 from actors.runtime import Access, RequestError, Runtime
 from goliath.snapshot import UNSERIALIZABLE
 
 from .base import TERMINAL, Transport, TransportError
 from .users import UnknownToken, holder_of
-from .wire import MAX_NESTING, too_deep
 
 if TYPE_CHECKING:
     from .users import Authenticator
@@ -70,9 +70,7 @@ def _decode(decoder: msgspec.msgpack.Decoder[Any], payload: bytes) -> Any:
     try:
         return decoder.decode(payload)
     except RecursionError:
-        raise FrameError(
-            f"the message is nested too deeply: the limit is {MAX_NESTING} levels"
-        ) from None
+        raise FrameError(nested_too_deeply("the message")) from None
 
 
 async def _read_exactly(stream: trio.abc.ReceiveStream, size: int) -> bytes | None:
@@ -337,15 +335,6 @@ class _Connection:
         await self.handle(message)
 
 
-def check_request(runtime: Runtime, message: Inbound, access: Access | None) -> None:
-    """Refuse what the runtime's door refuses before this connection claims the turn (a
-    malformed turn id, an over-long ask, a conversation not the caller's), and a context nested
-    past :data:`~transports.wire.MAX_NESTING`, as the HTTP front door does."""
-    runtime.admit(message, access)
-    if isinstance(message, Run) and (deep := too_deep(message.context)) is not None:
-        raise RequestError("invalid", deep)
-
-
 async def _serve_connection(
     runtime: Runtime,
     stream: trio.abc.Stream,
@@ -397,7 +386,7 @@ async def _serve_requests(
             if isinstance(message, Hello):
                 continue  # who a connection is never changes after its first frame
             try:
-                check_request(connection.runtime, message, connection.access)
+                connection.runtime.admit(message, connection.access)  # before a claim
             except RequestError as exc:
                 connection.deliver(
                     Failure(turn_id=message.turn_id, code=exc.code, message=exc.message)

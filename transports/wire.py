@@ -17,9 +17,8 @@ from goliath.ids import URL_SAFE_ID
 from goliath.records import RunResult, StepRecord
 
 __all__ = [
-    "MAX_NESTING",
     "CancelRequestBody",
-    "ConfirmRequestBody",
+    "ConfirmAnswerBody",
     "Error",
     "ErrorDetail",
     "HTTPError",
@@ -33,10 +32,6 @@ __all__ = [
 
 WireId = Annotated[str, msgspec.Meta(pattern=URL_SAFE_ID.pattern)]
 """A conversation or turn id as it may appear in a URL (:data:`goliath.ids.URL_SAFE_ID`)."""
-MAX_NESTING = 64
-"""How deep a run's ``context`` may nest (lists and objects), on HTTP and frames alike: far
-past any real context, and far below what a turn's own snapshots and fingerprints recurse
-through (a deeper one failed the turn late, with ``maximum recursion depth exceeded``)."""
 MAX_EVENT_ID_DIGITS = 18
 """Digits a ``Last-Event-ID`` may have (a stream never numbers that many events)."""
 MAX_NOTE_CHARS = 2_000
@@ -51,34 +46,6 @@ refuses a longer one (413, with what to do instead) rather than the decoder (a b
 TurnId = Annotated[str, msgspec.Meta(extra_json_schema={"pattern": URL_SAFE_ID.pattern})]
 """A run's turn id: documented as a :data:`WireId`, refused by the door's turn-id rule
 (:func:`actors.admission.check_turn_id`, in the same words on every edge)."""
-
-
-def nesting(value: Any, limit: int = MAX_NESTING) -> int:
-    """How deep ``value`` nests (a scalar is 0), counted without recursion and only up to
-    ``limit + 1``: enough to tell that a value is too deep, whatever its size."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            children: Any = item.values()
-        elif isinstance(item, (list, tuple)):
-            children = item
-        else:
-            continue
-        depth += 1
-        deepest = max(deepest, depth)
-        if deepest > limit:
-            return deepest
-        stack.extend((child, depth) for child in children)
-    return deepest
-
-
-def too_deep(context: Any) -> str | None:
-    """Why a run's context is refused (nested past :data:`MAX_NESTING`), or ``None``."""
-    if nesting(context) > MAX_NESTING:
-        return f"the context is nested too deeply: the limit is {MAX_NESTING} levels"
-    return None
 
 
 class HttpLimits(msgspec.Struct, frozen=True, kw_only=True):
@@ -98,7 +65,7 @@ class RunRequest(msgspec.Struct, forbid_unknown_fields=True):
     context: Any = None
 
 
-class ConfirmRequestBody(msgspec.Struct, forbid_unknown_fields=True):
+class ConfirmAnswerBody(msgspec.Struct, forbid_unknown_fields=True):
     """Answer a pending ``confirm_request`` event of the turn."""
 
     call_id: Opaque

@@ -225,7 +225,7 @@ SCENARIOS = [
     Scenario(
         "approval",
         "A write, approved",
-        "The worker fills the arguments; the write waits for a person, who approves it.",
+        "The model fills the arguments; the write waits for a person, who approves it.",
         "add buy eggs for Friday",
         [
             first_plan("create_task"),

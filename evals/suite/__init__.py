@@ -5,7 +5,7 @@ Run with ``goliath eval --model SPEC --fixtures evals/suite --split dev|held-out
 fresh data) and ``CASES`` (:class:`~evals.suite.case.Case`); this module gathers them. The world
 is the fixed one of ``evals/world.py``: Monday 10 March 2025, 09:00, the user is Jordan.
 
-The split is fixed by a hash of each case's id (:func:`goliath.evals.fixtures.split_of`): tune on
+The split is fixed by a hash of each case's id (:func:`goliath.evaluation.fixtures.split_of`): tune on
 ``dev`` only, confirm on ``held-out``, report both.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 
-from goliath.evals import Fixture, ToolsetFactory
+from goliath.evaluation import Fixture, ToolsetFactory
 
 from .. import world
 from .case import Case, expand

@@ -11,7 +11,7 @@ import datetime
 from typing import Any
 
 from goliath import Tool, tool
-from goliath.evals import ToolsetFactory
+from goliath.evaluation import ToolsetFactory
 
 from .. import world
 from ._lookup import only, words_of

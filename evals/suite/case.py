@@ -4,11 +4,11 @@ A :class:`Case` is what a user wants (a read, an add, a check-then-act ...) with
 of it does; its :attr:`Case.asks` are that want in at least four wordings, written before any
 tuning: the plain one first, then paraphrases with other words and word order, politeness,
 typos, implicit references ("her", "that one") or different values. Each wording becomes one
-:class:`~goliath.evals.Fixture`; all wordings of a case share its ``group``, so the dev /
+:class:`~goliath.evaluation.Fixture`; all wordings of a case share its ``group``, so the dev /
 held-out split (a hash of the case id) never puts one wording on each side.
 
 A wording may override what the answer must mention, what the arguments must contain or equal
-and what a perfect worker fills (when it changes a value, e.g. another title), with :class:`Ask`.
+and what a perfect arguments stage fills (when it changes a value, e.g. another title), with :class:`Ask`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 import attrs
 
-from goliath.evals import Fixture
+from goliath.evaluation import Fixture
 
 __all__ = ["CATEGORIES", "Ask", "Case", "expand"]
 
@@ -80,7 +80,7 @@ class Case:
         handled_by: ``"device"``, or ``"cloud"`` for an ask that must be handed over.
         mentions / forbids: words the answer must / must not contain (lower case).
         writes: write tools that must really run, in order (``[]``: nothing may be written).
-        arguments: what a perfect worker fills for each tool step with parameters, in order.
+        arguments: what a perfect arguments stage fills for each tool step with parameters, in order.
         arg_mentions: ``"tool.field"`` → words that argument must contain when it runs.
         arg_values: ``"tool.field"`` → the value, with its type, that argument must hold when
             it runs (a number as a number, a list without repeats; see ``Fixture``).

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from goliath import Tool, tool
-from goliath.evals import ToolsetFactory
+from goliath.evaluation import ToolsetFactory
 
 from .. import world
 from ._lookup import matching, words_of

@@ -12,7 +12,7 @@ import datetime
 from typing import Any
 
 from goliath import Tool, tool
-from goliath.evals import ToolsetFactory
+from goliath.evaluation import ToolsetFactory
 
 from .. import world
 from ._lookup import words_of

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from goliath import Tool, tool
-from goliath.evals import ToolsetFactory
+from goliath.evaluation import ToolsetFactory
 
 from ._lookup import only, words_of
 from .case import Ask, Case

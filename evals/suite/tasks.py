@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from goliath import Tool, tool
-from goliath.evals import ToolsetFactory
+from goliath.evaluation import ToolsetFactory
 
 from .. import world
 from ._lookup import only

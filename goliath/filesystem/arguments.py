@@ -1,6 +1,6 @@
-"""Parameter models of the filesystem tools: the JSON Schemas the worker fills.
+"""Parameter models of the filesystem tools: the JSON Schemas the arguments stage fills.
 
-Descriptions are short and concrete because a small model reads them on every worker call.
+Descriptions are short and concrete because a small model reads them on every arguments call.
 Bounds live in the schema (so guided generation respects them) and in validators whose
 messages say the allowed range, because those messages are what a model sees when it errs.
 """

@@ -1,6 +1,6 @@
 """From an MCP tool's JSON Schema to the flat pydantic model a small model can fill.
 
-Goliath's worker fills one tool's arguments under guided generation, and a ~3B model does that
+Goliath's arguments stage fills one tool's arguments under guided generation, and a ~3B model does that
 well only for a flat object: strings, numbers, integers, booleans, enums, and lists of those.
 Anything deeper (a nested object, a list of objects, a union of types) is refused with the
 reason, rather than handed to a model that will get it wrong. Nothing here imports ``mcp``.
@@ -20,7 +20,7 @@ __all__ = ["MAX_SCHEMA_DEPTH", "Parameters", "SchemaRefused", "parameters_model"
 MAX_SCHEMA_DEPTH = 2
 """Levels of nesting a tool's arguments may use: an object (1) of scalars and lists of scalars (2)."""
 RESERVED = frozenset({"missing"})
-"""Argument names the worker's own schema uses (it appends ``missing`` to every tool's schema)."""
+"""Argument names the arguments stage's own schema uses (it appends ``missing`` to every tool's schema)."""
 FLAT_HINT = (
     "Goliath fills flat arguments only (strings, numbers, booleans, enums and lists of those); "
     "wrap the tool in a flat @tool of your own, or ask the server's author for a flat variant"
@@ -80,7 +80,7 @@ def parameters_model(model_name: str, schema: Any) -> Parameters:
     for position, (name, raw) in enumerate(properties.items()):
         if name in RESERVED:
             raise SchemaRefused(
-                f"argument {name!r} has the name of the worker's own field; rename it on the server"
+                f"argument {name!r} has the name of the arguments stage's own field; rename it on the server"
             )
         annotation, default, options, may_be_null = _field(name, raw, defs, name in required)
         python_name = name

@@ -6,7 +6,7 @@ that stops within a token when the calling Trio task is cancelled (a llama.cpp a
 also interrupts a long prompt evaluation). One generation runs at a time per model.
 
 Speed: the KV cache reuses the longest common token prefix of consecutive prompts. The
-harness alternates stages (triage, conductor, worker, answer) whose system prompts differ, so
+harness alternates stages (conductor, arguments, answer) whose system prompts differ, so
 each stage would evict the other's prefix; with ``prefix_cache=True`` the bridge keeps a
 snapshot of the KV cache per stage and system prompt (the last ``SNAPSHOTS`` of them) and
 restores the one that shares the longest prefix with the next prompt (see ``docs/models.md``
@@ -58,7 +58,7 @@ DEFAULT_THREADS = 2
 GRAMMAR_CACHE_SIZE = 64
 SNAPSHOTS = 8
 """KV-cache snapshots kept, one per stage and system prompt, least recently used dropped first
-(a turn alternates triage, conductor, worker and answer prompts; an eval, several toolsets)."""
+(a turn alternates conductor, arguments and answer prompts; an eval, several toolsets)."""
 """Distinct schemas whose grammars are kept (one per tool, plus plans and answers)."""
 _INSTALL_HINT = "./install.sh local (from a checkout of Goliath)"
 

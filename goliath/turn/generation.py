@@ -108,7 +108,7 @@ class ModelCaller:
 
     @contextlib.contextmanager
     def _deadline(self, label: str) -> Iterator[None]:
-        """A model that hangs fails this call (a model error), and the worker frees the model."""
+        """A model that hangs fails this call (a model error), and the model worker frees the model."""
         if self.timeout is None:
             yield
             return

@@ -17,9 +17,9 @@ from ..extensions import Skip
 from ..memory.codec import copy_state
 from ..records import Exchange, FallbackRequest, MemoryState, StepRecord
 from ..tools import Tool
+from .arguments import validate_arguments
 from .conductor import Plan, checked_plan
 from .hooks import Denied, ExtensionRunner
-from .worker import validate_arguments
 
 __all__ = ["Phases", "memory_from", "tool_info"]
 

@@ -33,6 +33,7 @@ __all__ = [
     "RECENT_HEADING",
     "answer_system",
     "answer_user",
+    "arguments_system",
     "compact_steps",
     "conductor_system",
     "conductor_user",
@@ -43,7 +44,6 @@ __all__ = [
     "scribe_user",
     "step_counter",
     "step_log",
-    "worker_system",
 ]
 
 PARTIAL_REPLY = "[Partial reply; the request was not fully completed] "
@@ -384,10 +384,10 @@ def conductor_user(
     return _sections(body, hint or "")
 
 
-# ---------------------------------------------------------------- worker
+# ---------------------------------------------------------------- arguments
 
 
-def worker_system(
+def arguments_system(
     *, instructions: str, brief: str, tool: Any = None, facts: Mapping[str, str] | None = None
 ) -> str:
     """One tool's argument filler: the call to fill, how values are copied, what is missing.
@@ -466,7 +466,7 @@ def answer_user(
     window: int,
     notes: Iterable[str] = (),
 ) -> str:
-    """The answer-style layout, also used by the worker: memory, findings, then the ask."""
+    """The answer-style layout, also used to fill arguments: memory, findings, then the ask."""
     log = step_log(steps)
     body = _sections(
         _summary_section("Earlier:", summary, window),

@@ -1,6 +1,6 @@
 """One turn, top to bottom: recall → plan → tool step → … → answer → remember.
 
-This is the story; each stage's details live beside it (conductor, worker, tool_step, judge,
+This is the story; each stage's details live beside it (conductor, arguments, tool_step, judge,
 answer, scribe, prompts, phases, generation). A turn knows nothing of actors: the conversation
 actor calls :func:`run_turn` with a ``generate`` port that reaches the model worker.
 """

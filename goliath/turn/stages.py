@@ -45,7 +45,7 @@ STAGES: Mapping[str, Stage] = MappingProxyType(
         for row in (
             # a plan is short, arguments may be longer, an answer longest, a brief short
             Stage("conductor", output_tokens=256, string_length=200),
-            Stage("worker", output_tokens=512, string_length=300),
+            Stage("arguments", output_tokens=512, string_length=300),
             Stage("answer", output_tokens=384, string_length=1000),
             Stage("scribe", output_tokens=192, string_length=600),
             # the hand-off check replies one of two names

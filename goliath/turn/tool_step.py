@@ -1,7 +1,7 @@
 """A tool step: one planned call, judged, filled, confirmed, executed and compressed.
 
 The order is the point: the judge's cheap rules first (the tool exists, its prerequisites
-ran), then the worker fills the arguments, extensions may deny the call, the judge checks for a
+ran), then one call fills the arguments (``arguments.py``), extensions may deny the call, the judge checks for a
 repeat, a person confirms a write, the tool runs within ``tool_timeout``, and its output is
 compressed to what the model may read. The step joins the turn's log *before* the tool runs, so
 a run that fails or is cancelled mid-call still shows what it was doing.
@@ -39,15 +39,7 @@ from ..events import CheckEvent, ConfirmEvent, ToolEvent
 from ..records import ConfirmRequest, Decision, SkipReason, StepRecord
 from ..snapshot import capped_snapshot, try_snapshot
 from ..tools import Tool, ToolContext, is_async_callable, report_tool_error, report_unshowable
-from .condition import condition_met, unmet_note
-from .conductor import Plan
-from .hooks import Denied
-from .intent import asks_for_write, withheld_note
-from .judge import duplicate_verdict, last_two_failed, prerequisites_met
-from .lookup import LookUp, ungrounded_ids
-from .prompts import answer_user, arguments_correction, worker_system
-from .state import TurnState
-from .worker import (
+from .arguments import (
     Arguments,
     Malformed,
     Missing,
@@ -55,6 +47,14 @@ from .worker import (
     request_arguments,
     validate_arguments,
 )
+from .condition import condition_met, unmet_note
+from .conductor import Plan
+from .hooks import Denied
+from .intent import asks_for_write, withheld_note
+from .judge import duplicate_verdict, last_two_failed, prerequisites_met
+from .lookup import LookUp, ungrounded_ids
+from .prompts import answer_user, arguments_correction, arguments_system
+from .state import TurnState
 from .write_gate import withheld_write
 
 __all__ = ["Escalation", "Skipped", "Withheld", "resume_tool_step", "run_tool_step"]
@@ -275,13 +275,15 @@ async def _decide_and_run(
 
 
 async def _arguments(turn: TurnState, tool: Tool, brief: str) -> Arguments | Missing | None:
-    """The worker fills the tool's arguments; one retry for a malformed reply (design.md, D1)."""
+    """One call fills the tool's arguments; one retry for a malformed reply (design.md, D1)."""
     if not tool.has_arguments:
         try:
             return Arguments(validate_arguments(tool, {}))
         except pydantic.ValidationError:
             return None
-    system = worker_system(instructions=turn.instructions, brief=brief, tool=tool, facts=turn.facts)
+    system = arguments_system(
+        instructions=turn.instructions, brief=brief, tool=tool, facts=turn.facts
+    )
     shown = context_steps(tool, await turn.model_steps())
     notes: tuple[str, ...] = ()
     for _attempt in range(2):

@@ -21,10 +21,13 @@ from actors.admission import (
     RequestError,
     admit,
     check_ask,
+    check_context,
     check_same_request,
 )
 from actors.messages import (
+    MAX_NESTING,
     Cancel,
+    ConfirmAsk,
     ConfirmReply,
     DeleteMemory,
     GetMemory,
@@ -45,6 +48,8 @@ from goliath.memory import InMemory
 from goliath.session import Session
 from goliath.testing import FakeModel
 from tests.transports.daemon_app import make_agent
+from transports.client import Client, RemoteError
+from transports.inproc import InProcTransport
 
 
 @attrs.frozen
@@ -72,6 +77,14 @@ class Replies:
 
     def __call__(self, message: Outbound) -> None:
         self.send.send_nowait(message)
+
+    async def ask(self) -> ConfirmAsk:
+        """The next confirmation ask that reaches the outbox."""
+        with trio.fail_after(10):
+            async for message in self.receive:
+                if isinstance(message, ConfirmAsk):
+                    return message
+        raise AssertionError("the outbox closed")
 
     async def end(self) -> Outbound:
         with trio.fail_after(10):
@@ -122,6 +135,24 @@ def test_the_ask_limit_is_inclusive_and_says_what_to_do() -> None:
     assert error.code == "too_large"
     assert error.message.startswith("the ask is 8,001 characters; the limit is 8,000.")
     assert "put long material in files" in error.message
+
+
+def nested(depth: int) -> Any:
+    value: Any = "leaf"
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_a_context_may_nest_up_to_the_limit() -> None:
+    """``MAX_NESTING`` levels pass; one more is ``invalid``, in words that name the limit."""
+    check_context(nested(MAX_NESTING))
+    admit(Run(turn_id="t", ask="hi", context=nested(MAX_NESTING)), None)
+    error = refusal(Run(turn_id="t", ask="hi", context=nested(MAX_NESTING + 1)))
+    assert (error.code, error.message) == (
+        "invalid",
+        f"the context is nested too deeply: the limit is {MAX_NESTING} levels",
+    )
 
 
 def test_a_user_reaches_only_their_conversations() -> None:
@@ -201,6 +232,61 @@ async def test_the_runtime_admits_before_it_queues_or_records_anything(tmp_path:
         await runtime.handle(Run(turn_id="ok", ask="hello", conversation_id="c"), replies)
         end = await replies.end()
         assert isinstance(end, ResultMessage) and end.result.text == "answer to hello"
+
+
+async def test_the_in_process_client_is_refused_a_deep_context_in_the_doors_words() -> None:
+    """The in-process edge checks nothing itself: the door refuses the context, with the words
+    HTTP and the frame socket use, before any turn starts."""
+    async with answering_agent() as agent, Client(InProcTransport(agent)) as client:
+        with pytest.raises(RemoteError) as caught:
+            await client.run("hi", turn_id="deep", context=nested(MAX_NESTING + 1))
+        assert caught.value.code == "invalid"
+        assert caught.value.message == (
+            f"the context is nested too deeply: the limit is {MAX_NESTING} levels"
+        )
+        assert agent.runtime is not None and agent.runtime.ticket("deep") is None
+        result = await client.run("hello", context=nested(MAX_NESTING))
+        assert result.text == "answer to hello"
+
+
+async def test_a_confirmation_is_answered_at_most_once_in_one_set_of_words() -> None:
+    """An unknown call is ``not_found``; a second answer to the same call is a ``conflict``;
+    once the turn ended, a cancel and a reply are refused in the same words."""
+    async with answering_agent() as agent:
+        runtime = agent.runtime
+        assert runtime is not None
+        replies = Replies()
+        await runtime.handle(Run(turn_id="w", ask="add jam", conversation_id="c"), replies)
+        ask = await replies.ask()
+
+        def reply(call_id: str) -> ConfirmReply:
+            return ConfirmReply(turn_id="w", call_id=call_id, approved=True, conversation_id="c")
+
+        with pytest.raises(RequestError) as unknown:
+            await runtime.handle(reply("nope"), Replies())
+        assert (unknown.value.code, unknown.value.message) == (
+            "not_found",
+            "turn 'w' has no pending call 'nope'",
+        )
+        await runtime.handle(reply(ask.call_id), Replies())
+        with pytest.raises(RequestError) as again:
+            await runtime.handle(reply(ask.call_id), Replies())
+        assert (again.value.code, again.value.message) == (
+            "conflict",
+            f"call {ask.call_id!r} was already answered",
+        )
+        end = await replies.end()
+        assert isinstance(end, ResultMessage)
+        refused = []
+        for late in (reply(ask.call_id), Cancel(turn_id="w", conversation_id="c")):
+            with pytest.raises(RequestError) as caught:
+                await runtime.handle(late, Replies())
+            refused.append((caught.value.code, caught.value.message))
+        assert (
+            refused
+            == [("conflict", "turn 'w' already ended (done); there is nothing to cancel or answer")]
+            * 2
+        )
 
 
 async def test_a_user_is_told_of_a_refused_turn_id_as_they_sent_it() -> None:

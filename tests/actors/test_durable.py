@@ -395,7 +395,7 @@ def planning_reply(request: GenerateRequest) -> dict[str, Any]:
         if "Planned next: count_tasks" in request.prompt:
             return {"json": {"call": "count_tasks"}}
         return {"json": {"call": "answer_the_user"}}
-    if request.label == "worker":
+    if request.label == "arguments":
         return {"json": {"title": "plums"}}
     if request.label == "scribe":
         return {"text": "Goal: tasks"}

@@ -54,7 +54,11 @@ SAMPLES: list[Message] = [
     Generate(
         turn_id="t1",
         request=GenerateRequest(
-            label="worker", system="s", prompt="p", schema={"type": "object"}, max_output_tokens=512
+            label="arguments",
+            system="s",
+            prompt="p",
+            schema={"type": "object"},
+            max_output_tokens=512,
         ),
     ),
     TurnStatus(turn_id="t1", conversation_id=None, status="running"),

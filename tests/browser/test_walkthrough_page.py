@@ -14,7 +14,7 @@ PAGE = ROOT / "docs" / "walkthrough.html"
 EXPECTED = {
     "normal": ["Conductor — plans step 1", "Tool — list_tasks ran", "Answer — composes the reply"],
     "approval": [
-        "Worker — fills one tool's arguments",
+        "Arguments — fills one tool's arguments",
         "Confirmation — create_task waits for a person",
         "Tool — create_task ran",
     ],

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from goliath import Tool
-from goliath.evals import Fixture
+from goliath.evaluation import Fixture
 from goliath.testing import FakeModel
 from tests.helpers import answer, answer_plan, hand_off, use
 
@@ -20,7 +20,7 @@ def perfect_answer(fixture: Fixture) -> str:
 def goliath_script(
     fixture: Fixture, tools: Mapping[str, Tool], arguments: Sequence[dict[str, Any]] = ()
 ) -> list[dict[str, Any]]:
-    """Plans, worker replies (one per tool with parameters, in order) and the answer."""
+    """Plans, arguments replies (one per tool with parameters, in order) and the answer."""
     if fixture.handled_by == "cloud":
         return [hand_off()]
     replies = iter(arguments)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from goliath.evals.analysis import format_reading, read_report
+from goliath.evaluation.analysis import format_reading, read_report
 
 
 def attempt(passed: bool, handled_by: str = "device", reasons: tuple[str, ...] = ()) -> dict:

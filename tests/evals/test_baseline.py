@@ -11,8 +11,8 @@ import trio
 
 from goliath import ConfirmRequest, Decision, FallbackRequest, tool
 from goliath.errors import ContextWindowError, GuardrailError, ModelError
-from goliath.evals import FIXTURES, NaiveLoop, run_evals, sample_tools
-from goliath.evals.baseline import action_schema
+from goliath.evaluation import FIXTURES, NaiveLoop, run_evals, sample_tools
+from goliath.evaluation.baseline import action_schema
 from goliath.models import GenerateRequest
 from goliath.testing import FakeModel
 

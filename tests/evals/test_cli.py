@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from goliath.cli import main
-from goliath.evals.cli import eval_command
+from goliath.evaluation.cli import eval_command
 from goliath.models import Generation
 from goliath.testing import FakeModel
 
@@ -21,7 +21,7 @@ from .test_native import ScriptedPrompts
 ROOT = Path(__file__).resolve().parents[2]
 
 SUITE = """
-from goliath.evals import Fixture
+from goliath.evaluation import Fixture
 
 def broken():
     raise RuntimeError("no tools today")
@@ -93,7 +93,7 @@ class ScriptedBoth(FakeModel):
 
 def scripted_both(monkeypatch: pytest.MonkeyPatch) -> None:
     model = ScriptedBoth([*GOLIATH_MORNING, {"json": {"answer": "Morning!"}}], ["Good morning!"])
-    monkeypatch.setattr("goliath.evals.cli.resolve_model", lambda spec: model)
+    monkeypatch.setattr("goliath.evaluation.cli.resolve_model", lambda spec: model)
 
 
 async def test_with_both_baselines_it_prints_three_reports_and_every_row(

@@ -9,12 +9,12 @@ import pytest
 
 from evals import everyday, world
 from goliath import Agent, Tool
-from goliath.evals import Fixture, grade, load_fixtures, run_evals
-from goliath.evals.fixtures import toolset_tools
+from goliath.evaluation import Fixture, grade, load_fixtures, run_evals
+from goliath.evaluation.fixtures import toolset_tools
 from goliath.testing import FakeModel
 from tests.evals.scripts import goliath_script, naive_script, scripted
 
-# What a perfect worker fills for each tool with parameters, in the order of fixture.tools.
+# What a perfect arguments call fills for each tool with parameters, in the order of fixture.tools.
 ARGUMENTS: dict[str, list[dict[str, Any]]] = {
     "tasks-add": [{"title": "Pick up dry cleaning"}],
     "tasks-add-due": [{"title": "Pay rent", "due": "friday"}],

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from goliath.errors import ConfigError
-from goliath.evals import FIXTURES, Fixture, FixtureSuite, load_fixtures, sample_tools
+from goliath.evaluation import FIXTURES, Fixture, FixtureSuite, load_fixtures, sample_tools
 
 
 class TestFixture:
@@ -73,7 +73,7 @@ class TestOriginals:
 
 SUITE = """
 from goliath import tool
-from goliath.evals import Fixture
+from goliath.evaluation import Fixture
 
 @tool
 def ping() -> str:
@@ -98,9 +98,9 @@ class TestLoading:
 
     def test_a_suite_loads_from_a_module_name_or_a_module(self) -> None:
         """A dotted name is imported; a module object is read as it is."""
-        suite = load_fixtures("goliath.evals.fixtures")
+        suite = load_fixtures("goliath.evaluation.fixtures")
         assert [f.id for f in suite.fixtures] == [f.id for f in FIXTURES]
-        assert load_fixtures(sys.modules["goliath.evals.fixtures"]).fixtures == suite.fixtures
+        assert load_fixtures(sys.modules["goliath.evaluation.fixtures"]).fixtures == suite.fixtures
 
     def test_a_file_inside_a_package_keeps_its_relative_imports(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -112,7 +112,7 @@ class TestLoading:
         (package / "__init__.py").write_text("")
         (package / "data.py").write_text("ASK = 'ping it'\n")
         (package / "suite.py").write_text(
-            "from goliath.evals import Fixture\nfrom .data import ASK\n"
+            "from goliath.evaluation import Fixture\nfrom .data import ASK\n"
             "FIXTURES = [Fixture('ping', ASK, [], 'device')]\n"
         )
         suite = load_fixtures(package / "suite.py")
@@ -124,11 +124,11 @@ class TestLoading:
             ("X = 1", "has no FIXTURES list"),
             ("raise RuntimeError('typo')", "Importing the fixtures in .* failed: typo"),
             (
-                "from goliath.evals import Fixture\nFIXTURES = [Fixture('a', 'b', [], 'device', "
+                "from goliath.evaluation import Fixture\nFIXTURES = [Fixture('a', 'b', [], 'device', "
                 "toolset='gone')]",
                 "names the toolset 'gone', which is not registered",
             ),
-            ("FIXTURES = ['not a fixture']", "Expected a goliath.evals.Fixture"),
+            ("FIXTURES = ['not a fixture']", "Expected a goliath.evaluation.Fixture"),
             ("FIXTURES = []\nFACTS = {'n': 1}", "FACTS must be a dict of strings"),
         ],
     )

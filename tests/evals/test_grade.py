@@ -6,7 +6,7 @@ import pytest
 
 from goliath import RunResult, StepRecord
 from goliath.errors import ConfigError
-from goliath.evals import Fixture, grade
+from goliath.evaluation import Fixture, grade
 from goliath.events import EscalateEvent
 
 

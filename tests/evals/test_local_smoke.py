@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from goliath.evals.cli import eval_command
+from goliath.evaluation.cli import eval_command
 
 pytestmark = pytest.mark.slow
 

@@ -16,8 +16,8 @@ import trio
 
 from goliath import ConfirmRequest, Decision, FallbackRequest, tool
 from goliath.errors import ConfigError, ModelError
-from goliath.evals import FIXTURES, run_evals, sample_tools
-from goliath.evals.native import (
+from goliath.evaluation import FIXTURES, run_evals, sample_tools
+from goliath.evaluation.native import (
     ChatTemplate,
     NativeTemplateLoop,
     ParsedReply,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from goliath import Tool, tool
-from goliath.evals.fixtures import Fixture
-from goliath.evals.probes import format_probe_report, run_probe
+from goliath.evaluation.fixtures import Fixture
+from goliath.evaluation.probes import format_probe_report, run_probe
 from goliath.models import GenerateRequest
 from goliath.schema import DONE
 from goliath.testing import FakeModel
@@ -98,7 +98,7 @@ async def test_the_answer_probe_shows_the_model_the_perfect_steps_and_scores_its
     assert "answer: 0/1 passed" in format_probe_report(failed)
 
 
-async def test_the_arguments_probe_scores_the_worker_reply_against_the_fixture() -> None:
+async def test_the_arguments_probe_scores_the_arguments_reply_against_the_fixture() -> None:
     def reply(request: GenerateRequest) -> dict[str, Any]:
         return {"json": {"title": "water the plants"}}
 

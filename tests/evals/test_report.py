@@ -6,8 +6,14 @@ import json
 
 import msgspec
 
-from goliath.evals import EvalAttempt, EvalReport, format_comparison, format_report, report_json
-from goliath.evals.report import outcome_of, summarize
+from goliath.evaluation import (
+    EvalAttempt,
+    EvalReport,
+    format_comparison,
+    format_report,
+    report_json,
+)
+from goliath.evaluation.report import outcome_of, summarize
 
 
 def attempt(handled_by: str = "device", passed: bool = True, **kw: object) -> EvalAttempt:

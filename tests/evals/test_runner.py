@@ -9,8 +9,8 @@ import trio
 
 from goliath import FallbackRequest, Tool, tool
 from goliath.errors import ConfigError, ModelError
-from goliath.evals import FIXTURES, Fixture, run_evals, sample_tools
-from goliath.evals.fixtures import toolset_tools
+from goliath.evaluation import FIXTURES, Fixture, run_evals, sample_tools
+from goliath.evaluation.fixtures import toolset_tools
 from goliath.models import GenerateRequest
 from goliath.testing import FakeModel
 from tests.evals.scripts import goliath_script, scripted
@@ -103,7 +103,7 @@ class TestAttempts:
 
         def model(fixture: Fixture) -> FakeModel:
             def reply(request: GenerateRequest) -> dict[str, Any]:
-                if request.label == "worker":
+                if request.label == "arguments":
                     return {"json": {"title": "Buy eggs"}}
                 if "list_tasks(" not in request.prompt and request.label == "conductor":
                     return use("list_tasks")

@@ -11,8 +11,8 @@ import pytest
 from evals import suite
 from evals.suite.case import CATEGORIES
 from goliath import Agent, Tool
-from goliath.evals import Fixture, grade
-from goliath.evals.fixtures import split_of, toolset_tools
+from goliath.evaluation import Fixture, grade
+from goliath.evaluation.fixtures import split_of, toolset_tools
 from goliath.testing import FakeModel
 from tests.evals.scripts import goliath_script, naive_script
 
@@ -116,7 +116,7 @@ async def test_a_perfect_model_passes_every_fixture_in_goliath(fixture: Fixture)
     """The perfect script passes, no step fails, and the answer's words were in what it saw."""
     tools = tools_for(fixture)
     model = FakeModel(goliath_script(fixture, tools, fixture.arguments))
-    from goliath.evals.runner import history_memory
+    from goliath.evaluation.runner import history_memory
 
     memory = history_memory(fixture.history)
     agent = Agent(
@@ -151,7 +151,7 @@ async def test_a_perfect_model_in_the_naive_loop_runs_every_device_fixture(
     fixture: Fixture,
 ) -> None:
     """The baseline's perfect script runs without a failed step (its tools take the arguments)."""
-    from goliath.evals import NaiveLoop
+    from goliath.evaluation import NaiveLoop
 
     tools = tools_for(fixture)
     model = FakeModel(naive_script(fixture, tools, fixture.arguments))

@@ -11,7 +11,7 @@ import pytest
 from evals.suite import calendar, contacts, email, notes, tasks
 from evals.suite.case import CATEGORIES
 from goliath import Tool
-from goliath.evals.fixtures import toolset_tools
+from goliath.evaluation.fixtures import toolset_tools
 
 DOMAINS = (tasks, calendar, contacts, notes, email)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from goliath.evals.tuning import format_sweep, sweep
+from goliath.evaluation.tuning import format_sweep, sweep
 
 H, N = "beyond_these_functions", "general_knowledge_or_chat"
 

@@ -113,10 +113,10 @@ async def test_refusals_reach_the_model_as_failed_steps(make_backend: Any, kind:
     assert result.text == "I cannot read that file."
 
 
-async def test_a_limit_over_the_maximum_is_sent_back_to_the_worker(
+async def test_a_limit_over_the_maximum_is_sent_back_to_the_arguments_call(
     make_backend: Any, kind: str
 ) -> None:
-    """limit 500 fails validation; the worker's retry is told the allowed range."""
+    """limit 500 fails validation; the arguments call's retry is told the allowed range."""
     fs = create_filesystem(await make_backend(kind, NOTES))
     model = FakeModel(
         [
@@ -140,7 +140,7 @@ async def test_read_file_fits_the_agents_content_budget_and_pages_on(
     fs = create_filesystem(await make_backend(kind, {"/notes/long.md": text}))
 
     def continue_reading(request: GenerateRequest) -> dict[str, Any]:
-        """The worker copies next_cursor from the result it was shown."""
+        """The arguments call copies next_cursor from the result it was shown."""
         headers = re.findall(r'→ (\{"path".*\})', request.prompt)
         return args(path="/notes/long.md", cursor=json.loads(headers[-1])["next_cursor"])
 

@@ -55,7 +55,7 @@ def test_tools_can_be_picked_by_name() -> None:
 
 
 def test_read_limits_shape_the_read_file_schema() -> None:
-    """read.max_lines bounds limit in the schema the worker fills; the default follows."""
+    """read.max_lines bounds limit in the schema the arguments call fills; the default follows."""
     fs = create_filesystem(read={"max_lines": 50, "default_lines": 10})
     limit = fs.tool("read_file").schema["properties"]["limit"]
     assert (limit["minimum"], limit["maximum"]) == (1, 50)

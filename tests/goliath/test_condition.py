@@ -47,7 +47,7 @@ async def test_a_write_whose_condition_the_read_rules_out_is_not_called() -> Non
     async with Agent(model, tools=tools, auto_approve=True, condition_check=True) as agent:
         result = await agent.run(ASK)
     labels = [call.label for call in model.calls]
-    assert labels == ["conductor", "conductor", "worker", "condition", "answer"]
+    assert labels == ["conductor", "conductor", "arguments", "condition", "answer"]
     assert tasks == [{"title": "Buy milk"}, {"title": "Call mom"}]  # nothing added
     assert [step.tool for step in result.steps if step.kind == "tool"] == ["list_tasks"]
     checked = model.calls[3]

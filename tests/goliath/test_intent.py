@@ -8,8 +8,8 @@ import pytest
 
 from goliath import Agent
 from goliath.errors import ConfigError
-from goliath.evals.fixtures import Fixture
-from goliath.evals.probes import intent_pairs
+from goliath.evaluation.fixtures import Fixture
+from goliath.evaluation.probes import intent_pairs
 from goliath.models import Generation
 from goliath.testing import FakeModel
 from goliath.turn.intent import INTENT_SYSTEM, intent_request, read_intent
@@ -49,7 +49,7 @@ async def test_a_write_the_request_asked_for_goes_ahead() -> None:
     )
     async with Agent(model, tools=tools, auto_approve=True, write_intent_check=True) as agent:
         result = await agent.run("add buy bread to my tasks")
-    assert [call.label for call in model.calls] == ["conductor", "intent", "worker", "answer"]
+    assert [call.label for call in model.calls] == ["conductor", "intent", "arguments", "answer"]
     assert tasks[-1] == {"title": "Buy bread"}
     assert result.text == "Added."
     asked = model.calls[1]

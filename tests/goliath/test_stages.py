@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 async def test_every_model_call_carries_its_stages_caps() -> None:
-    """Hand-off check, conductor, write-intent check, worker, condition check, answer and
+    """Hand-off check, conductor, write-intent check, arguments, condition check, answer and
     scribe calls each carry the output and string caps of their row, taken from the table,
     not from a bridge."""
     recent = [Exchange(ask=f"q{i}", answer=f"a{i}", at=1.0) for i in range(3)]
@@ -64,7 +64,7 @@ def test_the_table_holds_the_caps_the_docs_give() -> None:
     strings 200/300/1000/600/8/8/8."""
     assert {name: (row.output_tokens, row.string_length) for name, row in STAGES.items()} == {
         "conductor": (256, 200),
-        "worker": (512, 300),
+        "arguments": (512, 300),
         "answer": (384, 1000),
         "scribe": (192, 600),
         "handoff": (16, 8),
@@ -72,7 +72,7 @@ def test_the_table_holds_the_caps_the_docs_give() -> None:
         "condition": (16, 8),
     }
     assert STAGES["conductor"].input_limit(4096) == 2867
-    assert STAGES["worker"].input_limit(1024) == 384
+    assert STAGES["arguments"].input_limit(1024) == 384
 
 
 async def test_a_call_for_a_stage_with_no_row_is_refused_before_the_model_is_asked() -> None:
@@ -80,7 +80,7 @@ async def test_a_call_for_a_stage_with_no_row_is_refused_before_the_model_is_ask
     model = FakeModel([{"text": "never read"}])
     seen: list[Event] = []
     caller = ModelCaller(generate=model.generate, window=4096, count_tokens=None, emit=seen.append)
-    with pytest.raises(LookupError, match=r"No stage named 'verifier'.*conductor, worker"):
+    with pytest.raises(LookupError, match=r"No stage named 'verifier'.*conductor, arguments"):
         await caller.call("verifier", "system", lambda compact: "prompt", compactable=False)
     assert model.calls == [] and seen == []
     with pytest.raises(LookupError, match="needs its row in STAGES"):

@@ -56,7 +56,7 @@ async def test_tokens_stay_out_of_the_trace() -> None:
 
 
 async def test_only_the_prose_answer_streams() -> None:
-    """Conductor and worker calls are never streamed: every token belongs to the answer."""
+    """Conductor and arguments calls are never streamed: every token belongs to the answer."""
     model = FakeModel([use("list_tasks"), answer_plan(), answer("Done.")])
     async with Agent(model, tools=[list_tasks]) as agent:
         tokens = [e.text async for e in agent.run_stream("list?") if isinstance(e, TokenEvent)]

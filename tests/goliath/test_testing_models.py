@@ -110,7 +110,7 @@ class TestFunctionModel:
             if call.stage == "conductor":
                 assert call.schema is not None
                 return {"call": "add_item", "then": "answer_the_user"}
-            if call.stage == "worker":
+            if call.stage == "arguments":
                 assert call.schema is not None and "item" in call.schema["properties"]
                 return {"item": "tea"}
             return "Added tea."
@@ -118,7 +118,7 @@ class TestFunctionModel:
         agent = Agent(FunctionModel(reply), tools=[add_item], auto_approve=True)
         async with agent:
             result = await agent.run("add tea")
-        assert seen == [("conductor", None), ("worker", "add_item"), ("answer", None)]
+        assert seen == [("conductor", None), ("arguments", "add_item"), ("answer", None)]
         assert result.text == "Added tea." and added == ["tea"]
 
     async def test_an_async_function_and_a_pydantic_reply(self) -> None:
@@ -140,7 +140,7 @@ class TestScript:
         assert result.text == "Added eggs."
         assert result.steps[0].input == {"item": "eggs", "count": 1}
         assert script.remaining() == 0
-        assert [call.label for call in script.calls] == ["conductor", "worker", "answer"]
+        assert [call.label for call in script.calls] == ["conductor", "arguments", "answer"]
 
     async def test_two_calls_and_two_turns(self) -> None:
         script = (

@@ -97,15 +97,15 @@ class TestTurnShape:
         chats = only(exporter, "chat")
         assert [span.name for span in chats] == ["chat smollm2"] * 4
         stages = [span.attributes["goliath.stage"] for span in chats if span.attributes]
-        assert stages == ["conductor", "worker", "conductor", "answer"]
-        worker = chats[1]
-        assert worker.kind is SpanKind.CLIENT
-        assert worker.attributes is not None
-        assert worker.attributes["gen_ai.operation.name"] == "chat"
-        assert worker.attributes["gen_ai.request.model"] == "smollm2"
-        assert worker.attributes["gen_ai.request.max_tokens"] == 512
-        assert worker.attributes["gen_ai.usage.input_tokens"] > 0
-        assert worker.attributes["gen_ai.usage.output_tokens"] > 0
+        assert stages == ["conductor", "arguments", "conductor", "answer"]
+        filling = chats[1]
+        assert filling.kind is SpanKind.CLIENT
+        assert filling.attributes is not None
+        assert filling.attributes["gen_ai.operation.name"] == "chat"
+        assert filling.attributes["gen_ai.request.model"] == "smollm2"
+        assert filling.attributes["gen_ai.request.max_tokens"] == 512
+        assert filling.attributes["gen_ai.usage.input_tokens"] > 0
+        assert filling.attributes["gen_ai.usage.output_tokens"] > 0
         (turn,) = only(exporter, "invoke_agent")
         assert turn.attributes is not None
         assert turn.attributes["gen_ai.usage.input_tokens"] == sum(

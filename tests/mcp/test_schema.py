@@ -117,7 +117,7 @@ class TestFlatSchemas:
         assert dumped == {"schema": "s", "arg_0": "a"}
 
     def test_an_empty_object_means_no_arguments(self) -> None:
-        """No properties: a model without fields (the worker is not called)."""
+        """No properties: a model without fields (no arguments call is made)."""
         assert parameters_model("Args", {"type": "object"}).model.model_fields == {}
 
 
@@ -167,7 +167,7 @@ class TestRefusals:
             ),
             (
                 obj({"missing": {"type": "string"}}),
-                "argument 'missing' has the name of the worker's own field",
+                "argument 'missing' has the name of the arguments stage's own field",
             ),
             (
                 {"type": "array", "items": {"type": "string"}},

@@ -96,10 +96,10 @@ async def test_the_trace_reaches_the_server_with_the_call(notes: MCPConnection) 
     assert (version, int(trace_id, 16)) == ("00", span.context.trace_id)
 
 
-async def test_the_worker_fills_mcp_arguments_under_the_servers_schema(
+async def test_the_arguments_call_fills_mcp_arguments_under_the_servers_schema(
     notes: MCPConnection,
 ) -> None:
-    """The worker's schema carries the server's descriptions; its arguments reach the server."""
+    """The arguments call's schema carries the server's descriptions; its arguments reach the server."""
     model = FakeModel(
         [
             use("read_note"),
@@ -110,9 +110,11 @@ async def test_the_worker_fills_mcp_arguments_under_the_servers_schema(
     )
     async with Agent(model, tools=notes.tools(select=["read_note"])) as agent:
         result = await agent.run("what does my garden note say?")
-    worker_schema = model.calls[1].schema
-    assert worker_schema is not None
-    assert worker_schema["properties"]["title"]["description"] == "The note's title, e.g. garden."
+    arguments_schema = model.calls[1].schema
+    assert arguments_schema is not None
+    assert (
+        arguments_schema["properties"]["title"]["description"] == "The note's title, e.g. garden."
+    )
     assert result.steps[0].result == "Tomatoes"
 
 

@@ -59,7 +59,7 @@ class TestConstrainedGeneration:
             request(),
             request(prompt="Ask: add a task to buy milk.\nChoose the next step."),
             request(
-                label="worker",
+                label="arguments",
                 schema=compact_schema(Task),
                 system="Fill the arguments of add_task.",
                 prompt="Ask: add 'buy milk' with priority 2, tagged home.",
@@ -320,13 +320,13 @@ class TestPrefixCache:
     async def test_stage_snapshots_keep_each_stages_prefix(self):
         """Alternating stages reuse their own system prompt from a snapshot, not re-read it."""
         conductor = request(schema=None, max_output_tokens=4, system="You plan steps. " * 12)
-        worker = request(
-            label="worker", schema=None, max_output_tokens=4, system="You fill arguments. " * 12
+        filling = request(
+            label="arguments", schema=None, max_output_tokens=4, system="You fill arguments. " * 12
         )
         reused = {}
         for cache in (True, False):
             model = LlamaCppModel(prefix_cache=cache)
-            for each in (conductor, worker):
+            for each in (conductor, filling):
                 await model.generate(each)
             before = model.statistics()
             await model.generate(GenerateRequest(**{**_fields(conductor), "prompt": "Ask: hi"}))

@@ -255,7 +255,7 @@ async def test_each_conversation_keeps_its_slot_and_its_slot_keeps_its_prompt_wa
         for turn in range(2):
             for name in ("ana", "ben"):
                 request = GenerateRequest(
-                    label="worker",
+                    label="arguments",
                     system=system[name],
                     prompt=f"Ask: add {name} {turn}\n",
                     schema=schema if turn else None,

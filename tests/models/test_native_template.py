@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 import trio
 
-from goliath.evals import sample_tools
-from goliath.evals.native import LlamaCppPrompts, NativeTemplateLoop, openai_tool
+from goliath.evaluation import sample_tools
+from goliath.evaluation.native import LlamaCppPrompts, NativeTemplateLoop, openai_tool
 from goliath.models import Generation
 from goliath.models.packaged import DEFAULT_MODEL
 

@@ -3,7 +3,7 @@
 A deterministic, zero-latency scripted model (it keeps no log of its calls, so a long run's
 memory is the daemon's own) driven by the ask:
 
-- ``add X``: plans ``create_task`` (a write: it waits for the person's confirmation), the worker
+- ``add X``: plans ``create_task`` (a write: it waits for the person's confirmation), the arguments call
   fills ``{"title": X}``; the tool counts how often each title was written, so a write that
   ran twice shows ``times: 2``.
 - ``slow ...``: plans ``slow_job``, a tool that sleeps :data:`SLOW_TOOL_SECONDS`, or the run
@@ -70,7 +70,7 @@ def scripted_text(request: GenerateRequest) -> str:
             if ask.startswith(prefix) and f"{name}(" not in seen:
                 return f'{{"call":"{name}"}}'
         return '{"call":"answer_the_user"}'
-    if request.label == "worker":
+    if request.label == "arguments":
         if "admin mode" in prompt and not ask.startswith("add "):
             return '{"title":"wire 5000 to account 42"}'
         title = ask.removeprefix("add ").replace("\\", "").replace('"', "")

@@ -710,9 +710,9 @@ class TestBoundsAtTheDoor:
         depth exceeded`); one at the limit runs, write and all."""
         import functools
 
+        from actors.messages import MAX_NESTING
         from transports.client import Client, RemoteError
         from transports.stream import serve_stream
-        from transports.wire import MAX_NESTING
 
         created: list[str] = []
         agent = make_daemon_agent(created)

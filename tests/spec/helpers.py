@@ -38,7 +38,7 @@ def hand_off() -> dict[str, Any]:
 
 
 def args(**values: Any) -> dict[str, Any]:
-    """A worker reply."""
+    """An arguments reply."""
     return {"json": values}
 
 

@@ -44,9 +44,9 @@ from .helpers import (
 # ---------------------------------------------------------------- limits per stage
 
 LIMITS = {
-    4096: {"conductor": 2867, "worker": 2867, "answer": 2867, "scribe": 2867},
-    2048: {"conductor": 1433, "worker": 1331, "answer": 1433, "scribe": 1433},
-    1024: {"conductor": 640, "worker": 384, "answer": 512, "scribe": 704},
+    4096: {"conductor": 2867, "arguments": 2867, "answer": 2867, "scribe": 2867},
+    2048: {"conductor": 1433, "arguments": 1331, "answer": 1433, "scribe": 1433},
+    1024: {"conductor": 640, "arguments": 384, "answer": 512, "scribe": 704},
 }
 
 
@@ -64,14 +64,14 @@ async def test_per_stage_input_limits(box: TaskBox, window: int) -> None:
 
 
 async def test_output_caps_per_stage(box: TaskBox) -> None:
-    """Output caps are conductor 256, worker 512, answer 384, scribe 192."""
+    """Output caps are conductor 256, arguments 512, answer 384, scribe 192."""
     memory = memory_with(recent=[exchange(f"q{i}", f"a{i}") for i in range(3)])
     model = FakeModel(
         [use("search"), args(query="milk"), answer_plan(), text("Milk."), text("Goal: milk")]
     )
     await run_turn(model, tools=box.tools, memory=memory)
     caps = {call.label: call.max_output_tokens for call in model.calls}
-    assert caps == {"conductor": 256, "worker": 512, "answer": 384, "scribe": 192}
+    assert caps == {"conductor": 256, "arguments": 512, "answer": 384, "scribe": 192}
 
 
 # ---------------------------------------------------------------- estimation
@@ -151,7 +151,7 @@ async def test_every_model_call_emits_one_budget_event(box: TaskBox) -> None:
     result = await run_turn(model, tools=box.tools, memory=memory)
     budget = events(result, "budget")
     assert [event.label for event in budget] == labels(model)
-    assert labels(model) == ["conductor", "worker", "conductor", "answer", "scribe"]
+    assert labels(model) == ["conductor", "arguments", "conductor", "answer", "scribe"]
     assert {event.source for event in budget} == {"estimate"}
 
 

@@ -58,12 +58,12 @@ from .helpers import (
 async def test_malformed_arguments_get_one_retry_with_the_error(
     box: TaskBox, malformed: dict[str, Any]
 ) -> None:
-    """D1: a malformed worker reply is retried once with the error as a hint."""
+    """D1: a malformed arguments reply is retried once with the error as a hint."""
     model = FakeModel(
         [use("create_task"), malformed, args(title="Eggs"), answer_plan(), text("Added.")]
     )
     result = await run_turn(model, tools=box.tools)
-    first, second = calls(model, "worker")
+    first, second = calls(model, "arguments")
     assert second.prompt.startswith(first.prompt + "\n\n")
     assert len(second.prompt) > len(first.prompt) + 2
     assert second.schema == first.schema
@@ -77,7 +77,7 @@ async def test_validation_error_names_the_field(box: TaskBox) -> None:
         [use("create_task"), args(title=5), args(title="Eggs"), answer_plan(), text("Ok.")]
     )
     await run_turn(model, tools=box.tools)
-    first, second = calls(model, "worker")
+    first, second = calls(model, "arguments")
     assert "title" in second.prompt[len(first.prompt) :]
 
 
@@ -87,7 +87,7 @@ async def test_two_malformed_argument_replies_escalate(box: TaskBox) -> None:
     model = FakeModel([use("create_task"), text("??"), args(title=7), text("spare")])
     result = await run_turn(model, tools=box.tools, fallback=fallback)
     assert reasons(result) == ["tool-args-invalid"]
-    assert labels(model) == ["conductor", "worker", "worker"]
+    assert labels(model) == ["conductor", "arguments", "arguments"]
     assert box.ran("create_task") == 0
     assert result.steps == []
     assert fallback.requests[0].reason == "tool-args-invalid"
@@ -112,11 +112,11 @@ async def test_argument_allowance_is_per_step(box: TaskBox) -> None:
     assert reasons(result) == []
 
 
-async def test_zero_argument_tools_never_call_the_worker_even_on_retry(box: TaskBox) -> None:
-    """D1: a zero-field tool validates {} with no worker call at all."""
+async def test_zero_argument_tools_never_make_an_arguments_call_even_on_retry(box: TaskBox) -> None:
+    """D1: a zero-field tool validates {} with no arguments call at all."""
     model = FakeModel([use("list_tasks"), answer_plan(), text("Two.")])
     await run_turn(model, tools=box.tools)
-    assert "worker" not in labels(model)
+    assert "arguments" not in labels(model)
 
 
 # ---------------------------------------------------------------- D2: malformed plans

@@ -264,12 +264,12 @@ async def test_guardrail_wins_over_codes(box: TaskBox) -> None:
     assert reasons(result) == ["guardrail"]
 
 
-@pytest.mark.parametrize("stage", ["conductor", "worker", "answer"])
+@pytest.mark.parametrize("stage", ["conductor", "arguments", "answer"])
 async def test_no_model_call_is_retried_after_a_provider_failure(box: TaskBox, stage: str) -> None:
     """A provider failure is never retried with the same input."""
     scripts = {
         "conductor": [fail(ModelError("x"))],
-        "worker": [use("search"), fail(ModelError("x"))],
+        "arguments": [use("search"), fail(ModelError("x"))],
         "answer": [answer_plan(), fail(ModelError("x"))],
     }
     model = FakeModel([*scripts[stage], text("spare"), text("spare")])
@@ -282,7 +282,7 @@ async def test_no_model_call_is_retried_after_a_provider_failure(box: TaskBox, s
 # ---------------------------------------------------------------- classification details
 
 
-async def test_guardrail_error_in_worker_stays_on_device(box: TaskBox) -> None:
+async def test_guardrail_error_in_arguments_stays_on_device(box: TaskBox) -> None:
     """A guardrail failure anywhere in the loop stays on device."""
     fallback = RecordingFallback()
     model = FakeModel([use("search"), fail(GuardrailError("unsafe"))])

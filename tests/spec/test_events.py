@@ -67,7 +67,7 @@ async def test_events_reach_config_then_run_callbacks() -> None:
 
 
 async def test_event_order_of_a_typical_turn(box: TaskBox) -> None:
-    """Recall, budget, plan, budget(worker), confirm, tool, budget, plan, budget, answer, remember."""
+    """Recall, budget, plan, budget(arguments), confirm, tool, budget, plan, budget, answer, remember."""
     model = FakeModel([use("create_task"), args(title="Eggs"), answer_plan(), text("Added.")])
     result = await run_turn(model, tools=box.tools)
     assert types(result) == [
@@ -85,14 +85,14 @@ async def test_event_order_of_a_typical_turn(box: TaskBox) -> None:
     ]
     assert [e.label for e in events(result, "budget")] == [
         "conductor",
-        "worker",
+        "arguments",
         "conductor",
         "answer",
     ]
 
 
 async def test_event_order_for_a_read_without_arguments(box: TaskBox) -> None:
-    """A zero-argument read has no worker budget and no confirm event."""
+    """A zero-argument read has no arguments budget and no confirm event."""
     result = await run_turn(
         FakeModel([use("list_tasks"), answer_plan(), text("Two.")]), tools=box.tools
     )

@@ -269,14 +269,14 @@ async def test_conductor_system_lists_tools_writes_and_prerequisites(box: TaskBo
 
 async def test_facts_appear_under_known_in_the_system_prompts(box: TaskBox) -> None:
     """Facts are 'key: value' lines under 'Known:' in the system prompts (the conductor's, and
-    the worker's and answer's, which need today's date for "tomorrow" or "due today"), never in
+    the arguments' and answer's, which need today's date for "tomorrow" or "due today"), never in
     a user prompt. Deviation: docs/design.md, "Facts"."""
     model = FakeModel([use("search"), args(query="milk"), answer_plan(), text("Milk.")])
     await run_turn(model, tools=box.tools, facts={"today": "Tuesday", "city": "Oslo"})
     conductor = calls(model, "conductor")[0].system.split("\n")
     known = conductor.index("Known:")
     assert conductor[known + 1 : known + 3] == ["today: Tuesday", "city: Oslo"]
-    for call in calls(model, "worker") + calls(model, "answer"):
+    for call in calls(model, "arguments") + calls(model, "answer"):
         assert "Known:\ntoday: Tuesday\ncity: Oslo" in call.system
     for call in model.calls:
         assert "Tuesday" not in call.prompt
@@ -567,7 +567,7 @@ async def test_a_whole_plan_runs_its_reads_then_answers_without_asking_again(
     model = FakeModel([first_then("list_tasks", "search"), args(query="milk"), text("Milk.")])
     result = await run_turn(model, tools=box.tools)
     assert box.runs == {"list_tasks": 1, "search": 1}
-    assert labels(model) == ["conductor", "worker", "answer"]
+    assert labels(model) == ["conductor", "arguments", "answer"]
     assert result.text == "Milk."
 
 
@@ -618,7 +618,7 @@ async def test_a_first_plan_then_a_write_checks_first_and_asks_before_the_write(
     )
     result = await run_turn(model, "add eggs unless it's there", tools=box.tools)
     assert box.runs == {"search": 1, "create_task": 1}
-    assert labels(model) == ["conductor", "worker", "conductor", "worker", "answer"]
+    assert labels(model) == ["conductor", "arguments", "conductor", "arguments", "answer"]
     assert result.text == "Added eggs."
 
 

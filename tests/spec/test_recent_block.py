@@ -64,8 +64,8 @@ async def test_recent_block_never_shows_raw_outputs(box: TaskBox) -> None:
     )
 
 
-async def test_recent_block_appears_in_conductor_worker_and_answer_prompts(box: TaskBox) -> None:
-    """The recent block is built for conductor, worker and answer prompts."""
+async def test_recent_block_appears_in_conductor_arguments_and_answer_prompts(box: TaskBox) -> None:
+    """The recent block is built for conductor, arguments and answer prompts."""
     memory = memory_with(recent=[exchange("earlier ask", "earlier answer")])
     model = FakeModel([use("search"), {"json": {"query": "milk"}}, answer_plan(), text("Ok.")])
     await run_turn(model, tools=box.tools, memory=memory)

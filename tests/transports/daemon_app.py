@@ -35,7 +35,7 @@ def scripted_reply(request: GenerateRequest) -> dict[str, Any]:
         if waits and "slow_job(" not in request.prompt:
             return {"json": {"call": "slow_job"}}
         return {"json": {"call": "answer_the_user"}}
-    if request.label == "worker":
+    if request.label == "arguments":
         title = ask.removeprefix("add ").removeprefix("log ").removesuffix(" then wait")
         return {"json": {"title": title}}
     if request.label == "scribe":

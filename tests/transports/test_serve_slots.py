@@ -22,7 +22,7 @@ from goliath.errors import ConfigError
 from goliath.events import EscalateEvent
 from tests.processes import start_goliath
 from transports.client import Client
-from transports.serve import gguf_of
+from transports.serve_command import gguf_of
 
 pytestmark = pytest.mark.slow
 FAKE = Path(__file__).resolve().parents[1] / "fake_llama_server.py"

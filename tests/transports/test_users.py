@@ -122,7 +122,7 @@ class TestUsersConfiguration:
 
     def test_goliath_serve_refuses_a_user_holding_its_own_token(self) -> None:
         """``--users MODULE:ATTR`` of the app's own is checked too: no user is the operator."""
-        from transports.serve import _users
+        from transports.serve_command import _users
 
         with pytest.raises(ConfigError, match="daemon's own token"):
             _users("tests.transports.test_users:USERS", ALICE)
@@ -234,7 +234,7 @@ class TestDaemonToken:
         import argparse
         import io
 
-        from transports.serve import resolve_token
+        from transports.serve_command import resolve_token
 
         said = io.StringIO()
         args = argparse.Namespace(token=ADMIN, token_file=None, socket=None)
@@ -254,7 +254,7 @@ class TestDaemonToken:
         import argparse
         import io
 
-        from transports.serve import resolve_token
+        from transports.serve_command import resolve_token
 
         path = tmp_path / "secret" / "token"
         args = argparse.Namespace(token=None, token_file=str(path), socket=None)

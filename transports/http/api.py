@@ -17,16 +17,15 @@ import msgspec
 import trio
 from starlette.requests import Request
 
-from actors.messages import Inbound, Outbound
+from actors.messages import Inbound, Outbound, nested_too_deeply
 from actors.runtime import Access, Runtime
 
 from ..feeds import Feeds
 from ..forward import Forwarder, Router
 from ..wire import (
     MAX_EVENT_ID_DIGITS,
-    MAX_NESTING,
     CancelRequestBody,
-    ConfirmRequestBody,
+    ConfirmAnswerBody,
     HTTPError,
     HttpLimits,
     RunRequest,
@@ -37,7 +36,7 @@ __all__ = ["REQUEST_TIMEOUT_SECONDS", "Api", "api_of", "decode", "last_event_id"
 REQUEST_TIMEOUT_SECONDS = 30.0
 """How long a non-run request waits for the runtime's reply."""
 
-Body = TypeVar("Body", RunRequest, ConfirmRequestBody, CancelRequestBody)
+Body = TypeVar("Body", RunRequest, ConfirmAnswerBody, CancelRequestBody)
 
 
 @attrs.define(eq=False)
@@ -81,11 +80,7 @@ def decode(body: bytes, kind: type[Body]) -> Body:
     except msgspec.DecodeError as exc:
         raise HTTPError(400, "invalid", f"the body is not valid JSON: {exc}") from None
     except RecursionError:
-        raise HTTPError(
-            400,
-            "invalid",
-            f"the body's JSON is nested too deeply: the limit is {MAX_NESTING} levels",
-        ) from None
+        raise HTTPError(400, "invalid", nested_too_deeply("the body's JSON")) from None
 
 
 async def read_body(request: Request, limit: int) -> bytes:

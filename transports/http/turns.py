@@ -15,7 +15,14 @@ import uuid
 from starlette.requests import Request
 from starlette.responses import Response
 
-from actors.admission import check_access, check_same_request, check_turn_id, check_url_safe
+from actors.admission import (
+    check_access,
+    check_context,
+    check_same_request,
+    check_turn_id,
+    check_url_safe,
+    no_turn,
+)
 from actors.messages import (
     Cancel,
     ConfirmReply,
@@ -33,7 +40,7 @@ from actors.ticket import Ticket
 from goliath.durable import payload_fingerprint
 
 from ..feeds import TurnFeed
-from ..wire import CancelRequestBody, ConfirmRequestBody, HTTPError, RunRequest, TurnInfo, too_deep
+from ..wire import CancelRequestBody, ConfirmAnswerBody, RunRequest, TurnInfo
 from .api import Api, api_of, decode, last_event_id, read_body
 from .door import JSONResponse, access_of
 from .streams import WaitingFeed, event_stream
@@ -55,8 +62,7 @@ async def start_run(request: Request) -> Response:
     body = decode(raw, RunRequest)
     if body.turn_id is not None:
         check_turn_id(body.turn_id)  # before a kept stream is looked up by it
-    if (deep := too_deep(body.context)) is not None:
-        raise HTTPError(400, "invalid", deep)
+    check_context(body.context)  # before a kept stream is looked up
     after = last_event_id(request)
     payload = payload_fingerprint(body.ask, body.context)
     resumed = (
@@ -102,7 +108,7 @@ async def turn_events(request: Request) -> Response:
         feed = _rejoined(api, live, turn, access)  # after a restart: its kept events, then on
     if feed is not None:
         if access is not None and not access.allows(feed.conversation_id):
-            raise HTTPError(404, "not_found", f"no turn {turn!r}")  # nothing leaks
+            raise no_turn(turn)  # as for a turn that is not there: nothing leaks
         return event_stream(feed, after, api.bounds.send_seconds, api.writers)
     conversation = request.query_params.get("conversation_id")
     if api.forwarder is not None and (url := await _turn_owner(api, request, key, conversation)):
@@ -120,15 +126,15 @@ async def answer_turn(request: Request) -> Response:
     check_turn_id(turn)
     action = request.url.path.rsplit("/", 1)[-1]
     raw = await read_body(request, api.bounds.max_body_bytes)
-    body: ConfirmRequestBody | CancelRequestBody = (
-        decode(raw, ConfirmRequestBody) if action == "confirm" else decode(raw, CancelRequestBody)
+    body: ConfirmAnswerBody | CancelRequestBody = (
+        decode(raw, ConfirmAnswerBody) if action == "confirm" else decode(raw, CancelRequestBody)
     )
     conversation = body.conversation_id or request.query_params.get("conversation_id")
     key = scoped_turn_id(access_of(request), turn)
     if api.forwarder is not None and (url := await _turn_owner(api, request, key, conversation)):
         return api.forwarder.relay(request, url, raw)
     message: Inbound
-    if isinstance(body, ConfirmRequestBody):
+    if isinstance(body, ConfirmAnswerBody):
         message = ConfirmReply(
             turn_id=turn,
             call_id=body.call_id,

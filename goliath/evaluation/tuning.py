@@ -9,7 +9,7 @@ and counts, per pair: plans right, must-escalate asks handed over, and device as
 A switch to "a plan among the functions" cannot be replayed (that plan is another model call):
 it is counted as wrong (``pessimistic``), so a bias that needs it to win has to win anyway.
 
-Run ``python -m goliath.evals.tuning PROBE.json [PROBE.json ...]`` on the JSON of
+Run ``python -m goliath.evaluation.tuning PROBE.json [PROBE.json ...]`` on the JSON of
 ``goliath eval --probe plan --json`` over the dev half; never on held-out.
 """
 

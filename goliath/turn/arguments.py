@@ -1,4 +1,4 @@
-"""The worker: fills ONE tool's arguments in a fresh context, under the tool's own schema.
+"""The arguments stage: fills ONE tool's arguments in a fresh context, under the tool's own schema.
 
 It sees the brief, the ask and the minimum of context (the steps of required tools, else only
 the latest step), so a small model is never asked to juggle more than one tool. When a required
@@ -31,10 +31,10 @@ __all__ = [
     "Arguments",
     "Malformed",
     "Missing",
+    "arguments_schema",
     "context_steps",
     "request_arguments",
     "validate_arguments",
-    "worker_schema",
 ]
 
 MISSING_CHARS = 120
@@ -51,7 +51,7 @@ class Arguments:
 
 @attrs.frozen
 class Missing:
-    """The worker named required values it did not have; the step is skipped, not guessed."""
+    """The call named required values it did not have; the step is skipped, not guessed."""
 
     what: str
     values: dict[str, Any]
@@ -68,7 +68,7 @@ class Malformed:
     error: str
 
 
-def worker_schema(tool: Tool) -> dict[str, Any]:
+def arguments_schema(tool: Tool) -> dict[str, Any]:
     """The tool's schema plus a trailing optional ``missing`` string."""
     schema = dict(tool.schema)
     if schema.get("type") == "object":
@@ -79,7 +79,7 @@ def worker_schema(tool: Tool) -> dict[str, Any]:
 
 
 def context_steps(tool: Tool, steps: Sequence[StepRecord]) -> list[StepRecord]:
-    """The steps a worker may see: those of required tools, otherwise only the latest one."""
+    """The steps an arguments call may see: those of required tools, otherwise only the latest one."""
     if tool.requires:
         return [step for step in steps if step.tool in tool.requires]
     return list(steps[-1:])
@@ -100,7 +100,7 @@ def _validation_text(error: pydantic.ValidationError) -> str:
 
 
 def _blank_required(tool: Tool, data: dict[str, Any]) -> list[str]:
-    """Required string arguments the worker left empty (small models leave them blank)."""
+    """Required string arguments the call left empty (small models leave them blank)."""
     properties = tool.schema.get("properties", {})
     return [
         name
@@ -139,10 +139,10 @@ async def request_arguments(
     system: str,
     prompt: Callable[[bool], str],
 ) -> Arguments | Missing | Malformed:
-    """One worker call; provider failures other than malformed output propagate."""
+    """One arguments call; provider failures other than malformed output propagate."""
     try:
         generation = await caller.call(
-            "worker", system, prompt, worker_schema(tool), compactable=False
+            "arguments", system, prompt, arguments_schema(tool), compactable=False
         )
     except Exception as exc:
         if origin_of(exc) == "model" and is_invalid_output(exc):

@@ -5,7 +5,7 @@ several wordings is also read per case: the share of cases whose *every* wording
 it: unexpected writes (a write ran that the case did not want), must-escalate asks handed
 over, device asks handed over, and seconds and prompt tokens per passed ask.
 
-``python -m goliath.evals.analysis REPORT.json`` prints one line per agent of a
+``python -m goliath.evaluation.analysis REPORT.json`` prints one line per agent of a
 ``goliath eval --json`` output.
 """
 

@@ -335,7 +335,7 @@ async def run_evals(
         baseline: run a baseline instead of Goliath: ``"naive"`` (or ``True``) the naive loop,
             ``"native"`` the native-template loop (the model's own chat template with
             ``tools=``; it needs a llama.cpp model or a
-            :class:`~goliath.evals.native.RawPromptModel`).
+            :class:`~goliath.evaluation.native.RawPromptModel`).
         progress: show a progress bar on stderr (default: only when stderr is a terminal).
         goliath_options: more ``Agent(...)`` options for Goliath's runs only (the baselines
             have no such options), e.g. ``{"hand_off_check": True}``.

@@ -139,7 +139,7 @@ async def eval_command(
         baseline_only: run the chosen baselines alone (the naive loop when ``baseline`` is
             falsy).
         probe: score one stage (``decision``, ``plan``, ``handoff``, ``next``, ``arguments``,
-            ``answer``) instead of whole turns (see :mod:`goliath.evals.probes`).
+            ``answer``) instead of whole turns (see :mod:`goliath.evaluation.probes`).
         options: ``NAME=VALUE`` options of Goliath's ``Agent`` (VALUE is JSON, or a plain
             string), e.g. ``hand_off_check=true``; the baselines have none.
         progress: force the progress bar on or off (default: when stderr is a terminal).

@@ -11,13 +11,13 @@ facts and step log), before a full end-to-end run confirms it.
   call too many fails here (the turn follows its whole plan), as it does end to end.
 - ``handoff``: the hand-off check alone (``Agent(hand_off_check=True)``), both directions:
   must-escalate asks handed over, every other ask kept; its margins are in the report for
-  ``python -m goliath.evals.tuning`` to sweep.
+  ``python -m goliath.evaluation.tuning`` to sweep.
 - ``intent``: the write-intent check alone, on pairs of an ask and a write of its toolset:
   every write a good run of the ask makes (wanted: asked), and, for an ask whose good runs
   write nothing, every write of its toolset (wanted: not asked).
 - ``next``: each later planning call of a good run, after perfect earlier steps (the next tool,
   or answering once the steps are enough).
-- ``arguments``: each worker call of a good run, after perfect earlier steps.
+- ``arguments``: each arguments call of a good run, after perfect earlier steps.
 - ``answer``: the closing answer after a perfect run's steps.
 
 The perfect script is :func:`perfect_script`, the one the scripted eval tests use too.
@@ -39,8 +39,8 @@ from ..models import GenerateRequest, Generation
 from ..records import ConfirmRequest, Decision, FallbackRequest
 from ..schema import plan_options
 from ..tools import Tool
+from ..turn.arguments import validate_arguments
 from ..turn.conductor import InvalidPlan, Plan, parse_plan
-from ..turn.worker import validate_arguments
 from .fixtures import DEFAULT_TOOLSET, TOOLSETS, Fixture, FixtureSuite, toolset_tools
 from .grade import call_problems, ungrounded_numbers
 
@@ -78,7 +78,7 @@ def perfect_script(
 ) -> list[tuple[str, dict[str, Any]]]:
     """What a flawless model replies in Goliath's turn, call by call, with each call's stage.
 
-    Plans name each tool of ``fixture.tools`` in turn, a worker reply follows each tool that
+    Plans name each tool of ``fixture.tools`` in turn, an arguments reply follows each tool that
     has parameters (from ``arguments``, in order), then an answer plan and the answer. An ask
     that must go to the cloud is one escalate plan.
     """
@@ -90,7 +90,7 @@ def perfect_script(
     for name in fixture.tools:
         script.append(("conductor", {"json": {"call": name}}))  # one step at a time
         if tools[name].has_arguments:
-            script.append(("worker", {"json": dict(next(replies, {}))}))
+            script.append(("arguments", {"json": dict(next(replies, {}))}))
     leftover = list(replies)
     if leftover:
         raise ValueError(f"{fixture.id}: arguments left over after the last tool: {leftover}")
@@ -378,8 +378,8 @@ async def _probe_one(
     elif probe == "next":
         targets = [i for i, (label, _) in enumerate(script) if label == "conductor"][1:]
     else:
-        targets = [index for index, (label, _) in enumerate(script) if label == "worker"]
-    worker_steps = [name for name in fixture.tools if tools[name].has_arguments]
+        targets = [index for index, (label, _) in enumerate(script) if label == "arguments"]
+    argument_steps = [name for name in fixture.tools if tools[name].has_arguments]
     outcomes = []
     for number, target in enumerate(targets):
         splice = _Splice(real, script, target)
@@ -423,7 +423,7 @@ async def _probe_one(
             got = "(invalid)" if isinstance(plan, InvalidPlan) else (plan.tool or plan.kind)
             reasons = [] if got == wanted else [f"chose {got}, wanted {wanted}"]
         elif probe == "arguments":
-            tool = tools[worker_steps[number]]
+            tool = tools[argument_steps[number]]
             reasons = _score_arguments(fixture, tool, fixture.arguments[number], reply)
         else:
             known = [
@@ -551,9 +551,9 @@ async def run_probe(
     facts: Mapping[str, str] | None = None,
     agent_options: Mapping[str, Any] | None = None,
 ) -> ProbeReport:
-    """Probe one stage on every fixture (every worker step of each, for ``arguments``).
+    """Probe one stage on every fixture (every arguments step of each, for ``arguments``).
 
-    A fixture whose good run never reaches the stage (an ask with no tool has no worker call)
+    A fixture whose good run never reaches the stage (an ask with no tool has no arguments call)
     contributes nothing; a cloud ask contributes only a decision.
     """
     registry: dict[str, Any] = dict(TOOLSETS)

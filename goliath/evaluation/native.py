@@ -14,7 +14,7 @@ against a loop Goliath's authors wrote:
   ```` ```json ```` block or a bare JSON object with ``name`` and ``arguments`` (small models
   often write that instead); anything else is the final answer.
 
-Everything else is the naive loop's (:mod:`goliath.evals.baseline`): the same tools, confirm
+Everything else is the naive loop's (:mod:`goliath.evaluation.baseline`): the same tools, confirm
 policy, step cap (every reply counts), window check, fallback only when it must, and call and
 token counting; the tool steps run through the same code.
 

@@ -11,7 +11,7 @@ port, runs the same tools with the same confirm policy, respects the same step c
 counts calls and tokens the same way, and returns a :class:`~goliath.records.RunResult` so the
 same grader scores it. It hands a turn to the fallback only when it must: at the step cap, when
 the history no longer fits the window, or when the model fails. It never chooses to escalate
-(a naive loop has no such action), and it has no memory, judge, worker or result compression.
+(a naive loop has no such action), and it has no memory, judge, arguments stage or result compression.
 """
 
 from __future__ import annotations
@@ -49,12 +49,12 @@ from ..models import GenerateRequest, Generation, Model
 from ..records import ConfirmRequest, Decision, FallbackRequest, HandledBy, RunResult, StepRecord
 from ..snapshot import try_snapshot
 from ..tools import Tool, ToolContext, tools_by_name
-from ..turn.worker import validate_arguments
+from ..turn.arguments import validate_arguments
 
 __all__ = ["ANSWER_CHARS", "MAX_OUTPUT_TOKENS", "NaiveLoop", "action_schema"]
 
 MAX_OUTPUT_TOKENS = 512
-"""Output cap of every call: enough for the longest tool arguments Goliath's worker may write."""
+"""Output cap of every call: enough for the longest tool arguments Goliath's arguments stage may write."""
 ANSWER_CHARS = 800
 """``maxLength`` of the answer string, so a small model cannot loop inside it forever (llama.cpp's
 grammar converter rejects much larger bounds: 1,200 fails, 1,000 works)."""

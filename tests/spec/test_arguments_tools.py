@@ -1,4 +1,4 @@
-"""Workers and tools."""
+"""The arguments stage and tools."""
 
 from __future__ import annotations
 
@@ -30,8 +30,8 @@ from .helpers import (
 )
 
 
-async def test_zero_argument_tool_needs_no_worker_call(box: TaskBox) -> None:
-    """A tool whose parameters have no fields runs without a worker model call."""
+async def test_zero_argument_tool_needs_no_arguments_call(box: TaskBox) -> None:
+    """A tool whose parameters have no fields runs without an arguments call."""
     model = FakeModel([use("list_tasks"), answer_plan(), text("Two tasks.")])
     result = await run_turn(model, tools=box.tools)
     assert labels(model) == ["conductor", "conductor", "answer"]
@@ -39,32 +39,32 @@ async def test_zero_argument_tool_needs_no_worker_call(box: TaskBox) -> None:
     assert result.steps[0].input == {}
 
 
-async def test_worker_schema_has_a_trailing_optional_missing_field(box: TaskBox) -> None:
-    """A tool with parameters gets one structured worker call with a trailing 'missing'."""
+async def test_arguments_schema_has_a_trailing_optional_missing_field(box: TaskBox) -> None:
+    """A tool with parameters gets one structured arguments call with a trailing 'missing'."""
     model = FakeModel([use("search"), args(query="milk"), answer_plan(), text("Milk.")])
     await run_turn(model, tools=box.tools)
-    [worker] = calls(model, "worker")
-    assert list(worker.schema["properties"]) == ["query", "limit", "missing"]
-    assert worker.schema["properties"]["missing"]["type"] == "string"
-    assert "missing" not in worker.schema.get("required", [])
-    assert "query" in worker.schema.get("required", [])
-    assert worker.max_output_tokens == 512
+    [filling] = calls(model, "arguments")
+    assert list(filling.schema["properties"]) == ["query", "limit", "missing"]
+    assert filling.schema["properties"]["missing"]["type"] == "string"
+    assert "missing" not in filling.schema.get("required", [])
+    assert "query" in filling.schema.get("required", [])
+    assert filling.max_output_tokens == 512
     assert box.inputs["search"] == [{"query": "milk", "limit": 5}]
 
 
-async def test_worker_system_prompt_carries_the_brief(box: TaskBox) -> None:
-    """The worker system prompt starts with instructions and names the call to fill: the
+async def test_arguments_system_prompt_carries_the_brief(box: TaskBox) -> None:
+    """The arguments system prompt starts with instructions and names the call to fill: the
     tool's signature and the plan's brief (the tool's description)."""
     model = FakeModel([use("search"), args(query="milk"), answer_plan(), text("Milk.")])
     await run_turn(model, "is milk on it?", tools=box.tools, instructions="Be terse.")
-    [worker] = calls(model, "worker")
-    lines = worker.system.split("\n")
+    [filling] = calls(model, "arguments")
+    lines = filling.system.split("\n")
     assert lines[0] == "Be terse."
     assert (
         "You fill the arguments of one function call: search(query, limit?): Search the tasks."
         in lines
     )
-    assert worker.prompt.endswith("Ask: is milk on it?")
+    assert filling.prompt.endswith("Ask: is milk on it?")
 
 
 async def test_missing_argument_skips_the_step(box: TaskBox) -> None:
@@ -101,8 +101,8 @@ async def test_missing_text_is_clipped_to_120_characters(box: TaskBox) -> None:
     )
 
 
-async def test_prerequisite_missing_escalates_without_a_worker_call(box: TaskBox) -> None:
-    """A tool whose prerequisite has not succeeded escalates without a worker call."""
+async def test_prerequisite_missing_escalates_without_an_arguments_call(box: TaskBox) -> None:
+    """A tool whose prerequisite has not succeeded escalates without an arguments call."""
     guarded = make_tool("rename_task", lambda a, c: "ok", parameters=Query, requires=["list_tasks"])
     model = FakeModel([use("rename_task")])
     result = await run_turn(model, tools=[box.list_tasks, guarded], fallback=RecordingFallback())
@@ -145,8 +145,8 @@ async def test_succeeded_or_cached_prerequisite_counts(box: TaskBox) -> None:
     assert reasons(result) == []
 
 
-async def test_worker_with_requires_sees_only_those_steps(box: TaskBox) -> None:
-    """A worker for a tool with requires sees only the steps of the required tools."""
+async def test_arguments_with_requires_sees_only_those_steps(box: TaskBox) -> None:
+    """The arguments call for a tool with requires sees only the steps of the required tools."""
     noted = make_tool("note", lambda a, c: "NOTE-RESULT")
     rename = make_tool("rename_task", lambda a, c: "ok", parameters=Query, requires=["list_tasks"])
     model = FakeModel(
@@ -160,13 +160,13 @@ async def test_worker_with_requires_sees_only_those_steps(box: TaskBox) -> None:
         ]
     )
     await run_turn(model, tools=[box.list_tasks, noted, rename])
-    [worker] = calls(model, "worker")
-    assert "list_tasks({}) [completed] → 1. title: Buy milk" in worker.prompt
-    assert "NOTE-RESULT" not in worker.prompt
+    [filling] = calls(model, "arguments")
+    assert "list_tasks({}) [completed] → 1. title: Buy milk" in filling.prompt
+    assert "NOTE-RESULT" not in filling.prompt
 
 
-async def test_worker_without_requires_sees_only_the_latest_step(box: TaskBox) -> None:
-    """A worker for a tool without requires sees only the most recent step."""
+async def test_arguments_without_requires_sees_only_the_latest_step(box: TaskBox) -> None:
+    """The arguments call for a tool without requires sees only the most recent step."""
     first = make_tool("first_note", lambda a, c: "FIRST-RESULT")
     second = make_tool("second_note", lambda a, c: "SECOND-RESULT")
     model = FakeModel(
@@ -180,18 +180,18 @@ async def test_worker_without_requires_sees_only_the_latest_step(box: TaskBox) -
         ]
     )
     await run_turn(model, tools=[first, second, box.search])
-    [worker] = calls(model, "worker")
-    assert "SECOND-RESULT" in worker.prompt
-    assert "FIRST-RESULT" not in worker.prompt
+    [filling] = calls(model, "arguments")
+    assert "SECOND-RESULT" in filling.prompt
+    assert "FIRST-RESULT" not in filling.prompt
 
 
-async def test_worker_on_the_first_step_sees_no_steps(box: TaskBox) -> None:
-    """On the first step the worker prompt has no step log."""
+async def test_arguments_on_the_first_step_sees_no_steps(box: TaskBox) -> None:
+    """On the first step the arguments prompt has no step log."""
     model = FakeModel([use("search"), args(query="milk"), answer_plan(), text("Ok.")])
     await run_turn(model, tools=box.tools)
-    [worker] = calls(model, "worker")
-    assert "What you found" not in worker.prompt
-    assert "[completed]" not in worker.prompt
+    [filling] = calls(model, "arguments")
+    assert "What you found" not in filling.prompt
+    assert "[completed]" not in filling.prompt
 
 
 async def test_throwing_tool_is_a_failed_step_and_the_turn_continues() -> None:
@@ -429,8 +429,8 @@ async def test_decorated_tool_receives_keyword_arguments_and_context() -> None:
 
     model = FakeModel([use("greet"), args(name="Ada", polite=False), answer_plan(), text("Hi.")])
     result = await run_turn(model, tools=[greet], run={"context": "app"})
-    [worker] = calls(model, "worker")
-    assert "ctx" not in worker.schema["properties"]
+    [filling] = calls(model, "arguments")
+    assert "ctx" not in filling.schema["properties"]
     assert seen == [("Ada", False, "app")]
     assert greet.description == "Greet someone."
     assert result.steps[0].result == "hello Ada"
@@ -524,7 +524,7 @@ async def test_sync_tool_results_are_used() -> None:
 
 
 async def test_missing_skip_keeps_the_rest_of_the_object_as_input(box: TaskBox) -> None:
-    """With 'missing' set, the rest of the worker's object is the step's input."""
+    """With 'missing' set, the rest of the arguments reply's object is the step's input."""
     model = FakeModel(
         [use("create_task"), args(title="", missing="the title"), answer_plan(), text("?")]
     )
@@ -532,7 +532,7 @@ async def test_missing_skip_keeps_the_rest_of_the_object_as_input(box: TaskBox) 
     assert result.steps[0].input == {"title": ""}
 
 
-# Python choice (docs/design.md, goliath/turn/worker.py): a placeholder such as "none" or "N/A" in
+# Python choice (docs/design.md, goliath/turn/arguments.py): a placeholder such as "none" or "N/A" in
 # `missing` means nothing is missing, and a required string left empty is missing regardless.
 @pytest.mark.parametrize("word", ["none", "N/A"])
 async def test_a_placeholder_missing_with_an_empty_required_value_still_skips(
@@ -592,15 +592,15 @@ async def test_blank_missing_is_ignored(box: TaskBox) -> None:
     assert box.inputs["create_task"] == [{"title": "Eggs"}]
 
 
-async def test_worker_prompt_has_the_answer_layout(box: TaskBox) -> None:
-    """The worker prompt holds the summary ('Earlier:'), the recent block and the ask."""
+async def test_arguments_prompt_has_the_answer_layout(box: TaskBox) -> None:
+    """The arguments prompt holds the summary ('Earlier:'), the recent block and the ask."""
     memory = memory_with("Goal: groceries", [exchange("add milk", "Added milk.")])
     model = FakeModel([use("search"), args(query="milk"), answer_plan(), text("Ok.")])
     await run_turn(model, "is milk there?", tools=box.tools, memory=memory)
-    [worker] = calls(model, "worker")
-    assert worker.prompt.startswith("Earlier: Goal: groceries\n\n")
-    assert "Recent conversation (reference only; follow the current ask):" in worker.prompt
-    assert worker.prompt.endswith("Ask: is milk there?")
+    [filling] = calls(model, "arguments")
+    assert filling.prompt.startswith("Earlier: Goal: groceries\n\n")
+    assert "Recent conversation (reference only; follow the current ask):" in filling.prompt
+    assert filling.prompt.endswith("Ask: is milk there?")
 
 
 async def test_before_tool_cannot_change_the_input_by_mutation(box: TaskBox) -> None:

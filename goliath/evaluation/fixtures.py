@@ -211,7 +211,7 @@ class Fixture:
         id: a short kebab-case name, unique within a suite.
         ask: what the user says.
         tools: the exact, ordered tool steps a good run takes (skipped steps count: a write the
-            user declined, or one the worker could not fill, is still a step).
+            user declined, or one the arguments stage could not fill, is still a step).
         handled_by: where the turn should finish, ``"device"`` or ``"cloud"``.
         escalation: ``"forbidden"`` (a hand-off fails the fixture), ``"expected"`` (staying on
             the device fails it) or ``"allowed"``; default from ``handled_by``.
@@ -227,7 +227,7 @@ class Fixture:
         group: the ask this fixture words; paraphrases of one ask share it, and the dev /
             held-out split is taken by a hash of it (default: the id).
         category: the kind of ask (``read``, ``add``, ``check-then-act`` ...), for reports.
-        arguments: what a perfect worker fills for each tool step that has parameters, in the
+        arguments: what a perfect arguments stage fills for each tool step that has parameters, in the
             order of ``tools`` (used by scripted tests and the stage probes, never by the judge).
         arg_mentions: ``"tool.field"`` → words that field must contain (lower-cased) in every
             call of that tool that really ran; how the judge tells a right value from an
@@ -381,7 +381,7 @@ def check_fixtures(fixtures: Sequence[object], toolsets: Mapping[str, ToolsetFac
     seen: set[str] = set()
     for fixture in fixtures:
         if not isinstance(fixture, Fixture):
-            raise ConfigError(f"Expected a goliath.evals.Fixture, got {fixture!r}.")
+            raise ConfigError(f"Expected a goliath.evaluation.Fixture, got {fixture!r}.")
         if fixture.id in seen:
             raise ConfigError(f"Two fixtures have the id {fixture.id!r}; ids must be unique.")
         seen.add(fixture.id)

@@ -7,7 +7,7 @@ report can be compared.
 
 ::
 
-    from goliath.evals import load_fixtures, run_evals, format_report
+    from goliath.evaluation import load_fixtures, run_evals, format_report
 
     report = await run_evals(model=model, fixtures=load_fixtures("evals/everyday.py"), runs=3)
     print(format_report(report))
@@ -54,4 +54,4 @@ __all__ = [
     "sample_tools",
 ]
 
-export_as("goliath.evals", globals(), __all__)
+export_as("goliath.evaluation", globals(), __all__)
