@@ -27,6 +27,7 @@ from ..records import StepRecord
 from ..tools import Tool
 from .generation import ModelCaller
 from .handoff import purpose
+from .yes_no import no_leads
 
 __all__ = [
     "CONDITION_MARGIN",
@@ -128,16 +129,8 @@ def condition_request(
 
 def read_condition(generation: Generation, margin: float | None = None) -> ConditionVerdict:
     """The verdict of a reply: withheld when ``no`` leads ``yes`` by more than ``margin``."""
-    threshold = CONDITION_MARGIN if margin is None else margin
-    scores = generation.scores or {}
-    if "yes" in scores and "no" in scores:
-        gap = scores["no"] - scores["yes"]
-        return ConditionVerdict(go=not gap > threshold, margin=gap)
-    try:
-        chosen = json.loads(generation.text).get(_FIELD)
-    except (ValueError, AttributeError):
-        chosen = None
-    return ConditionVerdict(go=chosen != "no", margin=None)
+    no, gap = no_leads(generation, _FIELD, CONDITION_MARGIN if margin is None else margin)
+    return ConditionVerdict(go=not no, margin=gap)
 
 
 async def condition_met(

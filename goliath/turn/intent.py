@@ -13,7 +13,6 @@ the function's purpose are the user prompt.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,6 +22,7 @@ from ..models import GenerateRequest, Generation
 from ..tools import Tool
 from .generation import ModelCaller
 from .handoff import purpose
+from .yes_no import no_leads
 
 __all__ = [
     "INTENT_MARGIN",
@@ -107,16 +107,8 @@ def intent_request(ask: str, tool: Tool, recent: Sequence[Any] = ()) -> Generate
 
 def read_intent(generation: Generation, margin: float | None = None) -> IntentVerdict:
     """The verdict of a reply: withheld when ``no`` leads ``yes`` by more than ``margin``."""
-    threshold = INTENT_MARGIN if margin is None else margin
-    scores = generation.scores or {}
-    if "yes" in scores and "no" in scores:
-        gap = scores["no"] - scores["yes"]
-        return IntentVerdict(asked=not gap > threshold, margin=gap)
-    try:
-        chosen = json.loads(generation.text).get(_FIELD)
-    except (ValueError, AttributeError):
-        chosen = None
-    return IntentVerdict(asked=chosen != "no", margin=None)
+    no, gap = no_leads(generation, _FIELD, INTENT_MARGIN if margin is None else margin)
+    return IntentVerdict(asked=not no, margin=gap)
 
 
 async def asks_for_write(

@@ -229,18 +229,10 @@ class Turn(TurnState):
                 self.planned = planned[1:]
                 return Plan(kind="tool", brief=upcoming.description, tool=upcoming.name)
             offered = [upcoming.name]  # a planned write: do it, or answer (its condition failed)
-        system, prompt = planning_prompts(
+        system, prompt = await self._prompts(
+            available,
+            context_text,
             first=first,
-            instructions=self.instructions,
-            context_text=context_text,
-            max_steps=self.config.max_steps,
-            tools=available,
-            facts=self.facts,
-            examples=self.config.examples,
-            ask=self.ask,
-            view=self.view,
-            window=self.window,
-            steps=[] if first else await self.model_steps(),
             planned=[name for name in self.planned or () if name in names],
             hint=failed.hint if failed is not None else None,
         )
@@ -266,17 +258,18 @@ class Turn(TurnState):
                 plan = attrs.evolve(plan, brief=tool.description)
         return plan
 
-    async def _look_up(self, available: list[Tool], context_text: str | None) -> Plan | InvalidPlan:
-        """The read that finds what a waiting call needs (``lookup.py``); the call is asked
-        again after it."""
-        lookup, self.lookup = self.lookup, None
-        waiting = next((tool for tool in available if tool.name == lookup.tool), None)
-        reads = [tool.name for tool in available if not tool.writes and tool is not waiting]
-        if waiting is None or not reads:
-            return Plan(kind="answer", brief="reply")
-        later = [lookup.tool, *(self.planned or [])]
-        system, prompt = planning_prompts(
-            first=False,
+    async def _prompts(
+        self,
+        available: list[Tool],
+        context_text: str | None,
+        *,
+        first: bool,
+        planned: list[str],
+        hint: str | None,
+    ) -> tuple[str, Callable[[bool], str]]:
+        """The planning call's system and user prompts, as every plan of this turn builds them."""
+        return planning_prompts(
+            first=first,
             instructions=self.instructions,
             context_text=context_text,
             max_steps=self.config.max_steps,
@@ -286,7 +279,24 @@ class Turn(TurnState):
             ask=self.ask,
             view=self.view,
             window=self.window,
-            steps=await self.model_steps(),
+            steps=[] if first else await self.model_steps(),
+            planned=planned,
+            hint=hint,
+        )
+
+    async def _look_up(self, available: list[Tool], context_text: str | None) -> Plan | InvalidPlan:
+        """The read that finds what a waiting call needs (``lookup.py``); the call is asked
+        again after it."""
+        lookup, self.lookup = self.lookup, None
+        waiting = next((tool for tool in available if tool.name == lookup.tool), None)
+        reads = [tool.name for tool in available if not tool.writes and tool is not waiting]
+        if waiting is None or not reads:
+            return Plan(kind="answer", brief="reply")
+        later = [lookup.tool, *(self.planned or [])]
+        system, prompt = await self._prompts(
+            available,
+            context_text,
+            first=False,
             planned=later,
             hint=lookup_hint(waiting, lookup.parameters),
         )
