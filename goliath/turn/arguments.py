@@ -5,14 +5,21 @@ the latest step), so a small model is never asked to juggle more than one tool. 
 value is not there it says so in ``missing`` instead of inventing one; ``missing`` comes last in
 the schema so it cannot take the argument budget.
 
-Two deliberate additions to the original rule, for how small models actually fill the field:
+Deliberate additions to the original rule, for how small models actually fill the field:
 a placeholder (``none``, ``n/a``, ``-`` …) means nothing is missing, and a required string left
 empty counts as missing even when ``missing`` is blank — a tool never runs on an empty value.
+And ``missing`` only skips a call that lacks something it needs: a read whose required values
+are all given runs (the 1.5B model names there what the *ask* wants to learn — "missing: email
+address" on ``find_contact(name="Diego")`` — or an optional filter), and so does a write whose
+``missing`` names only optional parameters. An optional value the model filled with nothing — an
+empty string or list, or a 0 the ask never says — is left out, so the tool's default applies
+(docs/design.md, "What missing means").
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -33,6 +40,7 @@ __all__ = [
     "Missing",
     "arguments_schema",
     "context_steps",
+    "named_parameters",
     "request_arguments",
     "validate_arguments",
 ]
@@ -124,6 +132,62 @@ def _drop_not_given(tool: Tool, data: dict[str, Any]) -> dict[str, Any]:
     return cleaned
 
 
+_WORD = re.compile(r"[a-z0-9]+")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_ZERO_SAID = re.compile(
+    r"(?<![\d.,])0+(?:[.,]0+)?(?!\d)|\b(?:zero|no|none|non|nonstop|without|free)\b"
+)
+"""An ask that says a zero, in digits or in words ("nonstop", "free", "no"): a 0 there may be meant."""
+
+
+def _words(text: str) -> str:
+    return " ".join(_WORD.findall(_CAMEL.sub(" ", text).lower()))
+
+
+def named_parameters(tool: Tool, what: str) -> set[str]:
+    """The tool's parameters that a ``missing`` text names (``list_name``, "list name",
+    ``listName``)."""
+    said = f" {_words(what)} "
+    properties = tool.schema.get("properties", {}) if isinstance(tool.schema, dict) else {}
+    return {name for name in properties if f" {_words(name)} " in said}
+
+
+def _missing_is_moot(tool: Tool, what: str, data: dict[str, Any]) -> bool:
+    """Whether a ``missing`` text leaves the call able to run: every required value is given,
+    and the call is a read, or what it names are only optional parameters."""
+    required = set(tool.schema.get("required", []))
+    if any(data.get(name) is None for name in required):
+        return False
+    if not tool.writes:
+        return True
+    named = named_parameters(tool, what)
+    return bool(named) and not (named & required)
+
+
+def _drop_empty_optionals(tool: Tool, data: dict[str, Any], ask: str) -> dict[str, Any]:
+    """Optional values filled with nothing — ``""``, ``[]``, ``{}``, or a 0 the ask never
+    says — are left out, so the tool's own default applies (the 1.5B model writes
+    ``max_price_eur: 0`` for "any price")."""
+    required = set(tool.schema.get("required", []))
+    zero_said = _ZERO_SAID.search(ask.lower()) is not None
+    cleaned: dict[str, Any] = {}
+    for name, value in data.items():
+        if name not in required:
+            if isinstance(value, (str, list, dict)) and not (
+                value.strip() if isinstance(value, str) else value
+            ):
+                continue
+            if (
+                isinstance(value, (int, float))
+                and not isinstance(value, bool)
+                and value == 0
+                and not zero_said
+            ):
+                continue
+        cleaned[name] = value
+    return cleaned
+
+
 def _is_nothing(value: Any) -> bool:
     if value is None:
         return True
@@ -138,8 +202,10 @@ async def request_arguments(
     *,
     system: str,
     prompt: Callable[[bool], str],
+    ask: str = "",
 ) -> Arguments | Missing | Malformed:
-    """One arguments call; provider failures other than malformed output propagate."""
+    """One arguments call; provider failures other than malformed output propagate. ``ask``
+    is the user's ask, which says whether a 0 the model wrote was meant."""
     try:
         generation = await caller.call(
             "arguments", system, prompt, arguments_schema(tool), compactable=False
@@ -155,11 +221,12 @@ async def request_arguments(
     if not isinstance(data, dict):
         return Malformed("the reply was not a JSON object")
     missing = data.pop("missing", None)
-    data = _drop_not_given(tool, data)
+    data = _drop_empty_optionals(tool, _drop_not_given(tool, data), ask)
+    blank = _blank_required(tool, data)
     if not _is_nothing(missing):
         what = ", ".join(map(str, missing)) if isinstance(missing, list) else str(missing)
-        return Missing(what.strip(), data)
-    blank = _blank_required(tool, data)
+        if blank or not _missing_is_moot(tool, what, data):
+            return Missing(what.strip(), data)
     if blank:  # "nothing missing", yet a required value is empty: it is missing after all
         return Missing(", ".join(blank), data)
     try:

@@ -484,6 +484,15 @@ def structured_correction(error: str) -> str:
     )
 
 
+def repair_note(failure: str) -> str:
+    """What the arguments call is told when it fills a read again after the read failed on the
+    form of a value (the error usually names the forms it takes)."""
+    return (
+        f"That call failed: {clip(failure, 240)} Fill the arguments again, writing each value "
+        "in a form the error accepts."
+    )
+
+
 def arguments_correction(error: str) -> str:
     return (
         f"Your previous reply was not valid arguments ({clip(error, 200)}). Reply with JSON "

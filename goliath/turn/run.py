@@ -57,7 +57,7 @@ from .prompts import (
 from .remember import remember, remember_what_ran
 from .retrieval import retrieve_tools
 from .state import TurnState, resolve_window
-from .tool_step import Withheld, resume_tool_step, run_tool_step
+from .tool_step import Escalation, Withheld, resume_tool_step, run_tool_step
 
 __all__ = ["DEVICE_FAILED", "Turn", "run_turn"]
 
@@ -184,6 +184,13 @@ class Turn(TurnState):
             if plan.kind == "answer":
                 return await self._answer(plan)
             outcome = await run_tool_step(self, plan, {tool.name: tool for tool in available})
+            repairing, self.repairing = self.repairing, None
+            if (
+                repairing is not None
+                and isinstance(outcome, Escalation)
+                and outcome.reason == "repeated-tool-call"
+            ):  # the repair changed nothing: answer from the failure, as before
+                return await self._answer(Plan(kind="answer", brief="reply"))
             if isinstance(outcome, LookUp):  # the call needs an id: a look-up first
                 self.lookup = outcome
                 continue
@@ -200,6 +207,9 @@ class Turn(TurnState):
             return Plan(kind="answer", brief="reply")
         if self.lookup is not None:
             return await self._look_up(available, context_text)
+        repair = self._repair(available)
+        if repair is not None:
+            return repair
         first = not self.steps
         if first and self.config.tool_retrieval is not None:
             available = retrieve_tools(available, self.ask, self.config.tool_retrieval)
@@ -342,6 +352,23 @@ class Turn(TurnState):
             first=True,
             hand_off=not self.hand_off_checked,
         )
+
+    def _repair(self, available: list[Tool]) -> Plan | None:
+        """The same read again, once, when it just failed on the form of a value: the 1.5B
+        model copies "Monday 10 March 2025" or "Wednesday evening" into a date, and the error
+        names the forms the tool reads; left to the plan, it answers from the failure instead
+        (docs/design.md, "A read that failed on a value is filled again")."""
+        last = self.steps[-1] if self.steps else None
+        if last is None or last.index not in self.value_errors or last.tool in self.repaired:
+            return None
+        tool = next((tool for tool in available if tool.name == last.tool), None)
+        if tool is None or last.tool is None or not tool.has_arguments:
+            return None  # a call without arguments can only fail the same way again
+        self.repaired.add(last.tool)
+        self.repairing = last.result or ""
+        if self.planned is not None:  # the repair stands in for the failed call
+            self.planned = [name for name in self.planned if name != last.tool]
+        return Plan(kind="tool", brief=last.brief, tool=last.tool)
 
     def _offered(self, available: list[Tool]) -> list[str]:
         """The names a plan may pick: not a read without parameters that already ran, whose

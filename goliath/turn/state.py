@@ -57,6 +57,12 @@ class TurnState:
         """Functions that already got a look-up for an id nothing had shown (once each)."""
         self.lookup: Any = None
         """The look-up the next plan must make (a ``lookup.LookUp``), if any."""
+        self.value_errors: set[int] = set()
+        """Steps whose read failed on the form of a value (a ``ValueError`` or ``TypeError``)."""
+        self.repaired: set[str] = set()
+        """Reads that already got their one repair after such a failure (once each)."""
+        self.repairing: str | None = None
+        """The failed step's result while its repair's arguments are asked, else ``None``."""
         self.notes: list[str] = []
         """What the answer must be told that no step shows (a write the harness withheld)."""
         self.trace: list[Event] = []

@@ -53,7 +53,7 @@ from .hooks import Denied
 from .intent import asks_for_write, withheld_note
 from .judge import duplicate_verdict, last_two_failed, prerequisites_met
 from .lookup import LookUp, ungrounded_ids
-from .prompts import answer_user, arguments_correction, arguments_system
+from .prompts import answer_user, arguments_correction, arguments_system, repair_note
 from .state import TurnState
 from .write_gate import withheld_write
 
@@ -285,7 +285,8 @@ async def _arguments(turn: TurnState, tool: Tool, brief: str) -> Arguments | Mis
         instructions=turn.instructions, brief=brief, tool=tool, facts=turn.facts
     )
     shown = context_steps(tool, await turn.model_steps())
-    notes: tuple[str, ...] = ()
+    repair = () if turn.repairing is None else (repair_note(turn.repairing),)
+    notes: tuple[str, ...] = repair
     for _attempt in range(2):
 
         def prompt(_compact: bool, notes: tuple[str, ...] = notes) -> str:
@@ -298,10 +299,12 @@ async def _arguments(turn: TurnState, tool: Tool, brief: str) -> Arguments | Mis
                 notes=notes,
             )
 
-        reply = await request_arguments(turn.caller, tool, system=system, prompt=prompt)
+        reply = await request_arguments(
+            turn.caller, tool, system=system, prompt=prompt, ask=turn.ask
+        )
         if not isinstance(reply, Malformed):
             return reply
-        notes = (arguments_correction(reply.error),)
+        notes = (*repair, arguments_correction(reply.error))
     return None
 
 
@@ -411,6 +414,8 @@ async def _execute(
     except Exception as exc:
         step.failed = True
         text = report_tool_error(tool, exc, step)
+        if not tool.writes and isinstance(exc, (ValueError, TypeError)):
+            turn.value_errors.add(step.index)  # the form of a value: one repair (run.py)
         if turn.config.tool_errors == "raise":
             step.result = text
             raise

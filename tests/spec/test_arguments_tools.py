@@ -94,7 +94,7 @@ async def test_missing_argument_skips_the_step(box: TaskBox) -> None:
 async def test_missing_text_is_clipped_to_120_characters(box: TaskBox) -> None:
     """The missing text is trimmed and clipped to 120 characters."""
     what = "  " + "the due date and the project name " * 6 + "  "
-    model = FakeModel([use("search"), args(query="x", missing=what), answer_plan(), text("?")])
+    model = FakeModel([use("create_task"), args(title="x", missing=what), answer_plan(), text("?")])
     result = await run_turn(model, tools=box.tools)
     assert result.steps[0].result == (
         f"missing: {ref_clip(what.strip(), 120)}. Ask the user or use another tool."
