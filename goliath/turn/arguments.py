@@ -12,7 +12,7 @@ And ``missing`` only skips a call that lacks something it needs: a read whose re
 are all given runs (the 1.5B model names there what the *ask* wants to learn — "missing: email
 address" on ``find_contact(name="Diego")`` — or an optional filter), and so does a write whose
 ``missing`` names only optional parameters. An optional value the model filled with nothing — an
-empty string or list, or a 0 the ask never says — is left out, so the tool's default applies
+empty string or list, or a 0 the ask never says for it — is left out, so the tool's default applies
 (docs/design.md, "What missing means").
 """
 
@@ -134,14 +134,27 @@ def _drop_not_given(tool: Tool, data: dict[str, Any]) -> dict[str, Any]:
 
 _WORD = re.compile(r"[a-z0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_ZERO_SAID = re.compile(
-    r"(?<![\d.,])0+(?:[.,]0+)?(?!\d)|\b(?:zero|no|none|non|nonstop|without|free)\b"
-)
-"""An ask that says a zero, in digits or in words ("nonstop", "free", "no"): a 0 there may be meant."""
+_ZERO = re.compile(r"(?<![\d.,])0+(?:[.,]0+)?(?!\d)|\bzero\b")
+_NONE_OF = re.compile(r"\b(?:no|non|without|free)")
+_VAGUE_WORDS = {"max", "min", "num", "number", "count", "the", "of", "per", "only", "eur", "usd"}
 
 
 def _words(text: str) -> str:
     return " ".join(_WORD.findall(_CAMEL.sub(" ", text).lower()))
+
+
+def _zero_said(name: str, ask: str) -> bool:
+    """Whether the ask says a 0 for parameter ``name``: a zero in digits or as "zero", or a
+    "no"/"non"/"without" beside one of the parameter's own words ("nonstop" for
+    ``max_stops``; not for ``max_price_eur``)."""
+    text = ask.lower()
+    if _ZERO.search(text):
+        return True
+    if not _NONE_OF.search(text):
+        return False
+    words = [word for word in _words(name).split() if word not in _VAGUE_WORDS and len(word) > 2]
+    stems = [word[:-1] if word.endswith("s") and len(word) > 3 else word for word in words]
+    return any(stem in text for stem in stems)
 
 
 def named_parameters(tool: Tool, what: str) -> set[str]:
@@ -169,7 +182,6 @@ def _drop_empty_optionals(tool: Tool, data: dict[str, Any], ask: str) -> dict[st
     says — are left out, so the tool's own default applies (the 1.5B model writes
     ``max_price_eur: 0`` for "any price")."""
     required = set(tool.schema.get("required", []))
-    zero_said = _ZERO_SAID.search(ask.lower()) is not None
     cleaned: dict[str, Any] = {}
     for name, value in data.items():
         if name not in required:
@@ -181,7 +193,7 @@ def _drop_empty_optionals(tool: Tool, data: dict[str, Any], ask: str) -> dict[st
                 isinstance(value, (int, float))
                 and not isinstance(value, bool)
                 and value == 0
-                and not zero_said
+                and not _zero_said(name, ask)
             ):
                 continue
         cleaned[name] = value

@@ -255,6 +255,21 @@ async def test_a_zero_the_ask_says_is_kept(phone: Phone, ask: str) -> None:
     assert phone.inputs["search_flights"][0]["max_stops"] == 0
 
 
+async def test_a_zero_said_for_another_parameter_does_not_keep_this_one(phone: Phone) -> None:
+    """ "nonstop" says ``max_stops`` is 0; it says nothing about ``max_price_eur``."""
+    model = FakeModel(
+        [
+            use("search_flights"),
+            args(origin="AMS", destination="LIS", max_stops=0, max_price_eur=0.0),
+            answer_plan(),
+            text("HV 6123."),
+        ]
+    )
+    await run_turn(model, "nonstop flights from Amsterdam to Lisbon", tools=phone.tools)
+    [call] = phone.inputs["search_flights"]
+    assert (call["max_stops"], call["max_price_eur"]) == (0, None)
+
+
 async def test_an_empty_optional_string_is_left_out_of_a_write(phone: Phone) -> None:
     model = FakeModel(
         [
