@@ -366,8 +366,6 @@ class Turn(TurnState):
             return None  # a call without arguments can only fail the same way again
         self.repaired.add(last.tool)
         self.repairing = last.result or ""
-        if self.planned is not None:  # the repair stands in for the failed call
-            self.planned = [name for name in self.planned if name != last.tool]
         return Plan(kind="tool", brief=last.brief, tool=last.tool)
 
     def _offered(self, available: list[Tool]) -> list[str]:

@@ -344,3 +344,19 @@ async def test_a_read_that_failed_for_another_reason_is_not_filled_again(phone: 
     await run_turn(model, "weather in Atlantis?", tools=phone.tools)
     assert len(phone.inputs["weather"]) == 1
     assert labels(model) == ["conductor", "arguments", "conductor", "answer"]
+
+
+async def test_a_repair_leaves_the_first_plans_later_calls_in_place(phone: Phone) -> None:
+    """A plan of the same read twice ("today, then tomorrow"): the repair stands in for the
+    failed first call, and the planned second call still runs."""
+    model = FakeModel(
+        [
+            {"json": {"call": "list_events", "then": "list_events"}},
+            args(date="Monday"),
+            args(date="today"),  # the repair
+            args(date="tomorrow"),  # the planned second read; then the answer
+            text("Lunch with Noor both days."),
+        ]
+    )
+    await run_turn(model, "what's on today and tomorrow?", tools=phone.tools)
+    assert [c["date"] for c in phone.inputs["list_events"]] == ["Monday", "today", "tomorrow"]
