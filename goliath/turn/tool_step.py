@@ -414,7 +414,11 @@ async def _execute(
     except Exception as exc:
         step.failed = True
         text = report_tool_error(tool, exc, step)
-        if not tool.writes and isinstance(exc, (ValueError, TypeError)):
+        if (
+            not tool.writes
+            and isinstance(exc, (ValueError, TypeError))
+            and not isinstance(exc, GoliathError)  # a refusal written for the model stands
+        ):
             turn.value_errors.add(step.index)  # the form of a value: one repair (run.py)
         if turn.config.tool_errors == "raise":
             step.result = text
