@@ -466,7 +466,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     evaluate.add_argument(
         "--probe",
-        choices=["decision", "plan", "handoff", "intent", "next", "arguments", "answer"],
+        choices=[
+            "decision",
+            "plan",
+            "handoff",
+            "intent",
+            "condition",
+            "next",
+            "arguments",
+            "answer",
+        ],
         help="score one stage with one real model call per ask instead of whole turns",
     )
     evaluate.add_argument(

@@ -404,17 +404,29 @@ CASES: list[Case] = [
                 "If nothing's on Tuesday at 4:30pm, add a call with the bank.",
                 mentions=["gp"],
                 arguments=[{"date": "Tuesday"}],
+                withheld=[
+                    (
+                        "create_event",
+                        {"title": "Call with the bank", "date": "Tuesday", "time": "16:30"},
+                    )
+                ],
             ),
             Ask(
                 "book a massage on Saturday at 11am if that time is free",
                 mentions=["car service"],
                 arguments=[{"date": "Saturday"}],
+                withheld=[
+                    ("create_event", {"title": "Massage", "date": "Saturday", "time": "11:00"})
+                ],
             ),
         ],
         tools=["list_events"],
         arguments=[{"date": "Thursday"}],
         mentions=["planning"],
         writes=(),
+        withheld=[
+            ("create_event", {"title": "Lunch with Olivia", "date": "Thursday", "time": "12:00"})
+        ],
     ),
     # ---------------------------------------------------------------- missing
     Case(

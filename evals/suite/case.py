@@ -65,6 +65,7 @@ class Ask:
     arguments: Sequence[Mapping[str, Any]] | None = None
     arg_mentions: Mapping[str, Sequence[str]] | None = None
     arg_values: Mapping[str, Any] | None = None
+    withheld: Sequence[tuple[str, Mapping[str, Any]]] | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -87,6 +88,8 @@ class Case:
         alternatives: other tool sequences that are just as right.
         decline: the user declines every write.
         history: earlier ``(ask, answer)`` exchanges already in memory.
+        withheld: the write a check-then-act ask asks for on a condition its reads rule out,
+            ``(tool, arguments)``, which a good run must not make (the condition probe).
     """
 
     id: str
@@ -104,6 +107,7 @@ class Case:
     alternatives: Sequence[Sequence[str]] = ()
     decline: bool = False
     history: Sequence[tuple[str, str]] = ()
+    withheld: Sequence[tuple[str, Mapping[str, Any]]] = ()
 
     def fixtures(self) -> list[Fixture]:
         """One fixture per wording: ``<id>-1``, ``<id>-2`` ..., all in the group ``<id>``."""
@@ -138,6 +142,7 @@ class Case:
                         ask.arg_values if ask.arg_values is not None else self.arg_values
                     ),
                     history=[tuple(pair) for pair in self.history],
+                    withheld=list(ask.withheld if ask.withheld is not None else self.withheld),
                 )
             )
         return out

@@ -549,6 +549,7 @@ CASES: list[Case] = [
         tools=["list_messages"],
         arguments=[{"contact": "Mum"}],
         writes=(),
+        withheld=[("send_message", {"to": "Mum", "text": "Good morning"})],
     ),
     Case(
         id="contacts-birthday-today-skip",
@@ -565,6 +566,7 @@ CASES: list[Case] = [
         alternatives=[["upcoming_birthdays"]],
         mentions=["13"],
         writes=(),
+        withheld=[("send_message", {"to": "Noor", "text": "Happy birthday!"})],
     ),
     # ---------------------------------------------------------------- missing
     Case(

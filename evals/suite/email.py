@@ -510,6 +510,12 @@ CASES: list[Case] = [
         arguments=[{"query": "bank"}],
         mentions=["bank"],
         writes=(),
+        withheld=[
+            (
+                "send_email",
+                {"to": "bank", "subject": "Re: your email", "body": "I'll call you tomorrow."},
+            )
+        ],
     ),
     Case(
         id="email-check-then-skip-delivery",
@@ -526,6 +532,12 @@ CASES: list[Case] = [
         alternatives=[["list_emails", "read_email"]],
         mentions=["thursday"],
         writes=(),
+        withheld=[
+            (
+                "send_email",
+                {"to": "Theo", "subject": "My order", "body": "Could you take my order in today?"},
+            )
+        ],
     ),
     # ---------------------------------------------------------------- missing
     Case(

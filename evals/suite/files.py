@@ -538,6 +538,7 @@ CASES: list[Case] = [
         tools=["list_albums"],
         mentions=["dad"],
         writes=NOTHING,
+        withheld=[("share_album", {"album_id": "alb-1", "person": "Dad"})],
     ),
     Case(
         id="files-share-missing-person",

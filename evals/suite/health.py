@@ -320,6 +320,7 @@ CASES: list[Case] = [
         arguments=[{"day": "today"}],
         mentions=["cetirizine"],
         writes=NOTHING,
+        withheld=[("log_medication", {"medication": "Cetirizine 10 mg"})],
     ),
     Case(
         id="health-weight-missing",

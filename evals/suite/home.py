@@ -359,6 +359,7 @@ CASES: list[Case] = [
         tools=["get_thermostat"],
         mentions=["18.5"],
         writes=NOTHING,
+        withheld=[("set_thermostat", {"target_c": 20})],
     ),
     Case(
         id="home-movie-night",

@@ -470,6 +470,7 @@ CASES: list[Case] = [
         arguments=[{"name": "Running", "search": "Salt Road"}],
         mentions=["salt road"],
         writes=NOTHING,
+        withheld=[("add_to_playlist", {"playlist": "Running", "song_id": "s-102"})],
     ),
     Case(
         id="media-coastline-running",

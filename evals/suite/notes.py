@@ -379,6 +379,7 @@ CASES: list[Case] = [
         arguments=[{"query": "storage unit"}],
         mentions=["codes"],
         writes=(),
+        withheld=[("create_note", {"title": "Storage unit code", "text": "6634"})],
     ),
     # ---------------------------------------------------------------- missing
     Case(

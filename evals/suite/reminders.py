@@ -401,6 +401,7 @@ CASES: list[Case] = [
         arguments=[{}],
         mentions=["13"],
         writes=NOTHING,
+        withheld=[("add_reminder", {"title": "Order Noor's birthday cake"})],
     ),
     Case(
         id="reminders-passport-photos",
@@ -628,6 +629,7 @@ CASES: list[Case] = [
         tools=["list_alarms"],
         mentions=["04:50"],
         writes=NOTHING,
+        withheld=[("set_alarm", {"time": "04:50", "label": "Airport taxi", "day": "Friday"})],
     ),
     Case(
         id="reminders-cancel-bread-timer",

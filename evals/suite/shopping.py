@@ -332,6 +332,7 @@ CASES: list[Case] = [
         arguments=[{"list_name": "Groceries"}],
         mentions=["chickpeas"],
         writes=NOTHING,
+        withheld=[("add_item", {"name": "Chickpeas", "list_name": "Groceries"})],
     ),
     Case(
         id="shopping-tape-measure",

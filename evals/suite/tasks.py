@@ -433,12 +433,14 @@ CASES: list[Case] = [
             Ask(
                 "If I don't have the expense report as a task yet, add it.",
                 mentions=["expense"],
+                withheld=[("create_task", {"title": "Expense report"})],
             ),
         ],
         tools=["list_tasks"],
         arguments=[{}],
         mentions=["bin bags"],
         writes=(),
+        withheld=[("create_task", {"title": "Bin bags"})],
     ),
     Case(
         id="tasks-complete-if-open",
@@ -472,6 +474,7 @@ CASES: list[Case] = [
         alternatives=[["list_tasks", "list_tasks"]],
         mentions=["insurance"],
         writes=(),
+        withheld=[("reschedule_task", {"title": "Renew car insurance", "due": "Friday"})],
     ),
     # ---------------------------------------------------------------- missing
     Case(

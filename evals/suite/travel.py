@@ -384,6 +384,9 @@ CASES: list[Case] = [
         arguments=[{"trip": "Lisbon"}],
         mentions=["10:30"],
         writes=NOTHING,
+        withheld=[
+            ("add_itinerary_item", {"trip": "Lisbon", "title": "Tile museum", "day": "Saturday"})
+        ],
     ),
     Case(
         id="travel-dinner-missing-day",

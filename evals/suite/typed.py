@@ -991,6 +991,7 @@ CASES: list[Case] = [
         tools=["get_goals"],
         mentions=["75"],
         writes=NOTHING,
+        withheld=[("set_goal", {"kind": "yoga", "target": 200, "period": "month"})],
     ),
     Case(
         id="typed-repeat-friday-ride",
@@ -1250,6 +1251,7 @@ CASES: list[Case] = [
         tools=["get_pantry"],
         mentions=["120"],
         writes=NOTHING,
+        withheld=[("add_to_shopping_list", {"items": ["parmesan"]})],
     ),
     Case(
         id="typed-feta-for-six",

@@ -169,6 +169,18 @@ def _arguments(value: Iterable[Mapping[str, Any]]) -> tuple[Mapping[str, Any], .
     return tuple(value)
 
 
+def _withheld(value: Any) -> tuple[tuple[str, Mapping[str, Any]], ...]:
+    pairs = tuple(tuple(pair) for pair in value)
+    if not all(
+        len(pair) == 2 and isinstance(pair[0], str) and isinstance(pair[1], Mapping)
+        for pair in pairs
+    ):
+        raise ConfigError(
+            f"Fixture withheld must be (tool, arguments) pairs, a name and a dict, got {value!r}."
+        )
+    return tuple((name, dict(arguments)) for name, arguments in pairs)
+
+
 def _history(value: Any) -> tuple[tuple[str, str], ...]:
     pairs = tuple(tuple(pair) for pair in value)
     if not all(len(pair) == 2 and all(isinstance(part, str) for part in pair) for pair in pairs):
@@ -240,6 +252,10 @@ class Fixture:
             that must be left out.
         history: earlier exchanges of the conversation, ``(ask, answer)`` pairs, oldest first;
             the attempt starts with them in memory (a follow-up such as "text her that").
+        withheld: for an ask whose condition its reads rule out ("add it unless it's there"
+            when it is), the write it asks for on that condition, ``(tool, arguments)``: what a
+            good run must *not* make. Never used by the judge (``writes`` says what may run);
+            the condition probe asks about it.
     """
 
     id: str = attrs.field(validator=_check_id)
@@ -268,6 +284,9 @@ class Fixture:
     )
     arg_values: Mapping[str, Any] = attrs.field(factory=dict, kw_only=True, converter=_arg_values)
     history: tuple[tuple[str, str], ...] = attrs.field(default=(), kw_only=True, converter=_history)
+    withheld: tuple[tuple[str, Mapping[str, Any]], ...] = attrs.field(
+        default=(), kw_only=True, converter=_withheld
+    )
 
     @property
     def group_id(self) -> str:

@@ -15,6 +15,9 @@ facts and step log), before a full end-to-end run confirms it.
 - ``intent``: the write-intent check alone, on pairs of an ask and a write of its toolset:
   every write a good run of the ask makes (wanted: asked), and, for an ask whose good runs
   write nothing, every write of its toolset (wanted: not asked).
+- ``condition``: the condition check alone, on each write a good run makes after a read
+  (wanted: go) and each write a check-then-act ask asks for on a condition its reads rule out
+  (``Fixture.withheld``; wanted: withheld), with perfect reads before it.
 - ``next``: each later planning call of a good run, after perfect earlier steps (the next tool,
   or answering once the steps are enough).
 - ``arguments``: each arguments call of a good run, after perfect earlier steps.
@@ -55,12 +58,13 @@ __all__ = [
     "run_probe",
 ]
 
-Probe = Literal["decision", "plan", "handoff", "intent", "next", "arguments", "answer"]
+Probe = Literal["decision", "plan", "handoff", "intent", "condition", "next", "arguments", "answer"]
 PROBES: tuple[Probe, ...] = (
     "decision",
     "plan",
     "handoff",
     "intent",
+    "condition",
     "next",
     "arguments",
     "answer",
@@ -519,6 +523,118 @@ async def _probe_intent(
     return outcomes
 
 
+def condition_pairs(fixture: Fixture, tools: Mapping[str, Tool]) -> list[tuple[Fixture, bool]]:
+    """The runs the condition probe makes for ``fixture``, each ending in the write it asks
+    about, with whether that write should go ahead: every write of the good run that follows a
+    read (go), and every :attr:`Fixture.withheld` write after the good run's reads (withheld)."""
+    pairs: list[tuple[Fixture, bool]] = []
+    with_arguments = 0
+    for position, name in enumerate(fixture.tools):
+        with_arguments += tools[name].has_arguments
+        earlier = fixture.tools[:position]
+        if tools[name].writes and any(not tools[read].writes for read in earlier):
+            run = attrs.evolve(
+                fixture,
+                tools=fixture.tools[: position + 1],
+                arguments=fixture.arguments[:with_arguments],
+            )
+            pairs.append((run, True))
+    for name, arguments in fixture.withheld:
+        if name not in tools:
+            raise ValueError(f"{fixture.id}: withheld names {name!r}, not a tool of its toolset")
+        run = attrs.evolve(
+            fixture,
+            tools=(*fixture.tools, name),
+            arguments=(*fixture.arguments, *([arguments] if tools[name].has_arguments else [])),
+        )
+        pairs.append((run, False))
+    return pairs
+
+
+class _ConditionSplice(_Splice):
+    """Replays a perfect script and sends the first condition check to ``real``; every other
+    check is off (the probe asks for the condition check alone)."""
+
+    def __init__(self, real: Any, script: Sequence[tuple[str, dict[str, Any]]]):
+        super().__init__(real, script, probe=10_000)
+        self.ran: list[str] = []
+
+    def observe(self, event: Any) -> None:
+        if event.type == "tool":
+            self.ran.append(event.tool)
+
+    async def generate(self, request: GenerateRequest) -> Generation:
+        if request.label == "condition":
+            self.request = request
+            started = time.perf_counter()
+            self.reply = await self.real.generate(request)
+            self.seconds = time.perf_counter() - started
+            self.input_tokens = self.reply.input_tokens
+            raise _Stop
+        return await super().generate(request)
+
+
+async def _probe_condition(
+    real: Any,
+    fixture: Fixture,
+    tools: dict[str, Tool],
+    facts: Mapping[str, str] | None,
+    agent_options: Mapping[str, Any] | None = None,
+) -> list[ProbeOutcome]:
+    from ..turn.condition import read_condition
+    from .runner import history_memory
+
+    outcomes = []
+    for number, (run, go) in enumerate(condition_pairs(fixture, tools)):
+        write = run.tools[-1]
+        splice = _ConditionSplice(real, perfect_script(run, tools, run.arguments))
+        agent = Agent(
+            splice,
+            tools=tools,
+            fallback=_cloud,
+            confirm=_approve,
+            facts=dict(facts) if facts else None,
+            memory=history_memory(fixture.history),
+            on_event=splice.observe,
+            **{
+                **dict(agent_options or {}),
+                "hand_off_check": False,
+                "write_intent_check": False,
+                "condition_check": True,
+            },
+        )
+        async with agent:
+            try:
+                await agent.run(fixture.ask)
+            except Exception as exc:
+                if not _stopped(exc):
+                    raise
+        if splice.reply is not None:
+            verdict = read_condition(splice.reply)
+            got = "go" if verdict.go else "withheld"
+            scores = dict(splice.reply.scores) if splice.reply.scores else None
+        else:  # never asked: the write gate withheld it, or it ran unasked (no read found)
+            got = "go" if write in splice.ran else "withheld by the gate"
+            scores = None
+        wanted = "go" if go else "withheld"
+        reasons = [] if got.startswith(wanted) else [f"{write}: {got}, wanted {wanted}"]
+        outcomes.append(
+            ProbeOutcome(
+                fixture.id,
+                "condition",
+                number,
+                not reasons,
+                f"{write}={got}",
+                reasons,
+                splice.input_tokens,
+                round(splice.seconds, 3),
+                scores=scores,
+                wanted=wanted,
+            )
+        )
+    return outcomes
+
+
 def _stopped(exc: BaseException) -> bool:
     seen: set[int] = set()
     current: BaseException | None = exc
@@ -576,6 +692,9 @@ async def run_probe(
             continue
         name = fixture.toolset or DEFAULT_TOOLSET
         tools = toolset_tools(registry[name], name)
+        if probe == "condition":
+            outcomes.extend(await _probe_condition(model, fixture, tools, facts, agent_options))
+            continue
         outcomes.extend(await _probe_one(model, fixture, tools, facts, probe, agent_options))
     return ProbeReport(probe, outcomes)
 
@@ -596,6 +715,14 @@ def format_probe_report(report: ProbeReport) -> str:
         lines.append(
             f"intent: asked writes let through {sum(o.passed for o in asked)}/{len(asked)}; "
             f"unasked writes withheld {sum(o.passed for o in unasked)}/{len(unasked)}"
+        )
+    if report.probe == "condition":
+        go = [o for o in report.outcomes if o.wanted == "go"]
+        ruled_out = [o for o in report.outcomes if o.wanted == "withheld"]
+        lines.append(
+            f"condition: writes that should go let through {sum(o.passed for o in go)}/"
+            f"{len(go)}; writes whose condition failed withheld "
+            f"{sum(o.passed for o in ruled_out)}/{len(ruled_out)}"
         )
     seconds = sum(o.seconds for o in report.outcomes)
     tokens = sum(o.input_tokens for o in report.outcomes)

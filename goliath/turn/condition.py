@@ -16,6 +16,7 @@ nothing read has no finding to contradict it). The system prompt is one constant
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -39,6 +40,7 @@ __all__ = [
     "condition_user",
     "findings",
     "read_condition",
+    "states_condition",
     "unmet_note",
 ]
 
@@ -54,6 +56,12 @@ CONDITION_SYSTEM = (
 CONDITION_MARGIN = 0.0
 """How much more likely (log-probability) ``no`` must be than ``yes`` before the write is
 withheld (docs/design.md, "The condition check")."""
+
+_CONDITION_WORDS = frozenset(
+    {"if", "unless", "only", "whether", "provided", "providing", "otherwise", "except"}
+)
+_CONDITION_PHRASES = ("as long as", "so long as", "in case", "make sure", "not already")
+_WORD = re.compile(r"[a-z]+")
 
 _FIELD = "go"
 _FINDING_CHARS = 600
@@ -78,6 +86,17 @@ def condition_schema() -> dict[str, Any]:
         "required": [_FIELD],
         "additionalProperties": False,
     }
+
+
+def states_condition(ask: str) -> bool:
+    """Whether the ask makes a change depend on something ("if", "unless", "only", "make
+    sure"): the check runs only then. On dev, asked before every write that followed a read,
+    the 1.5B model withheld 16 of 23 writes that should run, plain two-step ones ("find the
+    scan and rename it") among them (docs/design.md, "The condition check")."""
+    text = " ".join(_WORD.findall(ask.lower().replace("\u2019", "'")))
+    return bool(_CONDITION_WORDS & set(text.split())) or any(
+        phrase in text for phrase in _CONDITION_PHRASES
+    )
 
 
 def findings(steps: Sequence[StepRecord]) -> list[StepRecord]:

@@ -47,7 +47,7 @@ from .arguments import (
     request_arguments,
     validate_arguments,
 )
-from .condition import condition_met, unmet_note
+from .condition import condition_met, states_condition, unmet_note
 from .conductor import Plan
 from .hooks import Denied
 from .intent import asks_for_write, withheld_note
@@ -141,7 +141,7 @@ async def run_tool_step(
         note = withheld_write(tool, tool_input, turn.steps)
         if note is not None:
             return Withheld(note)
-        if turn.config.condition_check:
+        if turn.config.condition_check and states_condition(turn.ask):
             condition = await condition_met(turn.caller, tool, tool_input, turn.ask, turn.steps)
             if condition is not None:
                 turn.emit(
