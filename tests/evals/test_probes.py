@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from goliath import Tool, tool
+from goliath.errors import ConfigError
 from goliath.evaluation.fixtures import Fixture
 from goliath.evaluation.probes import format_probe_report, run_probe
 from goliath.models import GenerateRequest
@@ -149,3 +152,99 @@ async def test_the_arguments_probe_judges_typed_values_as_the_tool_gets_them() -
         "target_c is 21.0, wanted the number 21.5",
         'rooms repeats "Kitchen"',
     ]
+
+
+def condition_model(word: str) -> Any:
+    """A model that answers the condition check with ``word``; no other call reaches it."""
+
+    def reply(request: GenerateRequest) -> dict[str, Any]:
+        assert request.label == "condition", f"the probe sent {request.label} to the model"
+        return {"json": {"go": word}}
+
+    return FakeModel(reply)
+
+
+GO_AFTER_READ = Fixture(
+    id="add-if-missing",
+    ask="add 'water the plants' unless it's already there",
+    tools=("list_tasks", "create_task"),
+    handled_by="device",
+    category="check-then-act",
+    writes=("create_task",),
+    arguments=({"title": "Water the plants"},),
+)
+SKIP_AFTER_READ = Fixture(
+    id="add-if-few",
+    ask="add 'buy eggs' if I have no tasks yet",
+    tools=("list_tasks",),
+    handled_by="device",
+    category="check-then-act",
+    writes=(),
+    withheld=(("create_task", {"title": "Buy eggs"}),),
+)
+
+
+async def test_the_condition_probe_asks_about_a_good_runs_write_after_its_read() -> None:
+    model = condition_model("yes")
+    report = await run_probe(model=model, fixtures=[GO_AFTER_READ], probe="condition")
+    (outcome,) = report.outcomes
+    assert (outcome.passed, outcome.wanted, outcome.reply) == (True, "go", "create_task=go")
+    (asked,) = model.calls
+    assert "Buy milk" in asked.prompt and "Water the plants" in asked.prompt
+    withheld = await run_probe(
+        model=condition_model("no"), fixtures=[GO_AFTER_READ], probe="condition"
+    )
+    assert withheld.outcomes[0].reasons == ["create_task: withheld, wanted go"]
+    assert "let through 0/1" in format_probe_report(withheld)
+
+
+async def test_the_condition_probe_asks_about_the_write_whose_condition_failed() -> None:
+    report = await run_probe(
+        model=condition_model("no"), fixtures=[SKIP_AFTER_READ], probe="condition"
+    )
+    (outcome,) = report.outcomes
+    assert (outcome.passed, outcome.wanted, outcome.reply) == (
+        True,
+        "withheld",
+        "create_task=withheld",
+    )
+    assert "condition failed withheld 1/1" in format_probe_report(report)
+    let_through = await run_probe(
+        model=condition_model("yes"), fixtures=[SKIP_AFTER_READ], probe="condition"
+    )
+    assert let_through.outcomes[0].reasons == ["create_task: go, wanted withheld"]
+
+
+async def test_the_condition_probe_credits_the_write_gate_and_skips_asks_with_no_condition() -> (
+    None
+):
+    already = Fixture(
+        id="add-milk-unless-there",
+        ask="add 'buy milk' unless it's already there",
+        tools=("list_tasks",),
+        handled_by="device",
+        writes=(),
+        withheld=(("create_task", {"title": "Buy milk"}),),
+    )
+    plain = Fixture(
+        id="look-then-add",
+        ask="look at my list, then add 'water the plants'",
+        tools=("list_tasks", "create_task"),
+        handled_by="device",
+        writes=("create_task",),
+        arguments=({"title": "Water the plants"},),
+    )
+    model = condition_model(
+        "no"
+    )  # never asked: the gate decides one, the other states no condition
+    report = await run_probe(model=model, fixtures=[already, plain], probe="condition")
+    assert [(o.reply, o.passed) for o in report.outcomes] == [
+        ("create_task=withheld by the gate", True),
+        ("create_task=go", True),
+    ]
+    assert model.calls == []
+
+
+def test_a_fixtures_withheld_write_is_a_tool_and_its_arguments() -> None:
+    with pytest.raises(ConfigError, match="withheld must be"):
+        Fixture(id="x", ask="y", tools=(), handled_by="device", withheld=[("create_task",)])

@@ -17,6 +17,7 @@ from goliath.turn.condition import (
     condition_request,
     findings,
     read_condition,
+    states_condition,
 )
 from goliath.turn.stages import STAGES
 from tests.helpers import task_tools
@@ -102,6 +103,35 @@ async def test_the_check_is_off_for_a_model_that_does_not_score_options() -> Non
         await agent.run(ASK)
     assert "condition" not in [call.label for call in model.calls]
     assert tasks[-1] == {"title": "Buy bread"}
+
+
+async def test_a_write_after_a_read_in_an_ask_that_states_no_condition_is_not_checked() -> None:
+    tasks, tools = task_tools()
+    model = FakeModel(
+        [PLAN_LIST_THEN_ADD, GO_ON, {"json": {"title": "Buy bread"}}, {"text": "Added."}]
+    )
+    async with Agent(model, tools=tools, auto_approve=True, condition_check=True) as agent:
+        await agent.run("look at my tasks and then add buy bread")
+    assert "condition" not in [call.label for call in model.calls]
+    assert tasks[-1] == {"title": "Buy bread"}
+
+
+@pytest.mark.parametrize(
+    ("ask", "states"),
+    [
+        ("add stamps unless they're already on my list", True),
+        ("If I'm free at 2, put the post office in", True),
+        ("lunch w olivia thu 12 - only if I'm free", True),
+        ("make sure bin bags are on my list", True),
+        ("check whether Noor's birthday is today and wish her a happy one", True),
+        ("find the scan of my passport and rename it", False),
+        ("play the newest episode of my podcast", False),
+        ("Lock any door that's still unlocked", False),
+        ("what's the gift idea for Noor?", False),
+    ],
+)
+def test_an_ask_states_a_condition_by_its_connectives(ask: str, states: bool) -> None:
+    assert states_condition(ask) is states
 
 
 def test_scores_decide_and_an_unscored_reply_withholds_only_on_no() -> None:
