@@ -91,7 +91,7 @@ def condition_schema() -> dict[str, Any]:
 def states_condition(ask: str) -> bool:
     """Whether the ask makes a change depend on something ("if", "unless", "only", "make
     sure"): the check runs only then. On dev, asked before every write that followed a read,
-    the 1.5B model withheld 16 of 23 writes that should run, plain two-step ones ("find the
+    the 1.5B model withheld 18 of 24 writes that should run, plain two-step ones ("find the
     scan and rename it") among them (docs/design.md, "The condition check")."""
     text = " ".join(_WORD.findall(ask.lower().replace("\u2019", "'")))
     return bool(_CONDITION_WORDS & set(text.split())) or any(
