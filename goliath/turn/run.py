@@ -33,6 +33,7 @@ from ..session import Session
 from ..tools import Tool
 from .answer import AnswerInvalid, compose_answer
 from .conductor import InvalidPlan, Plan, planning_prompts, request_plan, weigh_options
+from .detail import hit_reader
 from .generation import ModelPort
 from .grounding import (
     denial_note,
@@ -201,6 +202,16 @@ class Turn(TurnState):
                 return await self._escalate(outcome.reason, outcome.error)
 
     async def _plan(
+        self, available: list[Tool], context_text: str | None, failed: InvalidPlan | None
+    ) -> Plan | InvalidPlan:
+        plan = await self._next_plan(available, context_text, failed)
+        if isinstance(plan, Plan) and plan.kind == "answer":
+            reader = hit_reader(available, self.steps)  # a search's hit is read first
+            if reader is not None:
+                return Plan(kind="tool", brief=reader.description, tool=reader.name)
+        return plan
+
+    async def _next_plan(
         self, available: list[Tool], context_text: str | None, failed: InvalidPlan | None
     ) -> Plan | InvalidPlan:
         if not available:
