@@ -45,6 +45,7 @@ from .grounding import (
     step_summary,
     ungrounded_numbers,
     vague_note,
+    with_findings,
 )
 from .handoff import check_hand_off
 from .hooks import OBSERVER_SECONDS, StopRun
@@ -430,6 +431,8 @@ class Turn(TurnState):
                 self.emit(CheckEvent(check="answer", passed=False))
                 retried, _ = await self._compose(best_effort=False, notes=(vague_note(),))
                 text = retried.strip() or text  # checked once more for invented numbers
+                if names_nothing_found(text, self.steps, self.ask):
+                    text = with_findings(text, self.steps)  # the lines it left out, as found
                 continue
             if not invented and not denied:
                 return text
