@@ -376,8 +376,9 @@ CASES: list[Case] = [
             "wedding speech file - which folder?",
             "I can't find the draft of my speech for Noor — where is it?",
         ],
-        tools=["search_files"],
-        arguments=[{"query": "speech"}],
+        tools=["search_files", "read_file"],  # reading the hit is as right (design.md)
+        arguments=[{"query": "speech"}, {"file_id": "f-110"}],
+        alternatives=[["search_files"]],
         mentions=["writing"],
         writes=NOTHING,
     ),

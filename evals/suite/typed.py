@@ -1183,8 +1183,9 @@ CASES: list[Case] = [
             "vegetarian recipes under 30 min",
             "I've only got 30 minutes tonight; what vegetarian recipes fit?",
         ],
-        tools=["search_recipes"],
-        arguments=[{"diet": "vegetarian", "max_minutes": 30}],
+        tools=["search_recipes", "get_recipe"],  # reading a hit is as right (design.md)
+        arguments=[{"diet": "vegetarian", "max_minutes": 30}, {"recipe_id": "r-101"}],
+        alternatives=[["search_recipes"]],
         arg_values={"search_recipes.diet": "vegetarian", "search_recipes.max_minutes": 30},
         mentions=["shakshuka", "pasta e ceci"],
         forbids=["salmon"],

@@ -28,6 +28,7 @@ __all__ = [
     "step_summary",
     "ungrounded_numbers",
     "vague_note",
+    "with_findings",
 ]
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
@@ -213,6 +214,18 @@ def names_nothing_found(text: str, steps: Sequence[StepRecord], ask: str) -> boo
     said = {word.lower() for word in _VALUE_WORD.findall(text)}
     said |= {_normal(word) for word in said if word[:1].isdigit()}
     return not (said & found)
+
+
+def with_findings(text: str, steps: Sequence[StepRecord]) -> str:
+    """An answer that twice named nothing the last read returned, with that read's lines after
+    it: the 1.5B model answers "You have 6 tasks left." again when asked for the titles, and
+    the user asked for the titles (docs/design.md, "The answer check")."""
+    last = next(
+        (s for s in reversed(steps) if s.kind == "tool" and not (s.failed or s.skipped)), None
+    )
+    if last is None or not last.result:
+        return text
+    return f"{text.rstrip()}\nHere is what I found:\n{clip(last.result, _SUMMARY_CHARS)}"
 
 
 def vague_note() -> str:

@@ -33,6 +33,7 @@ from ..session import Session
 from ..tools import Tool
 from .answer import AnswerInvalid, compose_answer
 from .conductor import InvalidPlan, Plan, planning_prompts, request_plan, weigh_options
+from .detail import hit_reader
 from .generation import ModelPort
 from .grounding import (
     denial_note,
@@ -44,6 +45,7 @@ from .grounding import (
     step_summary,
     ungrounded_numbers,
     vague_note,
+    with_findings,
 )
 from .handoff import check_hand_off
 from .hooks import OBSERVER_SECONDS, StopRun
@@ -201,6 +203,16 @@ class Turn(TurnState):
                 return await self._escalate(outcome.reason, outcome.error)
 
     async def _plan(
+        self, available: list[Tool], context_text: str | None, failed: InvalidPlan | None
+    ) -> Plan | InvalidPlan:
+        plan = await self._next_plan(available, context_text, failed)
+        if isinstance(plan, Plan) and plan.kind == "answer":
+            reader = hit_reader(available, self.steps)  # a search's hit is read first
+            if reader is not None:
+                return Plan(kind="tool", brief=reader.description, tool=reader.name)
+        return plan
+
+    async def _next_plan(
         self, available: list[Tool], context_text: str | None, failed: InvalidPlan | None
     ) -> Plan | InvalidPlan:
         if not available:
@@ -419,6 +431,8 @@ class Turn(TurnState):
                 self.emit(CheckEvent(check="answer", passed=False))
                 retried, _ = await self._compose(best_effort=False, notes=(vague_note(),))
                 text = retried.strip() or text  # checked once more for invented numbers
+                if names_nothing_found(text, self.steps, self.ask):
+                    text = with_findings(text, self.steps)  # the lines it left out, as found
                 continue
             if not invented and not denied:
                 return text

@@ -173,6 +173,25 @@ async def test_an_answer_that_names_nothing_the_read_returned_is_retried_once(
     assert [(e.check, e.passed) for e in result.trace if e.type == "check"] == [("answer", False)]
 
 
+async def test_a_retry_that_still_names_nothing_found_is_followed_by_the_found_lines(
+    box: TaskBox,
+) -> None:
+    """The 1.5B model answers "You have 2 tasks." again when asked for the titles: the user
+    then gets the read's lines after that answer, not the count alone."""
+    fake = FakeModel(
+        [
+            use("list_tasks"),
+            answer_plan(),
+            text("You have a couple of things to do."),
+            text("You have two things to do."),
+        ]
+    )
+    result = await run_turn(fake, "what's on my list?", tools=box.tools, answer_check=True)
+    assert result.text.startswith("You have two things to do.\nHere is what I found:")
+    assert "Buy milk" in result.text and "Call mom" in result.text
+    assert len(calls(fake, "answer")) == 2
+
+
 async def test_an_answer_naming_what_was_found_or_a_plain_no_is_not_retried(box: TaskBox) -> None:
     for reply, ask in (
         ("Call mom is on your list.", "what's on my list?"),

@@ -1,0 +1,133 @@
+"""A search's hits are read before the answer: the read that takes one hit's id runs first."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from goliath import Agent, Tool, tool
+from goliath.records import StepRecord
+from goliath.schema import DONE
+from goliath.testing import FakeModel
+from goliath.turn.detail import hit_reader
+
+EMAILS = [
+    {"id": 5, "from": "ShipFast", "subject": "Your order has shipped", "date": "2025-03-09"},
+    {"id": 8, "from": "Noor", "subject": "Lunch?", "date": "2025-03-10"},
+]
+
+
+def mail_tools() -> list[Tool]:
+    @tool
+    def search_emails(query: str) -> list[dict[str, Any]]:
+        """Search the inbox.
+
+        Args:
+            query: Words to look for.
+        """
+        return [dict(email) for email in EMAILS if query.lower() in str(email).lower()]
+
+    @tool
+    def read_email(email_id: int) -> dict[str, Any]:
+        """Read one email in full.
+
+        Args:
+            email_id: The email's id, from search_emails.
+        """
+        return {"id": email_id, "body": "Tracking number SF-4471, arriving Thursday."}
+
+    @tool(writes=True)
+    def archive_email(email_id: int) -> dict[str, Any]:
+        """Archive an email.
+
+        Args:
+            email_id: The email's id.
+        """
+        return {"ok": True}
+
+    @tool
+    def read_note(note_id: str) -> dict[str, Any]:
+        """Read a note.
+
+        Args:
+            note_id: The note's id.
+        """
+        return {"id": note_id, "text": "x"}
+
+    @tool
+    def list_tasks() -> list[dict[str, Any]]:
+        """List the tasks."""
+        return [{"id": 1, "title": "Buy milk"}]
+
+    @tool
+    def get_task(task_id: int) -> dict[str, Any]:
+        """One task in full.
+
+        Args:
+            task_id: The task's id.
+        """
+        return {"id": task_id, "title": "Buy milk", "note": "oat"}
+
+    return [search_emails, read_email, archive_email, read_note, list_tasks, get_task]
+
+
+async def test_an_answer_after_a_search_reads_the_hit_first() -> None:
+    model = FakeModel(
+        [
+            {"json": {"call": "search_emails", "then": DONE}},
+            {"json": {"query": "order"}},
+            {"json": {"email_id": 5}},
+            {"text": "Your tracking number is SF-4471."},
+        ]
+    )
+    async with Agent(model, tools=mail_tools(), auto_approve=True) as agent:
+        result = await agent.run("what's the tracking number for my order?")
+    tools = [step.tool for step in result.steps if step.kind == "tool"]
+    assert tools == ["search_emails", "read_email"]
+    assert [call.label for call in model.calls] == ["conductor", "arguments", "arguments", "answer"]
+    assert "SF-4471" in model.calls[-1].prompt  # the answer sees the email itself
+    assert result.text == "Your tracking number is SF-4471."
+
+
+async def test_a_listing_that_is_the_answer_is_not_read_item_by_item() -> None:
+    model = FakeModel(
+        [{"json": {"call": "list_tasks", "then": DONE}}, {"text": "You have: Buy milk."}]
+    )
+    async with Agent(model, tools=mail_tools(), auto_approve=True) as agent:
+        result = await agent.run("what's on my list?")
+    assert [step.tool for step in result.steps if step.kind == "tool"] == ["list_tasks"]
+
+
+def step(tool: str, output: Any, **fields: Any) -> StepRecord:
+    return StepRecord(index=0, kind="tool", brief="b", tool=tool, output=output, **fields)
+
+
+def test_only_a_read_of_the_same_kind_taking_just_the_id_is_chosen() -> None:
+    tools = {t.name: t for t in mail_tools()}
+    searched = [step("search_emails", EMAILS, input={"query": "order"})]
+    assert hit_reader(list(tools.values()), searched) is tools["read_email"]
+    # not the write that takes the same id, nor a read of another kind
+    others = [tools["archive_email"], tools["read_note"], tools["get_task"]]
+    assert hit_reader(others, searched) is None
+
+
+def test_no_hit_read_after_a_failed_search_a_result_without_ids_or_a_second_time() -> None:
+    tools = list(mail_tools())
+    assert hit_reader(tools, [step("search_emails", [], input={"query": "x"})]) is None
+    no_ids = [{"from": "ShipFast", "subject": "Shipped"}]
+    assert hit_reader(tools, [step("search_emails", no_ids, input={"query": "x"})]) is None
+    failed = step("search_emails", EMAILS, input={"query": "x"}, failed=True)
+    assert hit_reader(tools, [failed]) is None
+    again = [
+        step("search_emails", EMAILS, input={"query": "x"}),
+        step("read_email", {"id": 5, "body": "..."}),
+        step("search_emails", EMAILS, input={"query": "y"}),
+    ]
+    assert hit_reader(tools, again) is None  # read_email already ran in this turn
+
+
+def test_a_listing_called_with_a_query_counts_as_a_search() -> None:
+    tools = {t.name: t for t in mail_tools()}
+    listed = [step("list_tasks", [{"id": 1, "title": "Buy milk"}], input={"query": "milk"})]
+    assert hit_reader(list(tools.values()), listed) is tools["get_task"]
+    plain = [step("list_tasks", [{"id": 1, "title": "Buy milk"}], input={})]
+    assert hit_reader(list(tools.values()), plain) is None
