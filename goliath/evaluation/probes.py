@@ -157,6 +157,14 @@ class _Splice:
 
         return estimate_tokens(text)
 
+    async def probed(self, request: GenerateRequest) -> None:
+        """Send the probed call to the real model and keep its request, reply and costs."""
+        self.request = request
+        started = time.perf_counter()
+        self.reply = await self.real.generate(request)
+        self.seconds = time.perf_counter() - started
+        self.input_tokens = self.reply.input_tokens
+
     async def generate(self, request: GenerateRequest) -> Generation:
         index = self.calls
         self.calls += 1
@@ -174,11 +182,7 @@ class _Splice:
             self.input_tokens += reply.input_tokens
             return reply
         if index == self.probe:
-            self.request = request
-            started = time.perf_counter()
-            self.reply = await self.real.generate(request)
-            self.seconds = time.perf_counter() - started
-            self.input_tokens = self.reply.input_tokens
+            await self.probed(request)
             raise _Stop
         if index >= len(self.script):
             raise _Stop
@@ -565,11 +569,7 @@ class _ConditionSplice(_Splice):
 
     async def generate(self, request: GenerateRequest) -> Generation:
         if request.label == "condition":
-            self.request = request
-            started = time.perf_counter()
-            self.reply = await self.real.generate(request)
-            self.seconds = time.perf_counter() - started
-            self.input_tokens = self.reply.input_tokens
+            await self.probed(request)
             raise _Stop
         return await super().generate(request)
 
