@@ -26,6 +26,7 @@ from typing import Any
 from ..records import StepRecord
 from ..tools import Tool
 from .lookup import id_parameters
+from .write_gate import singular
 
 __all__ = ["hit_reader"]
 
@@ -90,12 +91,4 @@ def _items(output: Any) -> list[Mapping[str, Any]]:
 
 def _name_words(name: str) -> set[str]:
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name).replace("_", " ").lower()
-    return {_singular(word) for word in _WORD.findall(spaced)}
-
-
-def _singular(word: str) -> str:
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
+    return {singular(word) for word in _WORD.findall(spaced)}

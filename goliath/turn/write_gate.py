@@ -33,7 +33,7 @@ from typing import Any
 from ..records import StepRecord
 from ..tools import Tool
 
-__all__ = ["ADDING_VERBS", "withheld_write"]
+__all__ = ["ADDING_VERBS", "singular", "withheld_write"]
 
 ADDING_VERBS = frozenset({"add", "create", "new", "make", "insert", "save", "put", "schedule"})
 """First words of a write's name that mean it makes a new item (``create_task``, ``addItem``)."""
@@ -151,10 +151,10 @@ def _items(output: Any) -> list[Mapping[str, Any]]:
 
 
 def _words(text: str) -> set[str]:
-    return {_stem(word) for word in _WORD.findall(text.lower()) if word not in _STOP}
+    return {singular(word) for word in _WORD.findall(text.lower()) if word not in _STOP}
 
 
-def _stem(word: str) -> str:
+def singular(word: str) -> str:
     """A crude singular, so "bags" finds "bag" and "stamps" finds "stamp"."""
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
