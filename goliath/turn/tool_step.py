@@ -49,6 +49,7 @@ from .arguments import (
 )
 from .condition import condition_met, states_condition, unmet_note
 from .conductor import Plan
+from .given import unsaid_values
 from .hooks import Denied
 from .intent import asks_for_write, withheld_note
 from .judge import duplicate_verdict, last_two_failed, prerequisites_met
@@ -116,6 +117,11 @@ async def run_tool_step(
         if lacking and any(not t.writes and t.name != tool.name for t in available.values()):
             turn.looked_up.add(tool.name)
             return LookUp(tool.name, tuple(lacking))
+    if isinstance(filled, Arguments) and tool.writes:
+        said = " ".join([turn.ask, *(exchange.ask for exchange in turn.view.recent)])
+        unsaid = unsaid_values(tool, filled.values, turn.steps, turn.seen_texts(), said)
+        if unsaid:  # a number nobody gave: ask the user, never write it (docs/design.md)
+            filled = Missing(", ".join(unsaid), filled.values)
     skipped: Skipped | None = None
     tool_input = filled.values
     if isinstance(filled, Missing):

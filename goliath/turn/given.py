@@ -1,0 +1,124 @@
+"""A write's numbers come from the user or from a result, never from the model alone.
+
+"Preheat the oven" names no temperature, yet the 1.5B model fills ``temperature_c: 200`` and
+the oven heats; "wake me up tomorrow" becomes an alarm at ``07:00``, "add Omar to my contacts"
+a made-up phone number. The worker's ``missing`` field stays blank for these: the value *looks*
+given. So the harness checks it: a write's required value that holds a number — a number
+parameter, digits in a string (a time, a phone number, a date), a number inside a list or an
+object — is *unsaid* when the number appears nowhere the turn has seen (the ask, the
+conversation, the facts, the steps' results) **and** the user's words give no number at all
+(no digit, no number word such as "twenty", "half" or "noon"; for a date, no day word such as
+"tomorrow" or "Friday"). An unsaid value makes the call :class:`~.arguments.Missing`: the step is
+skipped and the user is asked (docs/design.md, "What missing means").
+
+The test is lenient on purpose. Any number in the user's words lets the call run, because
+the model may rightly convert it ("two hours" → 120 minutes, "7pm" → ``19:00``, "170 lb" →
+77.1 kg); what it stops is a value conjured from nothing. Ids are left to the look-up rule
+(``lookup.py``), booleans and enums are the model's to choose, optional values keep their
+defaults when left out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ..records import StepRecord
+from ..tools import Tool
+from .grounding import ungrounded_numbers
+from .lookup import id_parameters
+
+__all__ = ["unsaid_values"]
+
+_DIGIT = re.compile(r"\d")
+_WORD = re.compile(r"[a-z]+")
+_NUMBER_WORDS = frozenset(
+    _WORD.findall(
+        """
+zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
+fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy
+eighty ninety hundred thousand million dozen half quarter couple pair few several once
+twice single double triple noon midday midnight first second third fourth fifth hour
+hours minute minutes
+"""
+    )
+)
+"""Words that give a number: a value converted from one of them is the user's, not invented.
+("an hour" gives 60 minutes, "noon" 12:00, "a dozen" 12.)"""
+_DAY_WORDS = frozenset(
+    _WORD.findall(
+        """
+today tonight tomorrow tmrw yesterday monday tuesday wednesday thursday friday saturday
+sunday mon tue tues wed thu thur thurs fri sat sun weekend week month year next last
+january february march april may june july august september october november december
+jan feb mar apr jun jul aug sep sept oct nov dec morning evening afternoon night
+"""
+    )
+)
+"""Words that give a day: a date computed from one of them ("Friday" → 2025-03-14) is the
+user's."""
+_ISO_DAY = re.compile(r"\b\d{4}-\d{1,2}-(\d{1,2})\b")
+"""An ISO date is grounded by its day of the month: "Saturday 22 March" grounds ``2025-03-22``."""
+_DATE = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}[./]\d{1,2}(?:[./]\d{2,4})?\b")
+
+
+def _numbers_in(value: Any) -> list[str]:
+    """The number-bearing leaves of a value, as text (booleans are not numbers)."""
+    if isinstance(value, bool) or value is None:
+        return []
+    if isinstance(value, (int, float)):
+        return [str(value)]
+    if isinstance(value, str):
+        return [value] if _DIGIT.search(value) else []
+    if isinstance(value, Mapping):
+        return [text for item in value.values() for text in _numbers_in(item)]
+    if isinstance(value, (list, tuple)):
+        return [text for item in value for text in _numbers_in(item)]
+    return []
+
+
+def gives_number(words: str) -> bool:
+    """Whether the user's words say a number, in digits or in words."""
+    text = words.lower()
+    return bool(_DIGIT.search(text)) or any(word in _NUMBER_WORDS for word in _WORD.findall(text))
+
+
+def gives_day(words: str) -> bool:
+    """Whether the user's words name a day ("tomorrow", "Friday", "next week", "12 May")."""
+    return any(word in _DAY_WORDS for word in _WORD.findall(words.lower()))
+
+
+def unsaid_values(
+    tool: Tool,
+    values: Mapping[str, Any],
+    steps: Sequence[StepRecord],
+    seen: Iterable[str],
+    said: str,
+) -> list[str]:
+    """The required parameters of the write ``tool`` whose numbers nobody gave.
+
+    ``seen`` is everything the turn has seen besides its steps (the ask, the conversation, the
+    facts); ``said`` is the user's own words (this ask and the recent ones). A value is unsaid
+    when a number in it is in neither the steps nor ``seen``, and ``said`` gives no number (no
+    day either, for a date).
+    """
+    if not tool.writes:
+        return []
+    schema = tool.schema if isinstance(tool.schema, dict) else {}
+    ids = set(id_parameters(tool))
+    known = list(seen)
+    number_said, day_said = gives_number(said), gives_day(said)
+    unsaid = []
+    for name in schema.get("required") or []:
+        if name in ids or name not in values:
+            continue
+        for text in _numbers_in(values[name]):
+            dated = _DATE.search(text) is not None
+            if not ungrounded_numbers(_ISO_DAY.sub(r"\1", text), steps, known):
+                continue
+            if number_said or (day_said and dated):
+                continue
+            unsaid.append(name)
+            break
+    return unsaid

@@ -1,0 +1,176 @@
+"""A write's numbers come from the user or a result: a value conjured from nothing is asked for,
+never written (goliath/turn/given.py; docs/design.md, "What missing means")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from goliath import tool
+from goliath.records import StepRecord
+from goliath.testing import FakeModel
+from goliath.tools import Tool
+from goliath.turn.given import gives_day, gives_number, unsaid_values
+
+from ..spec.helpers import answer_plan, args, run_turn, text, use
+
+
+class Home:
+    """An oven, an alarm clock and a contact book, recording what each write was given."""
+
+    def __init__(self) -> None:
+        self.writes: list[tuple[str, dict[str, Any]]] = []
+        home = self
+
+        @tool(writes=True)
+        def set_oven(temperature_c: int, timer_minutes: int | None = None) -> str:
+            """Heat the oven.
+
+            Args:
+                temperature_c: The temperature in °C.
+                timer_minutes: A timer to set too.
+            """
+            home.writes.append(("set_oven", {"temperature_c": temperature_c}))
+            return "on"
+
+        @tool(writes=True)
+        def set_alarm(time: str, day: str | None = None) -> str:
+            """Set an alarm.
+
+            Args:
+                time: HH:MM, 24-hour.
+                day: The day, if not the next one.
+            """
+            home.writes.append(("set_alarm", {"time": time, "day": day}))
+            return "set"
+
+        @tool(writes=True)
+        def add_task(title: str, due: str) -> str:
+            """Add a task.
+
+            Args:
+                title: What to do.
+                due: The day it is due, 2025-03-14.
+            """
+            home.writes.append(("add_task", {"title": title, "due": due}))
+            return "added"
+
+        @tool
+        def oven_recipes(dish: str) -> list[dict[str, Any]]:
+            """Oven settings for a dish.
+
+            Args:
+                dish: The dish.
+            """
+            return [{"dish": dish, "temperature_c": 220}]
+
+        self.tools: list[Tool] = [set_oven, set_alarm, add_task, oven_recipes]
+
+    def tool(self, name: str) -> Tool:
+        return next(item for item in self.tools if item.name == name)
+
+
+@pytest.fixture
+def home() -> Home:
+    return Home()
+
+
+def step(result: str) -> StepRecord:
+    return StepRecord(index=0, kind="tool", brief="", tool="oven_recipes", result=result)
+
+
+# ---------------------------------------------------------------- the rule alone
+
+
+@pytest.mark.parametrize(
+    ("said", "values", "unsaid"),
+    [
+        ("preheat the oven", {"temperature_c": 200}, ["temperature_c"]),
+        ("preheat the oven to 180", {"temperature_c": 180}, []),
+        ("preheat the oven to two hundred", {"temperature_c": 200}, []),
+        ("preheat the oven to 350 F", {"temperature_c": 177}, []),  # converted: the user's
+    ],
+)
+def test_a_number_is_unsaid_only_when_the_user_gave_none(
+    home: Home, said: str, values: dict[str, Any], unsaid: list[str]
+) -> None:
+    assert unsaid_values(home.tool("set_oven"), values, [], [said], said) == unsaid
+
+
+def test_a_number_a_result_showed_is_given(home: Home) -> None:
+    oven = home.tool("set_oven")
+    found = [step("dish: lasagne | temperature_c: 220")]
+    assert unsaid_values(oven, {"temperature_c": 220}, found, ["heat it for lasagne"], "") == []
+    assert unsaid_values(oven, {"temperature_c": 200}, found, ["heat it for lasagne"], "") == [
+        "temperature_c"
+    ]
+
+
+def test_a_number_from_earlier_in_the_conversation_is_given(home: Home) -> None:
+    seen = ["do it again", "The oven is at 190 °C."]
+    assert unsaid_values(home.tool("set_oven"), {"temperature_c": 190}, [], seen, "") == []
+
+
+def test_digits_in_a_string_are_checked_too(home: Home) -> None:
+    alarm = home.tool("set_alarm")
+    ask = "wake me up tomorrow"
+    assert unsaid_values(alarm, {"time": "07:00"}, [], [ask], ask) == ["time"]
+    ask = "wake me up tomorrow at 7"
+    assert unsaid_values(alarm, {"time": "07:00"}, [], [ask], ask) == []
+
+
+def test_a_date_from_a_day_word_is_given_and_one_from_nothing_is_not(home: Home) -> None:
+    task = home.tool("add_task")
+    values = {"title": "pay rent", "due": "2025-03-14"}
+    for ask in ("add pay rent for Friday", "pay rent, due tomorrow"):
+        assert unsaid_values(task, values, [], [ask], ask) == []
+    ask = "add pay rent"
+    assert unsaid_values(task, values, [], [ask], ask) == ["due"]
+    # the day of the month said earlier in the conversation grounds the date
+    seen = [ask, "Rent is due on the 14th."]
+    assert unsaid_values(task, values, [], seen, ask) == []
+
+
+def test_optional_values_and_reads_are_not_checked(home: Home) -> None:
+    ask = "preheat to 180"
+    oven = home.tool("set_oven")
+    assert unsaid_values(oven, {"temperature_c": 180, "timer_minutes": 25}, [], [ask], ask) == []
+    recipes = home.tool("oven_recipes")
+    assert unsaid_values(recipes, {"dish": "pie 3000"}, [], ["oven settings"], "") == []
+
+
+def test_number_and_day_words() -> None:
+    assert gives_number("set a timer for half an hour")
+    assert gives_number("at noon")
+    assert not gives_number("preheat the oven")
+    assert gives_day("on Friday") and gives_day("tmrw")
+    assert not gives_day("add pay rent")
+
+
+# ---------------------------------------------------------------- in a turn
+
+
+async def test_a_write_with_an_invented_number_asks_instead_of_writing(home: Home) -> None:
+    model = FakeModel(
+        [
+            use("set_oven"),
+            args(temperature_c=200),
+            answer_plan(),
+            text("What temperature should I set?"),
+        ]
+    )
+    result = await run_turn(model, "preheat the oven", tools=home.tools, auto_approve=True)
+    assert home.writes == []
+    assert result.steps[0].skip_reason == "missing"
+    assert "temperature_c" in (result.steps[0].result or "")
+    assert result.text == "What temperature should I set?"
+
+
+async def test_a_write_with_the_number_the_user_said_runs(home: Home) -> None:
+    model = FakeModel(
+        [use("set_oven"), args(temperature_c=180), answer_plan(), text("The oven is heating.")]
+    )
+    result = await run_turn(model, "preheat the oven to 180", tools=home.tools, auto_approve=True)
+    assert home.writes == [("set_oven", {"temperature_c": 180})]
+    assert result.steps[0].skipped is False
