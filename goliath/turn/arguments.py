@@ -14,7 +14,8 @@ address" on ``find_contact(name="Diego")`` — or an optional filter), and so do
 ``missing`` names only optional parameters. An optional value the model filled with nothing — an
 empty string or list, or a 0 the ask never says for it — is left out, so the tool's default applies
 (docs/design.md, "What missing means"). A write's number that nobody gave — ``missing`` blank,
-the value invented — is caught after this stage, by ``given.py``.
+the value invented — and a value that copies the request are caught after this stage, by
+``given.py``.
 """
 
 from __future__ import annotations

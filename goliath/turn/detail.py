@@ -10,7 +10,10 @@ So when a turn is about to answer right after a search — a read named for sear
 (``search_*``, ``find_*``, ``query``) or called with a query — whose result is a list of items
 with ids, and a read of this toolset takes one such id and nothing else (its one required parameter is an
 id of the same kind: ``email_id`` after ``search_emails``, ``recipe_id`` after
-``search_recipes``), that read runs first, once per turn; its worker picks the hit from the
+``search_recipes``), that read runs first, once per turn; so does a read whose one required
+parameter is a ``title`` or ``name`` that every hit carries, when the read's own nouns are
+words of the search's name (``read_note(title)`` after ``search_notes``, whose hits are a
+title and a preview); its worker picks the hit from the
 result lines. The kind is told by the names: the id parameter's word (``email`` of
 ``email_id``), or the function's own nouns for a bare ``id``, must be a word of the search's
 name. A read the turn already made, a write, or a function with other required parameters is
@@ -35,6 +38,8 @@ _VERBS = frozenset({"get", "read", "open", "show", "fetch", "view", "find", "loa
 _SEARCH_VERBS = frozenset({"search", "find", "query", "lookup", "look"})
 _QUERY_PARAMETERS = frozenset({"query", "q", "search", "keyword", "keywords", "term", "text"})
 _ID_SUFFIX = re.compile(r"(_?ids?|Ids?)$")
+_NAMING = frozenset({"title", "name"})
+"""A reader keyed by one of these, when every hit carries it, opens a hit by its name."""
 
 
 def hit_reader(available: Sequence[Tool], steps: Sequence[StepRecord]) -> Tool | None:
@@ -42,7 +47,10 @@ def hit_reader(available: Sequence[Tool], steps: Sequence[StepRecord]) -> Tool |
     last = steps[-1] if steps else None
     if last is None or last.kind != "tool" or last.writes or last.failed or last.skipped:
         return None
-    if last.tool is None or not _searched(last) or not _has_ids(last.output):
+    if last.tool is None or not _searched(last):
+        return None
+    items = _items(last.output)
+    if not items:
         return None
     ran = {step.tool for step in steps if step.kind == "tool"}
     searched = _name_words(last.tool)
@@ -51,10 +59,17 @@ def hit_reader(available: Sequence[Tool], steps: Sequence[StepRecord]) -> Tool |
             continue
         schema = tool.schema if isinstance(tool.schema, dict) else {}
         required = list(schema.get("required") or [])
-        ids = id_parameters(tool)
-        if len(required) != 1 or ids != required:
+        if len(required) != 1:
             continue
-        kind = _name_words(_ID_SUFFIX.sub("", ids[0])) or (_name_words(tool.name) - _VERBS)
+        nouns = _name_words(tool.name) - _VERBS
+        if id_parameters(tool) == required:
+            if not _has_ids(items):
+                continue
+            kind = _name_words(_ID_SUFFIX.sub("", required[0])) or nouns
+        elif required[0] in _NAMING and all(required[0] in item for item in items):
+            kind = nouns  # read_note(title) after search_notes, whose hits carry titles
+        else:
+            continue
         if kind & searched:
             return tool
     return None
@@ -72,11 +87,8 @@ def _searched(step: StepRecord) -> bool:
     )
 
 
-def _has_ids(output: Any) -> bool:
-    items = _items(output)
-    return bool(items) and all(
-        any(key == "id" or key.endswith(("_id", "Id")) for key in item) for item in items
-    )
+def _has_ids(items: Sequence[Mapping[str, Any]]) -> bool:
+    return all(any(key == "id" or key.endswith(("_id", "Id")) for key in item) for item in items)
 
 
 def _items(output: Any) -> list[Mapping[str, Any]]:

@@ -29,7 +29,14 @@ from ..tools import Tool
 from .grounding import ungrounded_numbers
 from .lookup import id_parameters
 
-__all__ = ["unsaid_values"]
+__all__ = [
+    "copied_ask",
+    "copy_note",
+    "gives_day",
+    "gives_number",
+    "unsaid_options",
+    "unsaid_values",
+]
 
 _DIGIT = re.compile(r"\d")
 _WORD = re.compile(r"[a-z]+")
@@ -103,14 +110,41 @@ def unsaid_values(
     when a number in it is in neither the steps nor ``seen``, and ``said`` gives no number (no
     day either, for a date).
     """
+    schema = tool.schema if isinstance(tool.schema, dict) else {}
+    return _unsaid(tool, values, schema.get("required") or [], steps, seen, said)
+
+
+def unsaid_options(
+    tool: Tool,
+    values: Mapping[str, Any],
+    steps: Sequence[StepRecord],
+    seen: Iterable[str],
+    said: str,
+) -> list[str]:
+    """The optional parameters of the write ``tool`` whose numbers nobody gave, by the same
+    test: they are left out, so the tool's default applies ("switch the reading light on"
+    filled ``brightness: 50``)."""
+    schema = tool.schema if isinstance(tool.schema, dict) else {}
+    required = set(schema.get("required") or [])
+    optional = [name for name in schema.get("properties") or {} if name not in required]
+    return _unsaid(tool, values, optional, steps, seen, said)
+
+
+def _unsaid(
+    tool: Tool,
+    values: Mapping[str, Any],
+    names: Iterable[str],
+    steps: Sequence[StepRecord],
+    seen: Iterable[str],
+    said: str,
+) -> list[str]:
     if not tool.writes:
         return []
-    schema = tool.schema if isinstance(tool.schema, dict) else {}
     ids = set(id_parameters(tool))
     known = list(seen)
     number_said, day_said = gives_number(said), gives_day(said)
     unsaid = []
-    for name in schema.get("required") or []:
+    for name in names:
         if name in ids or name not in values:
             continue
         for text in _numbers_in(values[name]):
@@ -122,3 +156,70 @@ def unsaid_values(
             unsaid.append(name)
             break
     return unsaid
+
+
+_COPY_WORDS = 5
+"""An ask this long or longer can be copied whole; a shorter one may be the value itself."""
+_VERBS = frozenset(
+    {"add", "create", "new", "make", "set", "send", "put", "save", "schedule", "start", "log"}
+)
+
+
+def _words(text: str) -> list[str]:
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", text).replace("_", " ").lower()
+    return re.findall(r"[a-z0-9]+", spaced)
+
+
+def copied_ask(
+    tool: Tool, values: Mapping[str, Any], ask: str, *, optional: bool = False
+) -> list[str]:
+    """The required text parameters of the write ``tool`` that copy the request instead of
+    saying the value: the request itself, verb and all ("put dish soap on my shopping list" as
+    the task's title, "Message Yuki for me, please." as the text), or only the request's words
+    naming the kind of thing the tool makes ("set a reminder", "Create a task").
+
+    With ``optional``, the optional ones that copy the request whole (a timer labelled "set a
+    timer for 7 minutes for the eggs"): those are left out, so the tool's default applies.
+    """
+    if not tool.writes:
+        return []
+    schema = tool.schema if isinstance(tool.schema, dict) else {}
+    asked = _words(ask)
+    if not asked:
+        return []
+    nouns = {word for word in _words(tool.name) if word not in _VERBS and len(word) > 2}
+    nouns |= {word + "s" for word in nouns}
+    required = list(schema.get("required") or [])
+    names = (
+        [n for n in schema.get("properties") or {} if n not in required] if optional else required
+    )
+    copied = []
+    for name in names:
+        value = values.get(name)
+        if not isinstance(value, str) or not value.strip():
+            continue
+        words = _words(value)
+        whole = (
+            len(asked) >= _COPY_WORDS
+            and asked[0] in words
+            and sum(1 for word in asked if word in words) >= 0.8 * len(asked)
+        )
+        kind = (
+            not optional
+            and len(words) >= 2
+            and set(words) <= set(asked)
+            and bool(nouns & set(words))
+        )
+        if whole or kind:
+            copied.append(name)
+    return copied
+
+
+def copy_note(names: Sequence[str]) -> str:
+    """The retry's note: which values repeated the request."""
+    shown = ", ".join(names)
+    return (
+        f"Your previous reply copied the request into {shown}. Give only the value itself, "
+        f"taken from the request; if the request does not say it, leave {shown} empty and name "
+        "it in missing."
+    )

@@ -28,6 +28,7 @@ __all__ = [
     "step_summary",
     "ungrounded_numbers",
     "vague_note",
+    "with_change",
     "with_findings",
 ]
 
@@ -226,6 +227,60 @@ def with_findings(text: str, steps: Sequence[StepRecord]) -> str:
     if last is None or not last.result:
         return text
     return f"{text.rstrip()}\nHere is what I found:\n{clip(last.result, _SUMMARY_CHARS)}"
+
+
+_PLAIN = frozenset({"true", "false", "none", "null", "ok", "yes", "no"})
+
+
+def _change_words(step: StepRecord) -> tuple[set[str], str]:
+    """The words that name a write's change, and the change as a phrase: its values (ids
+    aside), or, for a write given only ids, the values its result shows."""
+    words: set[str] = set()
+    _value_words(step.input or {}, words)
+    values = [
+        str(value)
+        for key, value in (step.input or {}).items()
+        if not str(key).lower().endswith("id")
+        and value not in (None, "", [], {})
+        and not isinstance(value, bool)
+    ]
+    phrase = ", ".join(clip(value, 60) for value in values)
+    if not words - _COMMON - _PLAIN:
+        parts = re.split(r"[|\n]", step.result or "")
+        shown = [part.partition(":")[2].strip() for part in parts if ":" in part]
+        shown = [field for field in shown if field]
+        shown = [field for field in shown if field.lower() not in _PLAIN]
+        for field in shown:
+            _value_words(field, words)
+        phrase = ", ".join(clip(field, 60) for field in shown[:3])
+    return words - _COMMON - _PLAIN, phrase
+
+
+def with_change(text: str, steps: Sequence[StepRecord]) -> str:
+    """An answer after a write, with a line naming the change when it names none of it.
+
+    The 1.5B model closes a declined write with "I skipped the task to decline it." and an
+    archived email with "the email with ID 5 has been archived": the user cannot tell which
+    change was made or not. The turn's last write that ran or that the user declined is named
+    after the answer ("Done: archive email: Your order has shipped", "Not done, as you declined:
+    delete task: Porto flights") when the answer says no word of its values (docs/design.md,
+    "The answer names the change"). A write skipped for a missing value, or failed, is left to
+    the answer: it asks, or says what went wrong.
+    """
+    last = next((s for s in reversed(steps) if s.kind == "tool" and s.writes), None)
+    if last is None or last.failed or last.cached or last.tool is None:
+        return text
+    declined = last.skipped and last.skip_reason == "confirmation"
+    if last.skipped and not declined:
+        return text
+    words, phrase = _change_words(last)
+    said = {word.lower() for word in _VALUE_WORD.findall(text)}
+    if not words or words & said:
+        return text
+    name = last.tool.replace("_", " ")
+    head = "Not done, as you declined" if declined else "Done"
+    line = f"{head}: {name}: {phrase}." if phrase else f"{head}: {name}."
+    return f"{text.rstrip()}\n{line}" if text.strip() else line
 
 
 def vague_note() -> str:

@@ -68,9 +68,9 @@ def ungrounded_ids(
     steps: Sequence[StepRecord],
     seen: Iterable[str],
 ) -> list[str]:
-    """The id parameters of ``tool`` whose value is absent or appears in nothing the turn has
-    seen (the steps' results and outputs, and ``seen``: the ask, the recent exchanges, the
-    facts)."""
+    """The id parameters of ``tool`` whose value is absent, is a name of words rather than an
+    id, or appears as a whole token in nothing the turn has seen (the steps' results and
+    outputs, and ``seen``: the ask, the recent exchanges, the facts)."""
     names = id_parameters(tool)
     if not names:
         return []
@@ -88,9 +88,19 @@ def ungrounded_ids(
     missing = []
     for name in names:
         given = _given(values.get(name))
-        if not given or any(text.lower() not in corpus for text in given):
+        if not given or any(not _shown(text, corpus) for text in given):
             missing.append(name)
     return missing
+
+
+def _shown(value: str, corpus: str) -> bool:
+    """Whether an id value appears in ``corpus`` as a whole token (``1`` is not in ``10 March``),
+    and looks like an id: a name of words ("tile museum") is what the user calls the item, and
+    the id is still to be found."""
+    text = value.lower()
+    if " " in text.strip() and not any(char.isdigit() for char in text):
+        return False
+    return re.search(rf"(?<![\w-]){re.escape(text)}(?![\w-])", corpus) is not None
 
 
 def lookup_hint(tool: Tool, parameters: Sequence[str]) -> str:

@@ -45,6 +45,7 @@ from .grounding import (
     step_summary,
     ungrounded_numbers,
     vague_note,
+    with_change,
     with_findings,
 )
 from .handoff import check_hand_off
@@ -402,7 +403,7 @@ class Turn(TurnState):
         if not text.strip():
             return await self._escalate("empty-answer")
         if self.output_schema is None:
-            text = await self._grounded(text)
+            text = with_change(await self._grounded(text), self.steps)
         return await self._finish_answer(text, brief=plan.brief, output=output)
 
     async def _grounded(self, text: str) -> str:

@@ -41,7 +41,6 @@ from ..snapshot import capped_snapshot, try_snapshot
 from ..tools import Tool, ToolContext, is_async_callable, report_tool_error, report_unshowable
 from .arguments import (
     Arguments,
-    Malformed,
     Missing,
     context_steps,
     request_arguments,
@@ -49,7 +48,7 @@ from .arguments import (
 )
 from .condition import condition_met, states_condition, unmet_note
 from .conductor import Plan
-from .given import unsaid_values
+from .given import copied_ask, copy_note, unsaid_options, unsaid_values
 from .hooks import Denied
 from .intent import asks_for_write, withheld_note
 from .judge import duplicate_verdict, last_two_failed, prerequisites_met
@@ -122,6 +121,10 @@ async def run_tool_step(
         unsaid = unsaid_values(tool, filled.values, turn.steps, turn.seen_texts(), said)
         if unsaid:  # a number nobody gave: ask the user, never write it (docs/design.md)
             filled = Missing(", ".join(unsaid), filled.values)
+        else:
+            unsaid = unsaid_options(tool, filled.values, turn.steps, turn.seen_texts(), said)
+            copied = copied_ask(tool, filled.values, turn.ask, optional=True)
+            filled = _without(tool, filled, [*unsaid, *copied])  # their defaults apply
     skipped: Skipped | None = None
     tool_input = filled.values
     if isinstance(filled, Missing):
@@ -308,10 +311,29 @@ async def _arguments(turn: TurnState, tool: Tool, brief: str) -> Arguments | Mis
         reply = await request_arguments(
             turn.caller, tool, system=system, prompt=prompt, ask=turn.ask
         )
-        if not isinstance(reply, Malformed):
+        if isinstance(reply, Arguments):
+            copied = copied_ask(tool, reply.values, turn.ask)
+            if not copied:
+                return reply
+            if _attempt:  # the request copied twice: ask the user for the value
+                return Missing(", ".join(copied), reply.values)
+            notes = (*repair, copy_note(copied))
+            continue
+        if isinstance(reply, Missing):
             return reply
         notes = (*repair, arguments_correction(reply.error))
     return None
+
+
+def _without(tool: Tool, filled: Arguments, names: list[str]) -> Arguments:
+    """The arguments with the optional ``names`` left out, so the tool's defaults apply."""
+    if not names:
+        return filled
+    try:
+        kept = {name: value for name, value in filled.values.items() if name not in names}
+        return Arguments(validate_arguments(tool, kept))
+    except pydantic.ValidationError:
+        return filled
 
 
 async def _confirm_request(

@@ -11,7 +11,7 @@ from goliath import tool
 from goliath.records import StepRecord
 from goliath.testing import FakeModel
 from goliath.tools import Tool
-from goliath.turn.given import gives_day, gives_number, unsaid_values
+from goliath.turn.given import copied_ask, gives_day, gives_number, unsaid_values
 
 from ..spec.helpers import answer_plan, args, run_turn, text, use
 
@@ -46,12 +46,13 @@ class Home:
             return "set"
 
         @tool(writes=True)
-        def add_task(title: str, due: str) -> str:
+        def add_task(title: str, due: str, priority: int | None = None) -> str:
             """Add a task.
 
             Args:
                 title: What to do.
                 due: The day it is due, 2025-03-14.
+                priority: 1 (high) to 3 (low).
             """
             home.writes.append(("add_task", {"title": title, "due": due}))
             return "added"
@@ -174,3 +175,80 @@ async def test_a_write_with_the_number_the_user_said_runs(home: Home) -> None:
     result = await run_turn(model, "preheat the oven to 180", tools=home.tools, auto_approve=True)
     assert home.writes == [("set_oven", {"temperature_c": 180})]
     assert result.steps[0].skipped is False
+
+
+# ---------------------------------------------------------------- optional numbers, copies
+
+
+async def test_an_optional_number_nobody_gave_is_left_out(home: Home) -> None:
+    model = FakeModel(
+        [
+            use("add_task"),
+            args(title="pay rent", due="2025-03-14", priority=1),
+            answer_plan(),
+            text("Added pay rent."),
+        ]
+    )
+    result = await run_turn(model, "add pay rent for Friday", tools=home.tools)
+    assert result.steps[0].input == {"title": "pay rent", "due": "2025-03-14", "priority": None}
+
+
+def test_a_value_that_copies_the_request_is_found(home: Home) -> None:
+    task = home.tool("add_task")
+    ask = "put dish soap on my shopping list for friday"
+    assert copied_ask(task, {"title": ask, "due": "friday"}, ask) == ["title"]
+    assert copied_ask(task, {"title": "dish soap", "due": "friday"}, ask) == []
+    # only the words naming the kind of thing the tool makes
+    ask = "Create a task due Wednesday."
+    assert copied_ask(task, {"title": "Create a task", "due": "Wednesday"}, ask) == ["title"]
+    # a short request may be the value itself; the message of a request is not its copy
+    assert copied_ask(task, {"title": "buy milk", "due": "today"}, "buy milk") == []
+    alarm = home.tool("set_alarm")
+    ask = "set an alarm at 7 for the morning run please"
+    assert copied_ask(alarm, {"time": "07:00", "day": ask}, ask) == []
+    assert copied_ask(alarm, {"time": "07:00", "day": ask}, ask, optional=True) == ["day"]
+
+
+async def test_a_request_copied_into_a_required_value_is_asked_again_once(home: Home) -> None:
+    ask = "put pay the rent on my list for friday"
+    model = FakeModel(
+        [
+            use("add_task"),
+            args(title=ask, due="2025-03-14"),
+            args(title="pay the rent", due="2025-03-14"),
+            answer_plan(),
+            text("Added pay the rent."),
+        ]
+    )
+    result = await run_turn(model, ask, tools=home.tools)
+    assert home.writes == [("add_task", {"title": "pay the rent", "due": "2025-03-14"})]
+    retry = [call for call in model.calls if call.label == "arguments"][1]
+    assert "copied the request into title" in retry.prompt
+    assert result.text == "Added pay the rent."
+
+
+async def test_a_request_copied_twice_is_asked_of_the_user(home: Home) -> None:
+    ask = "Create a task due Friday."
+    model = FakeModel(
+        [
+            use("add_task"),
+            args(title="Create a task", due="2025-03-14"),
+            args(title="Create a task", due="2025-03-14"),
+            answer_plan(),
+            text("What is the task?"),
+        ]
+    )
+    result = await run_turn(model, ask, tools=home.tools)
+    assert home.writes == []
+    assert result.steps[0].skip_reason == "missing"
+    assert "title" in (result.steps[0].result or "")
+
+
+async def test_an_optional_text_that_copies_the_request_is_left_out(home: Home) -> None:
+    ask = "wake me up at 6:30 tomorrow for the early train"
+    model = FakeModel(
+        [use("set_alarm"), args(time="06:30", day=ask), answer_plan(), text("Set for 06:30.")]
+    )
+    result = await run_turn(model, ask, tools=home.tools)
+    assert home.writes == [("set_alarm", {"time": "06:30", "day": None})]
+    assert result.text == "Set for 06:30."

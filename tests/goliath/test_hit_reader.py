@@ -131,3 +131,72 @@ def test_a_listing_called_with_a_query_counts_as_a_search() -> None:
     assert hit_reader(list(tools.values()), listed) is tools["get_task"]
     plain = [step("list_tasks", [{"id": 1, "title": "Buy milk"}], input={})]
     assert hit_reader(list(tools.values()), plain) is None
+
+
+def note_tools() -> dict[str, Tool]:
+    @tool
+    def search_notes(query: str) -> list[dict[str, str]]:
+        """Notes with the query's words, with a preview.
+
+        Args:
+            query: Words to look for.
+        """
+        return [{"title": "Quarterly planning", "preview": "Attendees: ..."}]
+
+    @tool
+    def read_note(title: str) -> str:
+        """The full text of one note.
+
+        Args:
+            title: The note's title.
+        """
+        return "# Quarterly planning\n\nRelease moves to 8 April."
+
+    @tool
+    def get_contact(name: str) -> dict[str, str]:
+        """One contact.
+
+        Args:
+            name: The contact's name.
+        """
+        return {"name": name}
+
+    @tool
+    def read_task(title: str, list_name: str) -> str:
+        """One task.
+
+        Args:
+            title: The task.
+            list_name: Its list.
+        """
+        return title
+
+    return {t.name: t for t in (search_notes, read_note, get_contact, read_task)}
+
+
+def test_a_read_keyed_by_a_title_every_hit_carries_is_chosen() -> None:
+    tools = note_tools()
+    hits = [{"title": "Quarterly planning", "preview": "Attendees: ..."}]
+    searched = [step("search_notes", hits, input={"query": "planning"})]
+    assert hit_reader(list(tools.values()), searched) is tools["read_note"]
+    # not a reader of another kind, nor one that needs more than the title
+    assert hit_reader([tools["get_contact"], tools["read_task"]], searched) is None
+    # nor when the hits carry no title
+    untitled = [step("search_notes", [{"preview": "..."}], input={"query": "planning"})]
+    assert hit_reader(list(tools.values()), untitled) is None
+
+
+async def test_an_answer_after_a_note_search_reads_the_note_first() -> None:
+    tools = note_tools()
+    model = FakeModel(
+        [
+            {"json": {"call": "search_notes", "then": DONE}},
+            {"json": {"query": "planning"}},
+            {"json": {"title": "Quarterly planning"}},
+            {"text": "The release moves to 8 April."},
+        ]
+    )
+    async with Agent(model, tools=list(tools.values())) as agent:
+        result = await agent.run("when is the release, per my planning notes?")
+    assert [s.tool for s in result.steps if s.kind == "tool"] == ["search_notes", "read_note"]
+    assert result.text == "The release moves to 8 April."

@@ -128,3 +128,21 @@ def test_an_id_is_grounded_by_any_text_the_turn_saw() -> None:
     assert ungrounded_ids(read, {"email_id": 7}, [step], []) == ["email_id"]
     assert ungrounded_ids(read, {"email_id": 7}, [], ["email 7 from Ana"]) == []
     assert ungrounded_ids(read, {}, [step], []) == ["email_id"]
+
+
+def test_an_id_must_appear_as_a_whole_token() -> None:
+    """``1`` is not shown by "10 March 2025", nor ``f-12`` by ``f-123``."""
+    _, (_, read) = mail_tools()
+    assert ungrounded_ids(read, {"email_id": 1}, [], ["today: Monday 10 March 2025"]) == [
+        "email_id"
+    ]
+    assert ungrounded_ids(read, {"email_id": 10}, [], ["today: Monday 10 March 2025"]) == []
+
+
+def test_a_name_of_words_in_an_id_is_not_an_id() -> None:
+    """ "take the tile museum off my itinerary": ``item_id="tile museum"`` is what the user
+    calls the item; its id is still to be found."""
+    _, (_, read) = mail_tools()
+    ask = ["take the tile museum off my itinerary"]
+    assert ungrounded_ids(read, {"email_id": "tile museum"}, [], ask) == ["email_id"]
+    assert ungrounded_ids(read, {"email_id": "it 3"}, [], ["remove it 3"]) == []

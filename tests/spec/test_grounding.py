@@ -9,7 +9,7 @@ from goliath.testing import FakeModel
 from goliath.turn.grounding import ungrounded_numbers
 from goliath.turn.run import NO_ANSWER
 
-from .helpers import TaskBox, answer_plan, calls, run_turn, text, use
+from .helpers import TaskBox, answer_plan, args, calls, run_turn, text, use
 
 
 async def test_an_answer_with_a_number_no_step_returned_is_retried_with_the_number_named(
@@ -200,3 +200,68 @@ async def test_an_answer_naming_what_was_found_or_a_plain_no_is_not_retried(box:
         fake = FakeModel([use("list_tasks"), answer_plan(), text(reply)])
         result = await run_turn(fake, ask, tools=box.tools, answer_check=True)
         assert result.text == reply and len(calls(fake, "answer")) == 1
+
+
+# ---------------------------------------------------------------- the answer names the change
+
+
+async def test_an_answer_that_names_nothing_of_a_declined_write_gets_the_change_named(
+    box: TaskBox,
+) -> None:
+    from goliath.records import Decision
+
+    fake = FakeModel(
+        [use("create_task"), args(title="Pay rent"), answer_plan(), text("I skipped it.")]
+    )
+    result = await run_turn(
+        fake,
+        "add pay rent",
+        tools=box.tools,
+        auto_approve=False,
+        confirm=lambda request: Decision(approved=False, reason="not now"),
+    )
+    assert box.ran("create_task") == 0
+    assert result.text == "I skipped it.\nNot done, as you declined: create task: Pay rent."
+
+
+async def test_an_answer_that_names_the_write_is_left_alone(box: TaskBox) -> None:
+    fake = FakeModel(
+        [use("create_task"), args(title="Pay rent"), answer_plan(), text("Added Pay rent.")]
+    )
+    result = await run_turn(fake, "add pay rent", tools=box.tools)
+    assert result.text == "Added Pay rent."
+
+
+async def test_a_write_given_only_an_id_is_named_by_its_result() -> None:
+    from goliath import tool
+
+    @tool(writes=True)
+    def archive_email(email_id: int) -> dict[str, object]:
+        """Archive one email."""
+        return {"ok": True, "archived": "Your order has shipped", "from": "ShipFast"}
+
+    fake = FakeModel(
+        [use("archive_email"), args(email_id=5), answer_plan(), text("Email 5 is archived.")]
+    )
+    result = await run_turn(fake, "archive email 5", tools=[archive_email])
+    assert (
+        result.text
+        == "Email 5 is archived.\nDone: archive email: Your order has shipped, ShipFast."
+    )
+
+
+def test_a_write_skipped_for_a_missing_value_or_failed_is_left_to_the_answer() -> None:
+    from goliath.turn.grounding import with_change
+
+    for fields in ({"skipped": True, "skip_reason": "missing"}, {"failed": True}):
+        step = StepRecord(
+            index=0,
+            kind="tool",
+            brief="",
+            tool="create_task",
+            writes=True,
+            input={"title": "Pay rent"},
+            result="missing: due",
+            **fields,  # type: ignore[arg-type]
+        )
+        assert with_change("When is it due?", [step]) == "When is it due?"
