@@ -165,6 +165,9 @@ _VERBS = frozenset(
 )
 
 
+_FILLER = frozenset({"a", "an", "the", "my", "me", "new", "for", "to", "please", "some", "one"})
+
+
 def _words(text: str) -> list[str]:
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", text).replace("_", " ").lower()
     return re.findall(r"[a-z0-9]+", spaced)
@@ -176,7 +179,8 @@ def copied_ask(
     """The required text parameters of the write ``tool`` that copy the request instead of
     saying the value: the request itself, verb and all ("put dish soap on my shopping list" as
     the task's title, "Message Yuki for me, please." as the text), or only the request's words
-    naming the kind of thing the tool makes ("set a reminder", "Create a task").
+    naming the kind of thing the tool makes and nothing else ("set a reminder", "Create a
+    task"; not "Reading light" for ``set_light``).
 
     With ``optional``, the optional ones that copy the request whole (a timer labelled "set a
     timer for 7 minutes for the eggs"): those are left out, so the tool's default applies.
@@ -209,6 +213,7 @@ def copied_ask(
             and len(words) >= 2
             and set(words) <= set(asked)
             and bool(nouns & set(words))
+            and set(words) <= nouns | _VERBS | _FILLER  # "set a reminder", not "Reading light"
         )
         if whole or kind:
             copied.append(name)

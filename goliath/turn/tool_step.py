@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
@@ -111,15 +111,12 @@ async def run_tool_step(
     filled = await _arguments(turn, tool, plan.brief)
     if filled is None:
         return Escalation("tool-args-invalid")
-    if tool.name not in turn.looked_up:
+    read_before = any(s.kind == "tool" and not s.writes and not s.failed for s in turn.steps)
+    if tool.name not in turn.looked_up and not read_before:  # a read ran: its result decides
         lacking = ungrounded_ids(tool, filled.values, turn.steps, turn.seen_texts())
         if lacking and any(not t.writes and t.name != tool.name for t in available.values()):
             turn.looked_up.add(tool.name)
             return LookUp(tool.name, tuple(lacking))
-    if isinstance(filled, Arguments) and tool.writes and turn.repairing is not None:
-        strayed = _strayed(turn.steps[-1] if turn.steps else None, filled.values)
-        if strayed:
-            return Withheld(strayed_note(tool, strayed))
     if isinstance(filled, Arguments) and tool.writes:
         said = " ".join([turn.ask, *(exchange.ask for exchange in turn.view.recent)])
         unsaid = unsaid_values(tool, filled.values, turn.steps, turn.seen_texts(), said)
@@ -329,31 +326,6 @@ async def _arguments(turn: TurnState, tool: Tool, brief: str) -> Arguments | Mis
     return None
 
 
-def _strayed(failed: StepRecord | None, values: Mapping[str, Any]) -> list[str]:
-    """The values a write's repair changed that its error did not name: a repair may rewrite
-    the value the tool could not read ("cannot read the day 'Saturday 22 March'"), never
-    choose another item (docs/design.md, "A call that failed on the form of a value")."""
-    if failed is None or not isinstance(failed.input, Mapping):
-        return []
-    error = (failed.result or "").lower()
-    strayed = []
-    for name, value in values.items():
-        old = failed.input.get(name)
-        if old == value or old in (None, "", [], {}):
-            continue
-        if str(old).lower() not in error:
-            strayed.append(name)
-    return strayed
-
-
-def strayed_note(tool: Tool, names: Sequence[str]) -> str:
-    """What the answer is told when a write's repair changed more than the error named."""
-    return (
-        f"{tool.name} was not called again: the retry changed {', '.join(names)}, which the "
-        "error did not name. Say the change was not made and why, from the error above."
-    )
-
-
 def _without(tool: Tool, filled: Arguments, names: list[str]) -> Arguments:
     """The arguments with the optional ``names`` left out, so the tool's defaults apply."""
     if not names:
@@ -471,9 +443,10 @@ async def _execute(
     except Exception as exc:
         step.failed = True
         text = report_tool_error(tool, exc, step)
-        if isinstance(exc, (ValueError, TypeError)) and not isinstance(
-            exc,
-            GoliathError,  # a refusal written for the model stands
+        if (
+            not tool.writes
+            and isinstance(exc, (ValueError, TypeError))
+            and not isinstance(exc, GoliathError)  # a refusal written for the model stands
         ):
             turn.value_errors.add(step.index)  # the form of a value: one repair (run.py)
         if turn.config.tool_errors == "raise":
