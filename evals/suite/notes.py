@@ -194,6 +194,9 @@ TOOLSETS: dict[str, ToolsetFactory] = {"notes": note_tools}
 
 _SEARCH_OR_READ = [["read_note"], ["search_notes", "read_note"]]
 """A note's answer in its preview: reading the note, with or without searching, is as right."""
+_READ_OR_SEARCH = [["read_note"], ["search_notes"]]
+"""The same, for a case whose ``tools`` read the search's hit (docs/design.md, "A search's hits
+are read before answering")."""
 
 CASES: list[Case] = [
     # ---------------------------------------------------------------- read
@@ -209,12 +212,12 @@ CASES: list[Case] = [
             Ask(
                 "what's our home wifi password?",
                 mentions=["marmalade-77"],
-                arguments=[{"query": "home wifi"}],
+                arguments=[{"query": "home wifi"}, {"title": "Home network"}],
             ),
         ],
-        tools=["search_notes"],
-        arguments=[{"query": "Porto wifi"}],
-        alternatives=_SEARCH_OR_READ,
+        tools=["search_notes", "read_note"],
+        arguments=[{"query": "Porto wifi"}, {"title": "Porto flat"}],
+        alternatives=_READ_OR_SEARCH,
         mentions=["azulejo2025"],
         writes=(),
     ),
@@ -243,12 +246,14 @@ CASES: list[Case] = [
             "How much should I pump up my bike tyres?",
             "bike tyre pressure?",
             Ask(
-                "What frame size is my bike?", mentions=["56"], arguments=[{"query": "bike frame"}]
+                "What frame size is my bike?",
+                mentions=["56"],
+                arguments=[{"query": "bike frame"}, {"title": "Bike"}],
             ),
         ],
-        tools=["search_notes"],
-        arguments=[{"query": "bike tyres"}],
-        alternatives=_SEARCH_OR_READ,
+        tools=["search_notes", "read_note"],
+        arguments=[{"query": "bike tyres"}, {"title": "Bike"}],
+        alternatives=_READ_OR_SEARCH,
         mentions=["6.5"],
         writes=(),
     ),
@@ -375,8 +380,9 @@ CASES: list[Case] = [
             "storage unit code 6634 - note it if it isn't saved",
             "If there's no note with my storage unit code, create one: 6634.",
         ],
-        tools=["search_notes"],
-        arguments=[{"query": "storage unit"}],
+        tools=["search_notes", "read_note"],
+        arguments=[{"query": "storage unit"}, {"title": "Codes"}],
+        alternatives=[["search_notes"]],  # the hit read is not needed here, and not wrong
         mentions=["codes"],
         writes=(),
         withheld=[("create_note", {"title": "Storage unit code", "text": "6634"})],

@@ -163,7 +163,7 @@ def test_run_drives_the_applications_own_agent(tmp_path: Path) -> None:
             {"json": {"call": "add_note"}},
             {"json": {"text": "buy figs"}},
             {"json": {"call": "answer_the_user"}},
-            {"text": "Saved your note."},
+            {"text": "Saved your note: buy figs."},
         ],
     )
     memory = tmp_path / "memory.db"
@@ -185,7 +185,7 @@ def test_run_drives_the_applications_own_agent(tmp_path: Path) -> None:
         cwd=Path(__file__).resolve().parents[2],
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[0] == "Saved your note."
+    assert done.stdout.splitlines()[0] == "Saved your note: buy figs."
     assert "extension saw instructions: You are the notes app's assistant." in done.stderr
     assert "the app approved add_note" in done.stderr
     assert "add_note" in done.stdout and "[completed]" in done.stdout
@@ -194,7 +194,7 @@ def test_run_drives_the_applications_own_agent(tmp_path: Path) -> None:
 
     state = trio.run(SQLiteMemory(memory, "default").load)
     assert [(exchange.ask, exchange.answer) for exchange in state.recent] == [
-        ("note: buy figs", "Saved your note.")
+        ("note: buy figs", "Saved your note: buy figs.")
     ]
 
 
@@ -239,7 +239,7 @@ def test_chat_drives_the_applications_own_agent(tmp_path: Path) -> None:
             {"json": {"call": "add_note"}},
             {"json": {"text": "buy figs"}},
             {"json": {"call": "answer_the_user"}},
-            {"text": "Saved your note."},
+            {"text": "Saved your note: buy figs."},
             {"json": {"call": "answer_the_user"}},
             {"text": "You saved one note."},
         ],
@@ -263,7 +263,7 @@ def test_chat_drives_the_applications_own_agent(tmp_path: Path) -> None:
         cwd=Path(__file__).resolve().parents[2],
     )
     assert done.returncode == 0, done.stderr
-    assert "Saved your note." in done.stdout and "You saved one note." in done.stdout
+    assert "Saved your note: buy figs." in done.stdout and "You saved one note." in done.stdout
     assert done.stderr.count("extension saw instructions: You are the notes app's assistant.") == 2
     assert done.stderr.count("the app approved add_note") == 1
 

@@ -68,13 +68,13 @@ async def test_a_write_whose_condition_holds_goes_ahead() -> None:
             GO_ON,
             {"json": {"title": "Buy bread"}},
             condition("yes", yes=-0.1, no=-2.5),
-            {"text": "Added."},
+            {"text": "Added Buy bread."},
         ]
     )
     async with Agent(model, tools=tools, auto_approve=True, condition_check=True) as agent:
         result = await agent.run("add buy bread unless it's there")
     assert tasks[-1] == {"title": "Buy bread"}
-    assert result.text == "Added."
+    assert result.text == "Added Buy bread."
 
 
 async def test_a_write_with_nothing_read_before_it_is_not_checked() -> None:
@@ -83,7 +83,7 @@ async def test_a_write_with_nothing_read_before_it_is_not_checked() -> None:
         [
             {"json": {"call": "create_task", "then": "answer_the_user"}},
             {"json": {"title": "Buy bread"}},
-            {"text": "Added."},
+            {"text": "Added Buy bread."},
         ]
     )
     async with Agent(model, tools=tools, auto_approve=True, condition_check=True) as agent:
@@ -95,7 +95,7 @@ async def test_a_write_with_nothing_read_before_it_is_not_checked() -> None:
 async def test_the_check_is_off_for_a_model_that_does_not_score_options() -> None:
     tasks, tools = task_tools()
     model = FakeModel(
-        [PLAN_LIST_THEN_ADD, GO_ON, {"json": {"title": "Buy bread"}}, {"text": "Added."}]
+        [PLAN_LIST_THEN_ADD, GO_ON, {"json": {"title": "Buy bread"}}, {"text": "Added Buy bread."}]
     )
     agent = Agent(model, tools=tools, auto_approve=True)
     assert agent.config.condition_check is False
@@ -108,7 +108,7 @@ async def test_the_check_is_off_for_a_model_that_does_not_score_options() -> Non
 async def test_a_write_after_a_read_in_an_ask_that_states_no_condition_is_not_checked() -> None:
     tasks, tools = task_tools()
     model = FakeModel(
-        [PLAN_LIST_THEN_ADD, GO_ON, {"json": {"title": "Buy bread"}}, {"text": "Added."}]
+        [PLAN_LIST_THEN_ADD, GO_ON, {"json": {"title": "Buy bread"}}, {"text": "Added Buy bread."}]
     )
     async with Agent(model, tools=tools, auto_approve=True, condition_check=True) as agent:
         await agent.run("look at my tasks and then add buy bread")

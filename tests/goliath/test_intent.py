@@ -44,14 +44,14 @@ async def test_a_write_the_request_asked_for_goes_ahead() -> None:
             PLAN_ADD,
             intent("yes", yes=-0.05, no=-3.0),
             {"json": {"title": "Buy bread"}},
-            {"text": "Added."},
+            {"text": "Added Buy bread."},
         ]
     )
     async with Agent(model, tools=tools, auto_approve=True, write_intent_check=True) as agent:
         result = await agent.run("add buy bread to my tasks")
     assert [call.label for call in model.calls] == ["conductor", "intent", "arguments", "answer"]
     assert tasks[-1] == {"title": "Buy bread"}
-    assert result.text == "Added."
+    assert result.text == "Added Buy bread."
     asked = model.calls[1]
     assert asked.system == INTENT_SYSTEM
     assert asked.prompt.startswith("Request: add buy bread to my tasks\nChange: create_task (")
@@ -59,7 +59,7 @@ async def test_a_write_the_request_asked_for_goes_ahead() -> None:
 
 async def test_the_check_is_off_unless_asked_for() -> None:
     tasks, tools = task_tools()
-    model = FakeModel([PLAN_ADD, {"json": {"title": "Buy bread"}}, {"text": "Added."}])
+    model = FakeModel([PLAN_ADD, {"json": {"title": "Buy bread"}}, {"text": "Added Buy bread."}])
     async with Agent(model, tools=tools, auto_approve=True) as agent:
         await agent.run("add buy bread")
     assert "intent" not in [call.label for call in model.calls]

@@ -70,14 +70,14 @@ class TestTestModel:
         assert _tools(result) == ["list_items", "add_item", "price"]
         assert not any(step.failed for step in result.steps)
         assert result.steps[1].input == {"item": "item", "count": 1}
-        assert result.text == "Done."
+        assert result.text == "Done.\nDone: add item: item, 1."  # the answer names the change
         assert added == ["item"]
 
     async def test_it_calls_only_the_tools_it_is_told_to_with_the_given_arguments(
         self,
     ) -> None:
         model = TestModel(
-            call_tools=["add_item"], arguments={"add_item": {"item": "eggs"}}, text="Added."
+            call_tools=["add_item"], arguments={"add_item": {"item": "eggs"}}, text="Added eggs."
         )
         agent = Agent(model, tools=[list_items, add_item], auto_approve=True)
         async with agent:
@@ -85,7 +85,7 @@ class TestTestModel:
         assert [(s.tool, s.input) for s in result.steps if s.kind == "tool"] == [
             ("add_item", {"item": "eggs", "count": 1})
         ]
-        assert result.text == "Added."
+        assert result.text == "Added eggs."
 
     async def test_a_structured_answer_is_valid_for_its_schema(self) -> None:
         agent = Agent(TestModel(call_tools=[]), output_schema=Weather)

@@ -124,7 +124,7 @@ async def test_a_sync_handler_waits_in_a_thread_while_other_conversations_run(
 
     writer_first_half = add_eggs()[:2]  # the plan and the arguments, then the handler waits
     model = FakeModel(
-        [*writer_first_half, answer_plan(), text("Hello."), answer_plan(), text("Done.")]
+        [*writer_first_half, answer_plan(), text("Hello."), answer_plan(), text("Added Eggs.")]
     )
     agent = Agent(
         model, tools=box.tools, confirm=slow_person, memory=lambda conversation_id: InMemory()
@@ -142,7 +142,7 @@ async def test_a_sync_handler_waits_in_a_thread_while_other_conversations_run(
         assert "writer" not in results
         release.set()
     assert seen[0] != threading.main_thread().name
-    assert (results["reader"].text, results["writer"].text) == ("Hello.", "Done.")
+    assert (results["reader"].text, results["writer"].text) == ("Hello.", "Added Eggs.")
     assert box.ran("create_task") == 1
 
 

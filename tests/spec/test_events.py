@@ -68,7 +68,7 @@ async def test_events_reach_config_then_run_callbacks() -> None:
 
 async def test_event_order_of_a_typical_turn(box: TaskBox) -> None:
     """Recall, budget, plan, budget(arguments), confirm, tool, budget, plan, budget, answer, remember."""
-    model = FakeModel([use("create_task"), args(title="Eggs"), answer_plan(), text("Added.")])
+    model = FakeModel([use("create_task"), args(title="Eggs"), answer_plan(), text("Added Eggs.")])
     result = await run_turn(model, tools=box.tools)
     assert types(result) == [
         "recall",
@@ -112,7 +112,7 @@ async def test_event_order_for_a_read_without_arguments(box: TaskBox) -> None:
 async def test_events_have_a_type_and_encode_to_json_and_msgpack(box: TaskBox) -> None:
     """Every event has its tag as ``type``, also in its JSON and MessagePack forms."""
     result = await run_turn(
-        FakeModel([use("create_task"), args(title="Eggs"), answer_plan(), text("Added.")]),
+        FakeModel([use("create_task"), args(title="Eggs"), answer_plan(), text("Added Eggs.")]),
         tools=box.tools,
     )
     for event in result.trace:
@@ -120,7 +120,7 @@ async def test_events_have_a_type_and_encode_to_json_and_msgpack(box: TaskBox) -
         assert data["type"] == event.type
         assert msgspec.msgpack.decode(msgspec.msgpack.encode(event))["type"] == event.type
     encoded = msgspec.json.decode(msgspec.json.encode(result))
-    assert encoded["text"] == "Added."
+    assert encoded["text"] == "Added Eggs."
     assert encoded["handled_by"] == "device"
     msgspec.msgpack.encode(result)
 
