@@ -39,6 +39,7 @@ __all__ = [
 ]
 
 _DIGIT = re.compile(r"\d")
+_LETTER = re.compile(r"[^\W\d_]")
 _WORD = re.compile(r"[a-z]+")
 _NUMBER_WORDS = frozenset(
     _WORD.findall(
@@ -76,8 +77,8 @@ def _numbers_in(value: Any) -> list[str]:
         return []
     if isinstance(value, (int, float)):
         return [str(value)]
-    if isinstance(value, str):
-        return [value] if _DIGIT.search(value) else []
+    if isinstance(value, str):  # a time, a phone number, a date; not a token such as "r3f9a"
+        return [value] if _DIGIT.search(value) and not _LETTER.search(value) else []
     if isinstance(value, Mapping):
         return [text for item in value.values() for text in _numbers_in(item)]
     if isinstance(value, (list, tuple)):
@@ -165,6 +166,26 @@ _VERBS = frozenset(
 )
 
 
+_COMMANDS = _VERBS | {
+    "put",
+    "message",
+    "text",
+    "email",
+    "remind",
+    "tell",
+    "write",
+    "note",
+    "take",
+    "book",
+    "change",
+    "move",
+    "update",
+    "please",
+    "can",
+    "could",
+    "would",
+}
+"""First words of a request (not of its content: "Water twice a day now" is the new text)."""
 _FILLER = frozenset({"a", "an", "the", "my", "me", "new", "for", "to", "please", "some", "one"})
 
 
@@ -205,6 +226,7 @@ def copied_ask(
         words = _words(value)
         whole = (
             len(asked) >= _COPY_WORDS
+            and asked[0] in _COMMANDS  # the request's verb, copied with it
             and asked[0] in words
             and sum(1 for word in asked if word in words) >= 0.8 * len(asked)
         )

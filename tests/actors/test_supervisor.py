@@ -205,7 +205,7 @@ async def test_a_confirmation_reply_is_routed_to_the_turn_that_waits_for_it() ->
     reply, which lets the write run; a second reply to the same call is "answered"."""
     tasks, tools = task_tools()
     model = FakeModel(
-        [use("create_task"), {"json": {"title": "eggs"}}, answer_plan(), answer("Added.")]
+        [use("create_task"), {"json": {"title": "eggs"}}, answer_plan(), answer("Added eggs.")]
     )
     inbox: list[Outbound] = []
     async with supervising(model, tools=tuple(tools), auto_approve=False) as supervisor:
@@ -220,7 +220,7 @@ async def test_a_confirmation_reply_is_routed_to_the_turn_that_waits_for_it() ->
         with trio.fail_after(10):
             await paused.done.wait()
         assert supervisor.confirm("t-1", ask.call_id, Decision(approved=False)) == "answered"
-    assert paused.unwrap().text == "Added."
+    assert paused.unwrap().text == "Added eggs."
     assert [task["title"] for task in tasks].count("eggs") == 1
     assert isinstance(inbox[-1], ResultMessage)
 

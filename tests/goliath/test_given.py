@@ -245,7 +245,7 @@ async def test_a_request_copied_twice_is_asked_of_the_user(home: Home) -> None:
 
 
 async def test_an_optional_text_that_copies_the_request_is_left_out(home: Home) -> None:
-    ask = "wake me up at 6:30 tomorrow for the early train"
+    ask = "set an alarm at 6:30 tomorrow for the early train"
     model = FakeModel(
         [use("set_alarm"), args(time="06:30", day=ask), answer_plan(), text("Set for 06:30.")]
     )

@@ -21,7 +21,7 @@ async def test_an_agent_reads_and_deletes_over_http(notes_url: str) -> None:
         {"json": {"title": "shopping"}},
         use("list_notes"),
         answer_plan(),
-        answer("Only the garden note is left."),
+        answer("Deleted shopping; only the garden note is left."),
     ]
     asked: list[str] = []
 
@@ -39,7 +39,7 @@ async def test_an_agent_reads_and_deletes_over_http(notes_url: str) -> None:
         "deleted shopping",
         "1. title: garden, words: 3",
     ]
-    assert result.text == "Only the garden note is left."
+    assert result.text == "Deleted shopping; only the garden note is left."
 
 
 async def test_a_rejected_connection_names_the_url_and_what_to_check(notes_url: str) -> None:
