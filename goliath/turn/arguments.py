@@ -35,6 +35,7 @@ from ..records import StepRecord
 from ..tools import Tool
 from .generation import ModelCaller
 from .prompts import MISSING_DESCRIPTION
+from .words import words
 
 __all__ = [
     "Arguments",
@@ -134,15 +135,13 @@ def _drop_not_given(tool: Tool, data: dict[str, Any]) -> dict[str, Any]:
     return cleaned
 
 
-_WORD = re.compile(r"[a-z0-9]+")
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _ZERO = re.compile(r"(?<![\d.,])0+(?:[.,]0+)?(?!\d)|\bzero\b")
 _NONE_OF = re.compile(r"\b(?:no|non|without|free)")
 _VAGUE_WORDS = {"max", "min", "num", "number", "count", "the", "of", "per", "only", "eur", "usd"}
 
 
 def _words(text: str) -> str:
-    return " ".join(_WORD.findall(_CAMEL.sub(" ", text).lower()))
+    return " ".join(words(text))
 
 
 def _zero_said(name: str, ask: str) -> bool:

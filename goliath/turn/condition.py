@@ -28,7 +28,7 @@ from ..records import StepRecord
 from ..tools import Tool
 from .generation import ModelCaller
 from .handoff import purpose
-from .yes_no import no_leads
+from .yes_no import no_leads, yes_no_schema
 
 __all__ = [
     "CONDITION_MARGIN",
@@ -80,12 +80,7 @@ class ConditionVerdict:
 
 def condition_schema() -> dict[str, Any]:
     """``{"go": "yes" | "no"}``."""
-    return {
-        "type": "object",
-        "properties": {_FIELD: {"type": "string", "enum": ["yes", "no"]}},
-        "required": [_FIELD],
-        "additionalProperties": False,
-    }
+    return yes_no_schema(_FIELD)
 
 
 def states_condition(ask: str) -> bool:

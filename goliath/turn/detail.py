@@ -29,11 +29,10 @@ from typing import Any
 from ..records import StepRecord
 from ..tools import Tool
 from .lookup import id_parameters
-from .write_gate import singular
+from .words import singular, words
 
 __all__ = ["hit_reader"]
 
-_WORD = re.compile(r"[a-z0-9]+")
 _VERBS = frozenset({"get", "read", "open", "show", "fetch", "view", "find", "load", "describe"})
 _SEARCH_VERBS = frozenset({"search", "find", "query", "lookup", "look"})
 _QUERY_PARAMETERS = frozenset({"query", "q", "search", "keyword", "keywords", "term", "text"})
@@ -102,5 +101,4 @@ def _items(output: Any) -> list[Mapping[str, Any]]:
 
 
 def _name_words(name: str) -> set[str]:
-    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name).replace("_", " ").lower()
-    return {singular(word) for word in _WORD.findall(spaced)}
+    return {singular(word) for word in words(name)}

@@ -28,13 +28,13 @@ from ..records import StepRecord
 from ..tools import Tool
 from .grounding import ungrounded_numbers
 from .lookup import id_parameters
+from .words import words
 
 __all__ = [
     "copied_ask",
     "copy_note",
     "gives_day",
     "gives_number",
-    "unsaid_options",
     "unsaid_values",
 ]
 
@@ -103,44 +103,27 @@ def unsaid_values(
     steps: Sequence[StepRecord],
     seen: Iterable[str],
     said: str,
+    *,
+    optional: bool = False,
 ) -> list[str]:
-    """The required parameters of the write ``tool`` whose numbers nobody gave.
+    """The required parameters of the write ``tool`` whose numbers nobody gave (with
+    ``optional``, the optional ones instead: they are left out, so the tool's default applies —
+    "switch the reading light on" filled ``brightness: 50``).
 
     ``seen`` is everything the turn has seen besides its steps (the ask, the conversation, the
     facts); ``said`` is the user's own words (this ask and the recent ones). A value is unsaid
     when a number in it is in neither the steps nor ``seen``, and ``said`` gives no number (no
     day either, for a date).
     """
-    schema = tool.schema if isinstance(tool.schema, dict) else {}
-    return _unsaid(tool, values, schema.get("required") or [], steps, seen, said)
-
-
-def unsaid_options(
-    tool: Tool,
-    values: Mapping[str, Any],
-    steps: Sequence[StepRecord],
-    seen: Iterable[str],
-    said: str,
-) -> list[str]:
-    """The optional parameters of the write ``tool`` whose numbers nobody gave, by the same
-    test: they are left out, so the tool's default applies ("switch the reading light on"
-    filled ``brightness: 50``)."""
-    schema = tool.schema if isinstance(tool.schema, dict) else {}
-    required = set(schema.get("required") or [])
-    optional = [name for name in schema.get("properties") or {} if name not in required]
-    return _unsaid(tool, values, optional, steps, seen, said)
-
-
-def _unsaid(
-    tool: Tool,
-    values: Mapping[str, Any],
-    names: Iterable[str],
-    steps: Sequence[StepRecord],
-    seen: Iterable[str],
-    said: str,
-) -> list[str]:
     if not tool.writes:
         return []
+    schema = tool.schema if isinstance(tool.schema, dict) else {}
+    required = list(schema.get("required") or [])
+    names = (
+        [name for name in schema.get("properties") or {} if name not in required]
+        if optional
+        else required
+    )
     ids = set(id_parameters(tool))
     known = list(seen)
     number_said, day_said = gives_number(said), gives_day(said)
@@ -189,11 +172,6 @@ _COMMANDS = _VERBS | {
 _FILLER = frozenset({"a", "an", "the", "my", "me", "new", "for", "to", "please", "some", "one"})
 
 
-def _words(text: str) -> list[str]:
-    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", text).replace("_", " ").lower()
-    return re.findall(r"[a-z0-9]+", spaced)
-
-
 def copied_ask(
     tool: Tool, values: Mapping[str, Any], ask: str, *, optional: bool = False
 ) -> list[str]:
@@ -209,10 +187,10 @@ def copied_ask(
     if not tool.writes:
         return []
     schema = tool.schema if isinstance(tool.schema, dict) else {}
-    asked = _words(ask)
+    asked = words(ask)
     if not asked:
         return []
-    nouns = {word for word in _words(tool.name) if word not in _VERBS and len(word) > 2}
+    nouns = {word for word in words(tool.name) if word not in _VERBS and len(word) > 2}
     nouns |= {word + "s" for word in nouns}
     required = list(schema.get("required") or [])
     names = (
@@ -223,19 +201,19 @@ def copied_ask(
         value = values.get(name)
         if not isinstance(value, str) or not value.strip():
             continue
-        words = _words(value)
+        said = words(value)
         whole = (
             len(asked) >= _COPY_WORDS
             and asked[0] in _COMMANDS  # the request's verb, copied with it
-            and asked[0] in words
-            and sum(1 for word in asked if word in words) >= 0.8 * len(asked)
+            and asked[0] in said
+            and sum(1 for word in asked if word in said) >= 0.8 * len(asked)
         )
         kind = (
             not optional
-            and len(words) >= 2
-            and set(words) <= set(asked)
-            and bool(nouns & set(words))
-            and set(words) <= nouns | _VERBS | _FILLER  # "set a reminder", not "Reading light"
+            and len(said) >= 2
+            and set(said) <= set(asked)
+            and bool(nouns & set(said))
+            and set(said) <= nouns | _VERBS | _FILLER  # "set a reminder", not "Reading light"
         )
         if whole or kind:
             copied.append(name)

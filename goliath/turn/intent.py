@@ -22,7 +22,7 @@ from ..models import GenerateRequest, Generation
 from ..tools import Tool
 from .generation import ModelCaller
 from .handoff import purpose
-from .yes_no import no_leads
+from .yes_no import no_leads, yes_no_schema
 
 __all__ = [
     "INTENT_MARGIN",
@@ -64,12 +64,7 @@ class IntentVerdict:
 
 def intent_schema() -> dict[str, Any]:
     """``{"asked": "yes" | "no"}``."""
-    return {
-        "type": "object",
-        "properties": {_FIELD: {"type": "string", "enum": ["yes", "no"]}},
-        "required": [_FIELD],
-        "additionalProperties": False,
-    }
+    return yes_no_schema(_FIELD)
 
 
 def _short(text: str, limit: int) -> str:

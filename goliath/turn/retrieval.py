@@ -12,14 +12,13 @@ all of them).
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 
 from ..tools import Tool
+from .words import words
 
 __all__ = ["retrieve_tools"]
 
-_WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
     """a an the and or of to on in at for from by with my me i it is are be was this that
     please can could would you your do does did if not what whats what's when where who how
@@ -28,8 +27,7 @@ _STOP = frozenset(
 
 
 def _words(text: str) -> list[str]:
-    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", text).replace("_", " ").lower()
-    return [_stem(word) for word in _WORD.findall(spaced) if word not in _STOP]
+    return [_stem(word) for word in words(text) if word not in _STOP]
 
 
 def _stem(word: str) -> str:

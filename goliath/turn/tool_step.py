@@ -48,7 +48,7 @@ from .arguments import (
 )
 from .condition import condition_met, states_condition, unmet_note
 from .conductor import Plan
-from .given import copied_ask, copy_note, unsaid_options, unsaid_values
+from .given import copied_ask, copy_note, unsaid_values
 from .hooks import Denied
 from .intent import asks_for_write, withheld_note
 from .judge import duplicate_verdict, last_two_failed, prerequisites_met
@@ -123,7 +123,9 @@ async def run_tool_step(
         if unsaid:  # a number nobody gave: ask the user, never write it (docs/design.md)
             filled = Missing(", ".join(unsaid), filled.values)
         else:
-            unsaid = unsaid_options(tool, filled.values, turn.steps, turn.seen_texts(), said)
+            unsaid = unsaid_values(
+                tool, filled.values, turn.steps, turn.seen_texts(), said, optional=True
+            )
             copied = copied_ask(tool, filled.values, turn.ask, optional=True)
             filled = _without(tool, filled, [*unsaid, *copied])  # their defaults apply
     skipped: Skipped | None = None

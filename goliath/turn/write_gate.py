@@ -32,8 +32,9 @@ from typing import Any
 
 from ..records import StepRecord
 from ..tools import Tool
+from .words import singular
 
-__all__ = ["ADDING_VERBS", "singular", "withheld_write"]
+__all__ = ["ADDING_VERBS", "withheld_write"]
 
 ADDING_VERBS = frozenset({"add", "create", "new", "make", "insert", "save", "put", "schedule"})
 """First words of a write's name that mean it makes a new item (``create_task``, ``addItem``)."""
@@ -152,12 +153,3 @@ def _items(output: Any) -> list[Mapping[str, Any]]:
 
 def _words(text: str) -> set[str]:
     return {singular(word) for word in _WORD.findall(text.lower()) if word not in _STOP}
-
-
-def singular(word: str) -> str:
-    """A crude singular, so "bags" finds "bag" and "stamps" finds "stamp"."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word

@@ -1,0 +1,28 @@
+"""The words of a name or a sentence, split one way for every rule that compares them.
+
+The harness compares words in many places — a tool's name with the ask, a value with the
+request, a search with the read that follows it — and each comparison must split
+``search_notes``, ``searchNotes`` and "search notes" alike, or two rules disagree on one ask.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def words(text: str) -> list[str]:
+    """The lower-case runs of letters and digits in ``text``, a camelCase or snake_case name
+    split into its words."""
+    return _WORD.findall(_CAMEL.sub(" ", text).lower())
+
+
+def singular(word: str) -> str:
+    """A crude singular, so "bags" finds "bag" and "stamps" finds "stamp"."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
