@@ -28,13 +28,14 @@ from ..records import StepRecord
 from ..tools import Tool
 from .grounding import ungrounded_numbers
 from .lookup import id_parameters
-from .words import words
+from .words import singular, words
 
 __all__ = [
     "copied_ask",
     "copy_note",
     "gives_day",
     "gives_number",
+    "unnamed_filters",
     "unsaid_values",
 ]
 
@@ -228,3 +229,44 @@ def copy_note(names: Sequence[str]) -> str:
         f"taken from the request; if the request does not say it, leave {shown} empty and name "
         "it in missing."
     )
+
+
+_GLUE = frozenset({"a", "an", "the", "my", "of", "in", "on", "at", "to", "for", "and", "or"})
+
+
+def unnamed_filters(
+    tool: Tool,
+    values: Mapping[str, Any],
+    steps: Sequence[StepRecord],
+    seen: Iterable[str],
+) -> list[str]:
+    """The optional text filters of the read ``tool`` that nobody named: left out, so the read
+    returns everything it would.
+
+    "Which lights are on?" became ``list_lights(room="Living room")`` and the answer missed the
+    porch; "what does F28 mean in my boiler manual?" searched ``folder="Documents/Home"`` and
+    found nothing. A filter narrows what the user asked about; one whose words appear nowhere
+    the turn has seen (``seen``: the ask, the conversation, the facts; and the steps' inputs
+    and results) was the model's guess. A free string only: enums are the model's to choose,
+    and a value with a digit or a day word ("Monday 10 March", "tomorrow") is a date the
+    model resolved, left to the number rule.
+    """
+    if tool.writes:
+        return []
+    schema = tool.schema if isinstance(tool.schema, dict) else {}
+    required = set(schema.get("required") or [])
+    properties = schema.get("properties") or {}
+    texts = [*seen, *(step.result or "" for step in steps)]
+    texts += [str(value) for step in steps for value in (step.input or {}).values()]
+    known = {singular(word) for text in texts for word in words(text)}
+    unnamed = []
+    for name, value in values.items():
+        spec = properties.get(name)
+        if name in required or not isinstance(spec, Mapping) or "enum" in spec:
+            continue
+        if not isinstance(value, str) or _DIGIT.search(value) or gives_day(value):
+            continue
+        said = {singular(word) for word in words(value)} - _GLUE
+        if said and not said & known:
+            unnamed.append(name)
+    return unnamed

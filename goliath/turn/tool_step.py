@@ -48,7 +48,7 @@ from .arguments import (
 )
 from .condition import condition_met, states_condition, unmet_note
 from .conductor import Plan
-from .given import copied_ask, copy_note, unsaid_values
+from .given import copied_ask, copy_note, unnamed_filters, unsaid_values
 from .hooks import Denied
 from .intent import asks_for_write, withheld_note
 from .judge import duplicate_verdict, last_two_failed, prerequisites_met
@@ -128,6 +128,9 @@ async def run_tool_step(
             )
             copied = copied_ask(tool, filled.values, turn.ask, optional=True)
             filled = _without(tool, filled, [*unsaid, *copied])  # their defaults apply
+    elif isinstance(filled, Arguments):  # a read: a filter nobody named would narrow it
+        unnamed = unnamed_filters(tool, filled.values, turn.steps, turn.seen_texts())
+        filled = _without(tool, filled, unnamed)
     skipped: Skipped | None = None
     tool_input = filled.values
     if isinstance(filled, Missing):

@@ -3,7 +3,7 @@ never written (goliath/turn/given.py; docs/design.md, "What missing means")."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -11,7 +11,13 @@ from goliath import tool
 from goliath.records import StepRecord
 from goliath.testing import FakeModel
 from goliath.tools import Tool
-from goliath.turn.given import copied_ask, gives_day, gives_number, unsaid_values
+from goliath.turn.given import (
+    copied_ask,
+    gives_day,
+    gives_number,
+    unnamed_filters,
+    unsaid_values,
+)
 
 from ..spec.helpers import answer_plan, args, run_turn, text, use
 
@@ -66,7 +72,22 @@ class Home:
             """
             return [{"dish": dish, "temperature_c": 220}]
 
-        self.tools: list[Tool] = [set_oven, set_alarm, add_task, oven_recipes]
+        @tool
+        def list_lights(
+            room: str | None = None, mode: Literal["on", "off", "any"] = "any"
+        ) -> list[dict[str, Any]]:
+            """The lights, in one room or all.
+
+            Args:
+                room: Only this room's lights.
+                mode: Only lights that are on, or off.
+            """
+            home.reads.append(("list_lights", {"room": room, "mode": mode}))
+            lights = [("Sofa lamp", "Living room"), ("Porch light", "Outside")]
+            return [{"name": n, "room": r} for n, r in lights if room in (None, r)]
+
+        self.reads: list[tuple[str, dict[str, Any]]] = []
+        self.tools: list[Tool] = [set_oven, set_alarm, add_task, oven_recipes, list_lights]
 
     def tool(self, name: str) -> Tool:
         return next(item for item in self.tools if item.name == name)
@@ -252,3 +273,41 @@ async def test_an_optional_text_that_copies_the_request_is_left_out(home: Home) 
     result = await run_turn(model, ask, tools=home.tools)
     assert home.writes == [("set_alarm", {"time": "06:30", "day": None})]
     assert result.text == "Set for 06:30."
+
+
+# ---------------------------------------------------------------- a read's filters
+
+
+def test_a_filter_nobody_named_is_found(home: Home) -> None:
+    lights = home.tool("list_lights")
+    guessed = {"room": "Living room", "mode": "on"}
+    assert unnamed_filters(lights, guessed, [], ["which lights are on?"]) == ["room"]
+    # named by the user, in any form, or shown by an earlier result: kept
+    assert unnamed_filters(lights, guessed, [], ["are the living-room lamps on?"]) == []
+    listed = StepRecord(index=0, kind="tool", brief="", tool="rooms", result="1. Living room")
+    assert unnamed_filters(lights, guessed, [listed], ["which lights are on?"]) == []
+    # a day the model resolved, an enum, a write: not this rule's
+    assert unnamed_filters(lights, {"room": "Monday 10 March"}, [], ["lights?"]) == []
+    assert unnamed_filters(home.tool("set_alarm"), {"day": "Sunday"}, [], ["alarm"]) == []
+
+
+async def test_a_read_runs_without_the_filter_nobody_named(home: Home) -> None:
+    model = FakeModel(
+        [
+            use("list_lights"),
+            args(room="Living room", mode="on"),
+            answer_plan(),
+            text("The sofa lamp and the porch light."),
+        ]
+    )
+    result = await run_turn(model, "which lights are on right now?", tools=home.tools)
+    assert home.reads == [("list_lights", {"room": None, "mode": "on"})]
+    assert "Porch light" in (result.steps[0].result or "")
+
+
+async def test_a_read_keeps_the_filter_the_user_named(home: Home) -> None:
+    model = FakeModel(
+        [use("list_lights"), args(room="Outside"), answer_plan(), text("The porch light.")]
+    )
+    await run_turn(model, "what lights are on outside?", tools=home.tools)
+    assert home.reads == [("list_lights", {"room": "Outside", "mode": "any"})]
