@@ -44,6 +44,7 @@ from ..schema import plan_options
 from ..tools import Tool
 from ..turn.arguments import validate_arguments
 from ..turn.conductor import InvalidPlan, Plan, parse_plan
+from ..turn.handoff import asks_about_own_data
 from .fixtures import DEFAULT_TOOLSET, TOOLSETS, Fixture, FixtureSuite, toolset_tools
 from .grade import call_problems, ungrounded_numbers
 
@@ -390,6 +391,9 @@ async def _probe_one(
     argument_steps = [name for name in fixture.tools if tools[name].has_arguments]
     outcomes = []
     for number, target in enumerate(targets):
+        if probe == "handoff" and asks_about_own_data(fixture.ask, list(tools.values())):
+            outcomes.append(_kept_by_rule(fixture))  # the turn asks no check: nothing to call
+            continue
         splice = _Splice(real, script, target)
         memory = history_memory(fixture.history)
         agent = Agent(
@@ -466,6 +470,16 @@ async def _probe_one(
 
 DECIDING = ("decision", "plan", "handoff")
 """The probes that score the hand-off decision (their outcomes say what was wanted)."""
+
+
+def _kept_by_rule(fixture: Fixture) -> ProbeOutcome:
+    """The outcome of an ask the turn keeps on the device without the check (a question about
+    the user's own data, ``asks_about_own_data``)."""
+    wanted = "escalate" if fixture.handled_by == "cloud" else "device"
+    reasons = [] if wanted == "device" else ["kept without the check (a question about own data)"]
+    return ProbeOutcome(
+        fixture.id, "handoff", 0, not reasons, "device", reasons, 0, 0.0, wanted=wanted
+    )
 
 
 def _score_hand_off(fixture: Fixture, splice: _Splice, text: str) -> tuple[str, list[str]]:

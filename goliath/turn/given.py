@@ -24,6 +24,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from pydantic_core import PydanticUndefined
+
 from ..records import StepRecord
 from ..tools import Tool
 from .grounding import ungrounded_numbers
@@ -245,7 +247,8 @@ def unnamed_filters(
 
     "Which lights are on?" became ``list_lights(room="Living room")`` and the answer missed the
     porch; "what does F28 mean in my boiler manual?" searched ``folder="Documents/Home"`` and
-    found nothing. A filter narrows what the user asked about; one whose words appear nowhere
+    found nothing. A filter — an optional value whose default is none, so that leaving it out
+    reads everything — narrows what the user asked about; one whose words appear nowhere
     the turn has seen (``seen``: the ask, the conversation, the facts; and the steps' inputs
     and results) was the model's guess. A free string only: enums are the model's to choose,
     and a value with a digit or a day word ("Monday 10 March", "tomorrow") is a date the
@@ -264,9 +267,20 @@ def unnamed_filters(
         spec = properties.get(name)
         if name in required or not isinstance(spec, Mapping) or "enum" in spec:
             continue
+        if _has_default(tool, name, spec):  # a selector ("Groceries" unless told): not a filter
+            continue
         if not isinstance(value, str) or _DIGIT.search(value) or gives_day(value):
             continue
         said = {singular(word) for word in words(value)} - _GLUE
         if said and not said & known:
             unnamed.append(name)
     return unnamed
+
+
+def _has_default(tool: Tool, name: str, spec: Mapping[str, Any]) -> bool:
+    """Whether the optional parameter ``name`` has a default other than none."""
+    if spec.get("default") is not None:
+        return True
+    field = getattr(tool.parameters, "model_fields", {}).get(name)
+    default = getattr(field, "default", None)
+    return default is not None and default is not PydanticUndefined

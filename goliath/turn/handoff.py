@@ -27,12 +27,14 @@ import attrs
 from ..models import Generation
 from ..tools import Tool
 from .generation import ModelCaller
+from .words import singular, words
 
 __all__ = [
     "CLOUD_NEEDS",
     "HAND_OFF_MARGIN",
     "KINDS",
     "HandOffVerdict",
+    "asks_about_own_data",
     "check_hand_off",
     "hand_off_schema",
     "hand_off_system",
@@ -63,6 +65,21 @@ HAND_OFF_MARGIN = 0.0
 """How much more likely (log-probability) the cloud's kinds together must be than the
 device's before the turn is handed over; tuned on the dev half's hand-off probe
 (docs/design.md, "The hand-off check")."""
+
+_QUESTION_WORDS = frozenset(
+    re.findall(
+        r"[a-z]+", "what how which who when where why is are am do does did have has was were any"
+    )
+)
+"""First words of a question ("can", "could", "would" open requests: "can you book ...")."""
+_GENERIC_WORDS = frozenset(
+    re.findall(
+        r"[a-z]+",
+        """get list find search read show check fetch lookup look query view status info detail
+        item my all current recent upcoming history""",
+    )
+)
+"""Words of a function's name that say how it reads, not what it holds."""
 
 _FIELD = "kind"
 _CLOUD_KINDS = frozenset(name for name, _, cloud in KINDS if cloud)
@@ -156,6 +173,25 @@ def read_hand_off(generation: Generation, margin: float | None = None) -> HandOf
         gap = _logsumexp(cloud) - _logsumexp(device)
         return HandOffVerdict(hand_off=gap > threshold, margin=gap, kind=kind)
     return HandOffVerdict(hand_off=kind in _CLOUD_KINDS, margin=None, kind=kind)
+
+
+def asks_about_own_data(ask: str, tools: Sequence[Tool]) -> bool:
+    """Whether ``ask`` is a question about something one of the agent's reads holds: it opens
+    with a question word and names what a read function's name does ("how much is left in my
+    eating-out budget?" beside ``get_budgets``). Such an ask is a look-up, whatever the check
+    would name it; the check is not asked. On the suite's dev hand-off probe the check named 1
+    such ask a cloud kind ("advice" for a budget) and no must-escalate ask of any wording is a
+    question naming a read's data (docs/design.md, "The hand-off check")."""
+    said = words(ask)
+    if not said or said[0] not in _QUESTION_WORDS:
+        return False
+    named = {singular(word) for word in said}
+    for tool in tools:
+        if not tool.writes:
+            held = {singular(word) for word in words(tool.name) if len(word) > 2}
+            if (held - _GENERIC_WORDS) & named:
+                return True
+    return False
 
 
 async def check_hand_off(

@@ -48,7 +48,7 @@ from .grounding import (
     with_change,
     with_findings,
 )
-from .handoff import check_hand_off
+from .handoff import asks_about_own_data, check_hand_off
 from .hooks import OBSERVER_SECONDS, StopRun
 from .judge import cap_reached
 from .lookup import LookUp, lookup_hint
@@ -228,19 +228,22 @@ class Turn(TurnState):
             available = retrieve_tools(available, self.ask, self.config.tool_retrieval)
         if first and self.config.hand_off_check and not self.hand_off_checked:
             self.hand_off_checked = True
-            verdict = await check_hand_off(
-                self.caller,
-                available,
-                self.ask,
-                recent=self.view.recent,
-                cloud_needs=self.config.cloud_needs,
-                margin=self.config.hand_off_margin,
-            )
-            self.emit(
-                CheckEvent(check="handoff", passed=not verdict.hand_off, margin=verdict.margin)
-            )
-            if verdict.hand_off:
-                return Plan(kind="escalate", brief="the hand-off check chose the cloud")
+            if asks_about_own_data(self.ask, available):  # a look-up: the functions serve it
+                self.emit(CheckEvent(check="handoff", passed=True, margin=None))
+            else:
+                verdict = await check_hand_off(
+                    self.caller,
+                    available,
+                    self.ask,
+                    recent=self.view.recent,
+                    cloud_needs=self.config.cloud_needs,
+                    margin=self.config.hand_off_margin,
+                )
+                self.emit(
+                    CheckEvent(check="handoff", passed=not verdict.hand_off, margin=verdict.margin)
+                )
+                if verdict.hand_off:
+                    return Plan(kind="escalate", brief="the hand-off check chose the cloud")
         names = {tool.name for tool in available}
         offered = self._offered(available)
         if not first and self.planned is not None:  # following a whole plan

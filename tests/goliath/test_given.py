@@ -86,8 +86,24 @@ class Home:
             lights = [("Sofa lamp", "Living room"), ("Porch light", "Outside")]
             return [{"name": n, "room": r} for n, r in lights if room in (None, r)]
 
+        @tool
+        def shop_list(name: str = "Groceries") -> list[str]:
+            """One shopping list.
+
+            Args:
+                name: Groceries, Pharmacy or Hardware.
+            """
+            return ["milk"]
+
         self.reads: list[tuple[str, dict[str, Any]]] = []
-        self.tools: list[Tool] = [set_oven, set_alarm, add_task, oven_recipes, list_lights]
+        self.tools: list[Tool] = [
+            set_oven,
+            set_alarm,
+            add_task,
+            oven_recipes,
+            list_lights,
+            shop_list,
+        ]
 
     def tool(self, name: str) -> Tool:
         return next(item for item in self.tools if item.name == name)
@@ -286,7 +302,8 @@ def test_a_filter_nobody_named_is_found(home: Home) -> None:
     assert unnamed_filters(lights, guessed, [], ["are the living-room lamps on?"]) == []
     listed = StepRecord(index=0, kind="tool", brief="", tool="rooms", result="1. Living room")
     assert unnamed_filters(lights, guessed, [listed], ["which lights are on?"]) == []
-    # a day the model resolved, an enum, a write: not this rule's
+    # a day the model resolved, an enum, a selector with a default of its own, a write
+    assert unnamed_filters(home.tool("shop_list"), {"name": "Pharmacy"}, [], ["chemist?"]) == []
     assert unnamed_filters(lights, {"room": "Monday 10 March"}, [], ["lights?"]) == []
     assert unnamed_filters(home.tool("set_alarm"), {"day": "Sunday"}, [], ["alarm"]) == []
 

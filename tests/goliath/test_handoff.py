@@ -13,7 +13,14 @@ from goliath.models import Generation
 from goliath.records import FallbackRequest
 from goliath.testing import FakeModel
 from goliath.tools import Tool
-from goliath.turn.handoff import CLOUD_NEEDS, KINDS, hand_off_system, hand_off_user, read_hand_off
+from goliath.turn.handoff import (
+    CLOUD_NEEDS,
+    KINDS,
+    asks_about_own_data,
+    hand_off_system,
+    hand_off_user,
+    read_hand_off,
+)
 
 
 def make(name: str, description: str) -> Tool:
@@ -58,7 +65,8 @@ class Cloud:
 
 async def run(model: FakeModel, ask: str = "what's on my list?", **options: Any) -> Any:
     cloud = Cloud()
-    async with Agent(model, tools=TOOLS, fallback=cloud, hand_off_check=True, **options) as agent:
+    tools = options.pop("tools", TOOLS)
+    async with Agent(model, tools=tools, fallback=cloud, hand_off_check=True, **options) as agent:
         result = await agent.run(ask)
     return result, cloud
 
@@ -199,3 +207,35 @@ def test_the_check_is_on_by_default_for_a_model_that_scores_options() -> None:
     assert ManagedModel.scores_options is True  # the same model behind `serve --slots`
     assert Agent(Scoring([]), tools=TOOLS).config.write_intent_check is True
     assert Agent(FakeModel([]), tools=TOOLS).config.write_intent_check is False
+
+
+BUDGETS = make("get_budgets", "This month's budgets: spent and left in each category.")
+
+
+def test_a_question_naming_what_a_read_holds_is_about_own_data() -> None:
+    tools = [*TOOLS, BUDGETS]
+    assert asks_about_own_data("how much is left in my eating-out budget?", tools)
+    assert asks_about_own_data("Is the weather good for a walk in Porto?", tools)
+    # a request, a question about nothing a read holds, a name that only says how it reads
+    assert not asks_about_own_data("book a budget hotel in Porto", tools)
+    assert not asks_about_own_data("can you move my budget to savings?", tools)
+    assert not asks_about_own_data("am I allowed to withhold rent?", tools)
+    assert not asks_about_own_data("what's on my list?", tools)
+
+
+async def test_a_question_about_own_data_is_kept_without_asking_the_check() -> None:
+    model = FakeModel([PLAN, ANSWER])
+    result, cloud = await run(model, "how much is left in my budget?", tools=[*TOOLS, BUDGETS])
+    assert [call.label for call in model.calls] == ["conductor", "answer"]
+    assert result.handled_by == "device" and not cloud.requests
+    # the first plan has no hand-off option then: the check kept the ask
+    schema = model.calls[0].schema
+    assert schema is not None
+    assert "beyond_these_functions" not in schema["properties"]["call"]["enum"]
+
+
+async def test_a_request_naming_what_a_read_holds_still_asks_the_check() -> None:
+    model = FakeModel([check("purchase", phone=-3.0, cloud=-0.1)])
+    result, _ = await run(model, "send the budget surplus to Alex", tools=[*TOOLS, BUDGETS])
+    assert [call.label for call in model.calls] == ["handoff"]
+    assert result.handled_by == "cloud"
