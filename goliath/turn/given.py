@@ -37,6 +37,7 @@ __all__ = [
     "copy_note",
     "gives_day",
     "gives_number",
+    "unchanged_values",
     "unnamed_filters",
     "unsaid_values",
 ]
@@ -233,6 +234,7 @@ def copy_note(names: Sequence[str]) -> str:
     )
 
 
+_ITEM = re.compile(r"\n(?=\d+\. )")
 _GLUE = frozenset({"a", "an", "the", "my", "of", "in", "on", "at", "to", "for", "and", "or"})
 
 
@@ -284,3 +286,52 @@ def _has_default(tool: Tool, name: str, spec: Mapping[str, Any]) -> bool:
     field = getattr(tool.parameters, "model_fields", {}).get(name)
     default = getattr(field, "default", None)
     return default is not None and default is not PydanticUndefined
+
+
+def unchanged_values(
+    tool: Tool, values: Mapping[str, Any], steps: Sequence[StepRecord], said: str
+) -> list[str]:
+    """The required number-bearing values of the write ``tool`` that only copy the item's
+    current state: the call would change nothing.
+
+    "Reschedule the expense report task" gives no new date; the 1.5B model, shown the task's
+    line ("title: Submit expense report, due: 2025-03-11"), writes ``due: 2025-03-11``, a
+    number the result grounds — the item's own. A value counts as copied when the user's words
+    (``said``) do not give it and one result line holds both it and another of the call's
+    values (the item it names). Only when every such value is a copy: a call that changes one
+    value and keeps another is a change.
+    """
+    if not tool.writes:
+        return []
+    schema = tool.schema if isinstance(tool.schema, dict) else {}
+    ids = set(id_parameters(tool))
+    changing = {
+        name: texts
+        for name in schema.get("required") or []
+        if name not in ids and (texts := _numbers_in(values.get(name)))
+    }
+    if not changing:
+        return []
+    items = [  # one numbered line per item of a list; a single record is one item
+        item.lower()
+        for step in steps
+        if step.kind == "tool" and not step.writes and not step.failed
+        for item in _ITEM.split(step.result or "")
+    ]
+    copied = []
+    for name, texts in changing.items():
+        if any(not ungrounded_numbers(text, [], [said]) for text in texts):
+            return []  # the user said it
+        others = [
+            str(value).lower()
+            for other, value in values.items()
+            if other != name and isinstance(value, (str, int)) and not isinstance(value, bool)
+        ]
+        others = [text for text in others if len(text) > 1]
+        if not any(
+            all(text.lower() in item for text in texts) and any(o in item for o in others)
+            for item in items
+        ):
+            return []
+        copied.append(name)
+    return copied

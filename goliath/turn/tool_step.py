@@ -48,7 +48,13 @@ from .arguments import (
 )
 from .condition import condition_met, states_condition, unmet_note
 from .conductor import Plan
-from .given import copied_ask, copy_note, unnamed_filters, unsaid_values
+from .given import (
+    copied_ask,
+    copy_note,
+    unchanged_values,
+    unnamed_filters,
+    unsaid_values,
+)
 from .hooks import Denied
 from .intent import asks_for_write, withheld_note
 from .judge import duplicate_verdict, last_two_failed, prerequisites_met
@@ -119,7 +125,9 @@ async def run_tool_step(
             return LookUp(tool.name, tuple(lacking))
     if isinstance(filled, Arguments) and tool.writes:
         said = " ".join([turn.ask, *(exchange.ask for exchange in turn.view.recent)])
-        unsaid = unsaid_values(tool, filled.values, turn.steps, turn.seen_texts(), said)
+        unsaid = unsaid_values(
+            tool, filled.values, turn.steps, turn.seen_texts(), said
+        ) or unchanged_values(tool, filled.values, turn.steps, said)
         if unsaid:  # a number nobody gave: ask the user, never write it (docs/design.md)
             filled = Missing(", ".join(unsaid), filled.values)
         else:

@@ -15,6 +15,7 @@ from goliath.turn.given import (
     copied_ask,
     gives_day,
     gives_number,
+    unchanged_values,
     unnamed_filters,
     unsaid_values,
 )
@@ -95,6 +96,25 @@ class Home:
             """
             return ["milk"]
 
+        @tool
+        def list_tasks() -> list[dict[str, Any]]:
+            """The open tasks."""
+            return [
+                {"id": 101, "title": "Pick up prescription", "due": "2025-03-10"},
+                {"id": 102, "title": "Submit expense report", "due": "2025-03-11"},
+            ]
+
+        @tool(writes=True)
+        def reschedule_task(title: str, due: str) -> str:
+            """Give a task a new due date.
+
+            Args:
+                title: The task.
+                due: The new due date, 2025-03-14.
+            """
+            home.writes.append(("reschedule_task", {"title": title, "due": due}))
+            return "moved"
+
         self.reads: list[tuple[str, dict[str, Any]]] = []
         self.tools: list[Tool] = [
             set_oven,
@@ -103,6 +123,8 @@ class Home:
             oven_recipes,
             list_lights,
             shop_list,
+            list_tasks,
+            reschedule_task,
         ]
 
     def tool(self, name: str) -> Tool:
@@ -328,3 +350,45 @@ async def test_a_read_keeps_the_filter_the_user_named(home: Home) -> None:
     )
     await run_turn(model, "what lights are on outside?", tools=home.tools)
     assert home.reads == [("list_lights", {"room": "Outside", "mode": "any"})]
+
+
+# ---------------------------------------------------------------- a change that changes nothing
+
+TASKS = (
+    "1. id: 101, title: Pick up prescription, due: 2025-03-10\n"
+    "2. id: 102, title: Submit expense report, due: 2025-03-11"
+)
+
+
+def test_a_value_copied_from_the_items_own_state_is_found(home: Home) -> None:
+    move = home.tool("reschedule_task")
+    listed = [StepRecord(index=0, kind="tool", brief="", tool="list_tasks", result=TASKS)]
+    same = {"title": "Submit expense report", "due": "2025-03-11"}
+    assert unchanged_values(move, same, listed, "reschedule the expense report") == ["due"]
+    # a new date, a date the user said, another item's date: a change
+    later = {"title": "Submit expense report", "due": "2025-03-14"}
+    assert unchanged_values(move, later, listed, "move the expense report to Friday") == []
+    assert unchanged_values(move, same, listed, "move the expense report to 2025-03-11") == []
+    other = {"title": "Submit expense report", "due": "2025-03-10"}
+    assert unchanged_values(move, other, listed, "move the expense report to today") == []
+    # a single record is one item
+    record = "title: Submit expense report\ndue: 2025-03-11"
+    one = [StepRecord(index=0, kind="tool", brief="", tool="get_task", result=record)]
+    assert unchanged_values(move, same, one, "reschedule the expense report") == ["due"]
+
+
+async def test_a_write_that_would_change_nothing_asks_for_the_new_value(home: Home) -> None:
+    model = FakeModel(
+        [
+            {"json": {"call": "list_tasks", "then": "reschedule_task"}},
+            use("reschedule_task"),
+            args(title="Submit expense report", due="2025-03-11"),
+            text("When should it be due?"),
+        ]
+    )
+    result = await run_turn(model, "reschedule the expense report task", tools=home.tools)
+    assert home.writes == []
+    assert result.steps[1].tool == "reschedule_task"
+    assert result.steps[1].skip_reason == "missing"
+    assert "due" in (result.steps[1].result or "")
+    assert result.text == "When should it be due?"
