@@ -18,6 +18,10 @@ result lines. The kind is told by the names: the id parameter's word (``email`` 
 ``email_id``), or the function's own nouns for a bare ``id``, must be a word of the search's
 name. A read the turn already made, a write, or a function with other required parameters is
 never chosen this way (docs/design.md, "A search's hits are read before answering").
+
+After a plain listing of named things (``list_lists``: each list's name and size), the one the
+ask names ("what's on my pharmacy list?") is opened likewise, by the read of the same nouns
+that takes one name or title (``get_list(list_name)``).
 """
 
 from __future__ import annotations
@@ -38,21 +42,24 @@ _SEARCH_VERBS = frozenset({"search", "find", "query", "lookup", "look"})
 _QUERY_PARAMETERS = frozenset({"query", "q", "search", "keyword", "keywords", "term", "text"})
 _ID_SUFFIX = re.compile(r"(_?ids?|Ids?)$")
 _NAMING = frozenset({"title", "name"})
+_GLUE = frozenset({"a", "an", "the", "my", "of", "s", "and"})
 """A reader keyed by one of these, when every hit carries it, opens a hit by its name."""
 
 
-def hit_reader(available: Sequence[Tool], steps: Sequence[StepRecord]) -> Tool | None:
+def hit_reader(
+    available: Sequence[Tool], steps: Sequence[StepRecord], ask: str = ""
+) -> Tool | None:
     """The read that opens one of the last step's hits, or ``None`` when there is none."""
     last = steps[-1] if steps else None
     if last is None or last.kind != "tool" or last.writes or last.failed or last.skipped:
         return None
-    if last.tool is None or not _searched(last):
-        return None
     items = _items(last.output)
-    if not items:
+    if last.tool is None or not items:
         return None
     ran = {step.tool for step in steps if step.kind == "tool"}
     searched = _name_words(last.tool)
+    if not _searched(last):
+        return _named_opener(available, ran, searched, items, ask)
     for tool in available:
         if tool.writes or tool.name in ran:
             continue
@@ -72,6 +79,43 @@ def hit_reader(available: Sequence[Tool], steps: Sequence[StepRecord]) -> Tool |
         if kind & searched:
             return tool
     return None
+
+
+def _named_opener(
+    available: Sequence[Tool],
+    ran: set[str | None],
+    listed: set[str],
+    items: Sequence[Mapping[str, Any]],
+    ask: str,
+) -> Tool | None:
+    """After a listing of named things (``list_lists``: each list's name and size), the read
+    that opens the one the ask names ("what's on my pharmacy list?" → ``get_list``): a read
+    of the same nouns whose one parameter is a name or title."""
+    asked = {singular(word) for word in words(ask)}
+    named = [item for item in items if any(_said_in(item.get(key), asked) for key in _NAMING)]
+    if len(named) != 1:
+        return None
+    for tool in available:
+        if tool.writes or tool.name in ran:
+            continue
+        schema = tool.schema if isinstance(tool.schema, dict) else {}
+        parameters = list(schema.get("properties") or {})
+        if len(parameters) != 1 or not _names_a_thing(parameters[0]):
+            continue
+        if (_name_words(tool.name) - _VERBS) & listed:
+            return tool
+    return None
+
+
+def _said_in(name: Any, asked: set[str]) -> bool:
+    """Whether every word of ``name`` is a word of the ask ("Noor's party", "Pharmacy")."""
+    said = {singular(word) for word in words(name)} - _GLUE if isinstance(name, str) else set()
+    return bool(said) and said <= asked
+
+
+def _names_a_thing(parameter: str) -> bool:
+    said = words(parameter)
+    return bool(said) and said[-1] in _NAMING
 
 
 def _searched(step: StepRecord) -> bool:

@@ -208,7 +208,7 @@ class Turn(TurnState):
     ) -> Plan | InvalidPlan:
         plan = await self._next_plan(available, context_text, failed)
         if isinstance(plan, Plan) and plan.kind == "answer":
-            reader = hit_reader(available, self.steps)  # a search's hit is read first
+            reader = hit_reader(available, self.steps, self.ask)  # a hit is read first
             if reader is not None:
                 return Plan(kind="tool", brief=reader.description, tool=reader.name)
         return plan

@@ -200,3 +200,65 @@ async def test_an_answer_after_a_note_search_reads_the_note_first() -> None:
         result = await agent.run("when is the release, per my planning notes?")
     assert [s.tool for s in result.steps if s.kind == "tool"] == ["search_notes", "read_note"]
     assert result.text == "The release moves to 8 April."
+
+
+LISTS = [
+    {"name": "Groceries", "to_buy": 6},
+    {"name": "Pharmacy", "to_buy": 3},
+    {"name": "Noor's party", "to_buy": 4},
+]
+
+
+def list_tools() -> dict[str, Tool]:
+    @tool
+    def list_lists() -> list[dict[str, Any]]:
+        """The shopping lists and how many items each still has to buy."""
+        return [dict(item) for item in LISTS]
+
+    @tool
+    def get_list(list_name: str = "Groceries") -> list[dict[str, Any]]:
+        """The items on one list.
+
+        Args:
+            list_name: Which list.
+        """
+        return [{"name": "ibuprofen"}] if list_name == "Pharmacy" else [{"name": "milk"}]
+
+    @tool
+    def get_contact(name: str) -> dict[str, str]:
+        """One contact.
+
+        Args:
+            name: The contact's name.
+        """
+        return {"name": name}
+
+    return {t.name: t for t in (list_lists, get_list, get_contact)}
+
+
+def test_after_a_listing_the_one_thing_the_ask_names_is_opened() -> None:
+    tools = list_tools()
+    listed = [step("list_lists", LISTS, input={})]
+    opener = hit_reader(list(tools.values()), listed, "what's on my pharmacy list?")
+    assert opener is tools["get_list"]
+    assert hit_reader(list(tools.values()), listed, "what's on the list for Noor's party?")
+    # the ask names none of them, or two; or no read of the same things opens one by name
+    assert hit_reader(list(tools.values()), listed, "which lists do I have?") is None
+    both = "is paracetamol on the pharmacy or the groceries list?"
+    assert hit_reader(list(tools.values()), listed, both) is None
+    assert hit_reader([tools["get_contact"]], listed, "what's on my pharmacy list?") is None
+
+
+async def test_an_answer_after_a_listing_opens_the_named_list_first() -> None:
+    tools = list_tools()
+    model = FakeModel(
+        [
+            {"json": {"call": "list_lists", "then": DONE}},
+            {"json": {"list_name": "Pharmacy"}},
+            {"text": "Ibuprofen."},
+        ]
+    )
+    async with Agent(model, tools=list(tools.values())) as agent:
+        result = await agent.run("what's on my pharmacy list?")
+    assert [s.tool for s in result.steps if s.kind == "tool"] == ["list_lists", "get_list"]
+    assert "ibuprofen" in (result.steps[1].result or "")
