@@ -38,6 +38,7 @@ __all__ = [
     "gives_day",
     "gives_number",
     "unchanged_values",
+    "undictated_texts",
     "unnamed_filters",
     "unsaid_values",
 ]
@@ -335,3 +336,65 @@ def unchanged_values(
             return []
         copied.append(name)
     return copied
+
+
+_ASKING = (
+    _COMMANDS
+    | _FILLER
+    | frozenset(
+        re.findall(
+            r"[a-z]+",
+            """say saying tell reply respond answer send sms it this that him her them us back
+        something quick just you pls plz s with""",
+        )
+    )
+)
+"""Words that ask for a message without saying what it says ("can you message my sister")."""
+_NAME = re.compile(r"\b[A-Z][a-z]+\b")
+"""A capitalised word: a name, such as whom a message is for ("reply to Hannah's email")."""
+
+
+def undictated_texts(
+    tool: Tool,
+    values: Mapping[str, Any],
+    steps: Sequence[StepRecord],
+    seen: Iterable[str],
+    said: str,
+) -> list[str]:
+    """The required texts of the write ``tool`` that the model wrote when the user dictated
+    nothing: the request only names the act and whom it is for.
+
+    "Email Diego" became ``send_email(to="Diego", subject="Hello", body="Hi Diego, I hope
+    ...")`` and the email went; "take a note" a note the model made up. When the user's words
+    (``said``), past the words that ask for a message ("send", "text", "reply", "please", the
+    tool's own name words), names (a capitalised word there or in what the turn has seen) and
+    the words the call took from them (``to="Diego"``), say nothing,
+    a required text whose words are mostly nowhere the turn has seen (``seen``, the steps'
+    results) was not the user's: the turn asks what it should say.
+    """
+    if not tool.writes:
+        return []
+    schema = tool.schema if isinstance(tool.schema, dict) else {}
+    properties = schema.get("properties") or {}
+    ids = set(id_parameters(tool))
+    asked = {singular(word) for word in words(said)}
+    texts = {
+        name: {singular(word) for word in words(value)} - _GLUE
+        for name in schema.get("required") or []
+        if name not in ids
+        and isinstance(value := values.get(name), str)
+        and not _DIGIT.search(value)  # a date, a time, a number: the number rule's
+        and (properties.get(name) or {}).get("type") == "string"
+    }
+    taken = set().union(*(found for found in texts.values() if found <= asked))
+    tool_words = {singular(word) for word in words(tool.name)}
+    shown = [*seen, *(f"{step.result or ''} {step.input or ''}" for step in steps)]
+    names = {singular(word.lower()) for text in [said, *shown] for word in _NAME.findall(text)}
+    if asked - taken - tool_words - names - {singular(word) for word in _ASKING}:
+        return []  # the user said what it is about
+    known = {singular(word) for text in shown for word in words(text)}
+    return [
+        name
+        for name, found in texts.items()
+        if found and not found <= asked and len(found & known) * 2 < len(found)
+    ]

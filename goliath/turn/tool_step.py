@@ -52,6 +52,7 @@ from .given import (
     copied_ask,
     copy_note,
     unchanged_values,
+    undictated_texts,
     unnamed_filters,
     unsaid_values,
 )
@@ -125,9 +126,12 @@ async def run_tool_step(
             return LookUp(tool.name, tuple(lacking))
     if isinstance(filled, Arguments) and tool.writes:
         said = " ".join([turn.ask, *(exchange.ask for exchange in turn.view.recent)])
-        unsaid = unsaid_values(
-            tool, filled.values, turn.steps, turn.seen_texts(), said
-        ) or unchanged_values(tool, filled.values, turn.steps, said)
+        seen = turn.seen_texts()
+        unsaid = (
+            unsaid_values(tool, filled.values, turn.steps, seen, said)
+            or unchanged_values(tool, filled.values, turn.steps, said)
+            or undictated_texts(tool, filled.values, turn.steps, seen, said)
+        )
         if unsaid:  # a number nobody gave: ask the user, never write it (docs/design.md)
             filled = Missing(", ".join(unsaid), filled.values)
         else:

@@ -16,6 +16,7 @@ from goliath.turn.given import (
     gives_day,
     gives_number,
     unchanged_values,
+    undictated_texts,
     unnamed_filters,
     unsaid_values,
 )
@@ -115,6 +116,17 @@ class Home:
             home.writes.append(("reschedule_task", {"title": title, "due": due}))
             return "moved"
 
+        @tool(writes=True)
+        def send_text(to: str, text: str) -> str:
+            """Send a text message.
+
+            Args:
+                to: Whom to.
+                text: What it says.
+            """
+            home.writes.append(("send_text", {"to": to, "text": text}))
+            return "sent"
+
         self.reads: list[tuple[str, dict[str, Any]]] = []
         self.tools: list[Tool] = [
             set_oven,
@@ -125,6 +137,7 @@ class Home:
             shop_list,
             list_tasks,
             reschedule_task,
+            send_text,
         ]
 
     def tool(self, name: str) -> Tool:
@@ -392,3 +405,50 @@ async def test_a_write_that_would_change_nothing_asks_for_the_new_value(home: Ho
     assert result.steps[1].skip_reason == "missing"
     assert "due" in (result.steps[1].result or "")
     assert result.text == "When should it be due?"
+
+
+# ---------------------------------------------------------------- a message nobody dictated
+
+
+@pytest.mark.parametrize(
+    ("ask", "to", "text", "undictated"),
+    [
+        ("send a text to Yuki", "Yuki", "Hi Yuki, how are you?", ["text"]),
+        ("can you message my sister", "sister", "Hello!", ["text"]),
+        ("text Yuki that dinner is at eight", "Yuki", "Dinner is at eight!", []),
+        ("text yuki yes", "Yuki", "Yes", []),  # the message is the user's one word
+        ("tell Yuki I'm running late", "Yuki", "Sorry, I'm running a bit late.", []),
+    ],
+)
+def test_a_message_the_user_never_dictated_is_found(
+    home: Home, ask: str, to: str, text: str, undictated: list[str]
+) -> None:
+    send = home.tool("send_text")
+    found = undictated_texts(send, {"to": to, "text": text}, [], [ask], ask)
+    assert found == undictated
+
+
+def test_a_message_drawn_from_what_the_turn_found_is_the_users(home: Home) -> None:
+    send = home.tool("send_text")
+    ask = "send Yuki Diego's email"
+    found = StepRecord(
+        index=0, kind="tool", brief="", tool="find", result="name: Diego, email: diego@example.com"
+    )
+    values = {"to": "Yuki", "text": "Diego's email is diego@example.com"}
+    assert undictated_texts(send, values, [found], [ask], ask) == []
+
+
+async def test_a_message_nobody_dictated_is_asked_for_not_sent(home: Home) -> None:
+    model = FakeModel(
+        [
+            use("send_text"),
+            args(to="Yuki", text="Hi Yuki, how are you?"),
+            answer_plan(),
+            text("What should it say?"),
+        ]
+    )
+    result = await run_turn(model, "send a text to Yuki", tools=home.tools)
+    assert home.writes == []
+    assert result.steps[0].skip_reason == "missing"
+    assert "text" in (result.steps[0].result or "")
+    assert result.text == "What should it say?"
