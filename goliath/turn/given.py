@@ -280,6 +280,13 @@ def unnamed_filters(
     return unnamed
 
 
+def _sets_anew(name: str, spec: Any) -> bool:
+    """Whether a parameter is a new value, by its name or description ("new_time", "The new
+    due date"), not one naming the item (``cancel_event(title, date)``)."""
+    description = spec.get("description", "") if isinstance(spec, Mapping) else ""
+    return "new" in words(name) or "new" in words(str(description))
+
+
 def _has_default(tool: Tool, name: str, spec: Mapping[str, Any]) -> bool:
     """Whether the optional parameter ``name`` has a default other than none."""
     if spec.get("default") is not None:
@@ -306,10 +313,13 @@ def unchanged_values(
         return []
     schema = tool.schema if isinstance(tool.schema, dict) else {}
     ids = set(id_parameters(tool))
+    properties = schema.get("properties") or {}
     changing = {
         name: texts
         for name in schema.get("required") or []
-        if name not in ids and (texts := _numbers_in(values.get(name)))
+        if name not in ids
+        and _sets_anew(name, properties.get(name))
+        and (texts := _numbers_in(values.get(name)))
     }
     if not changing:
         return []

@@ -117,6 +117,17 @@ class Home:
             return "moved"
 
         @tool(writes=True)
+        def cancel_task(title: str, due: str) -> str:
+            """Cancel a task.
+
+            Args:
+                title: The task.
+                due: The day it is due, 2025-03-14.
+            """
+            home.writes.append(("cancel_task", {"title": title, "due": due}))
+            return "cancelled"
+
+        @tool(writes=True)
         def send_text(to: str, text: str) -> str:
             """Send a text message.
 
@@ -138,6 +149,7 @@ class Home:
             list_tasks,
             reschedule_task,
             send_text,
+            cancel_task,
         ]
 
     def tool(self, name: str) -> Tool:
@@ -384,6 +396,9 @@ def test_a_value_copied_from_the_items_own_state_is_found(home: Home) -> None:
     assert unchanged_values(move, same, listed, "move the expense report to 2025-03-11") == []
     other = {"title": "Submit expense report", "due": "2025-03-10"}
     assert unchanged_values(move, other, listed, "move the expense report to today") == []
+    # a value naming the item (not a new one by its name or description) is no copy
+    cancel = home.tool("cancel_task")
+    assert unchanged_values(cancel, same, listed, "cancel the expense report") == []
     # a single record is one item
     record = "title: Submit expense report\ndue: 2025-03-11"
     one = [StepRecord(index=0, kind="tool", brief="", tool="get_task", result=record)]
