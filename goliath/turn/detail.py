@@ -42,8 +42,8 @@ _SEARCH_VERBS = frozenset({"search", "find", "query", "lookup", "look"})
 _QUERY_PARAMETERS = frozenset({"query", "q", "search", "keyword", "keywords", "term", "text"})
 _ID_SUFFIX = re.compile(r"(_?ids?|Ids?)$")
 _NAMING = frozenset({"title", "name"})
-_GLUE = frozenset({"a", "an", "the", "my", "of", "s", "and"})
 """A reader keyed by one of these, when every hit carries it, opens a hit by its name."""
+_GLUE = frozenset({"a", "an", "the", "my", "of", "s", "and"})
 
 
 def hit_reader(
@@ -59,7 +59,7 @@ def hit_reader(
     ran = {step.tool for step in steps if step.kind == "tool"}
     searched = _name_words(last.tool)
     if not _searched(last):
-        return _named_opener(available, ran, searched, items, ask)
+        return _named_opener(available, ran, _nouns(last.tool), items, ask)
     for tool in available:
         if tool.writes or tool.name in ran:
             continue
@@ -102,7 +102,7 @@ def _named_opener(
         parameters = list(schema.get("properties") or {})
         if len(parameters) != 1 or not _names_a_thing(parameters[0]):
             continue
-        if (_name_words(tool.name) - _VERBS) & listed:
+        if _nouns(tool.name) & listed:
             return tool
     return None
 
@@ -142,6 +142,13 @@ def _items(output: Any) -> list[Mapping[str, Any]]:
         if len(lists) == 1:
             return [item for item in lists[0] if isinstance(item, Mapping)]
     return []
+
+
+def _nouns(name: str) -> set[str]:
+    """What a function's name is about: its words after the first, the verb (``list_lists``
+    is about lists, ``list_events`` about events, ``get_list`` about a list)."""
+    said = words(name)
+    return {singular(word) for word in said[1:] or said}
 
 
 def _name_words(name: str) -> set[str]:

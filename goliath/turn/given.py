@@ -1,4 +1,10 @@
-"""A write's numbers come from the user or from a result, never from the model alone.
+"""What the user gave: a write's values come from the user or a result, never from the model
+alone; a read is not narrowed by a guess.
+
+The rules here: a write's number nobody gave (:func:`unsaid_values`), a write that only
+copies the item's current state (:func:`unchanged_values`), a message nobody dictated
+(:func:`undictated_texts`), a value that copies the request (:func:`copied_ask`), and a read's
+filter nobody named (:func:`unnamed_filters`). The first is told at length below.
 
 "Preheat the oven" names no temperature, yet the 1.5B model fills ``temperature_c: 200`` and
 the oven heats; "wake me up tomorrow" becomes an alarm at ``07:00``, "add Omar to my contacts"
@@ -31,6 +37,7 @@ from ..tools import Tool
 from .grounding import ungrounded_numbers
 from .lookup import id_parameters
 from .words import singular, words
+from .write_gate import ADDING_VERBS
 
 __all__ = [
     "copied_ask",
@@ -263,7 +270,12 @@ def unnamed_filters(
     required = set(schema.get("required") or [])
     properties = schema.get("properties") or {}
     texts = [*seen, *(step.result or "" for step in steps)]
-    texts += [str(value) for step in steps for value in (step.input or {}).values()]
+    texts += [
+        str(value)
+        for step in steps
+        if isinstance(step.input, Mapping)
+        for value in step.input.values()
+    ]
     known = {singular(word) for text in texts for word in words(text)}
     unnamed = []
     for name, value in values.items():
@@ -275,9 +287,29 @@ def unnamed_filters(
         if not isinstance(value, str) or _DIGIT.search(value) or gives_day(value):
             continue
         said = {singular(word) for word in words(value)} - _GLUE
-        if said and not said & known:
+        if said and not any(_known(word, known) for word in said):
             unnamed.append(name)
     return unnamed
+
+
+def _known(word: str, known: set[str]) -> bool:
+    """Whether ``word`` was seen, or its start or a longer form ("eur" of "euros", "veg" of
+    "vegetables")."""
+    if word in known:
+        return True
+    return len(word) >= 3 and any(
+        len(other) >= 3 and (other.startswith(word) or word.startswith(other)) for other in known
+    )
+
+
+def _free_text(spec: Any) -> bool:
+    """A string parameter the model writes freely (not one of an enum's choices)."""
+    return (
+        isinstance(spec, Mapping)
+        and spec.get("type") == "string"
+        and "enum" not in spec
+        and "const" not in spec
+    )
 
 
 def _sets_anew(name: str, spec: Any) -> bool:
@@ -304,48 +336,56 @@ def unchanged_values(
 
     "Reschedule the expense report task" gives no new date; the 1.5B model, shown the task's
     line ("title: Submit expense report, due: 2025-03-11"), writes ``due: 2025-03-11``, a
-    number the result grounds — the item's own. A value counts as copied when the user's words
-    (``said``) do not give it and one result line holds both it and another of the call's
-    values (the item it names). Only when every such value is a copy: a call that changes one
-    value and keeps another is a change.
+    number the result grounds — the item's own. The call copies when the user's words
+    (``said``) give no number, and one item a read returned (a numbered line of a list, or a
+    single record whole) holds, as whole tokens, every new value the call sets (a parameter
+    that is one by its name or description: "new_time", "The new due date"; required or not)
+    and another of its values (the item it names). A call that changes any new value is a
+    change; a tool that adds (``add_*``, ``create_*``) makes a new item, copying nothing.
     """
-    if not tool.writes:
+    if not tool.writes or _first_word(tool.name) in ADDING_VERBS or gives_number(said):
         return []
     schema = tool.schema if isinstance(tool.schema, dict) else {}
-    ids = set(id_parameters(tool))
     properties = schema.get("properties") or {}
-    changing = {
-        name: texts
-        for name in schema.get("required") or []
+    ids = set(id_parameters(tool))
+    anew = {
+        name: value
+        for name, value in values.items()
         if name not in ids
+        and isinstance(value, (str, int, float))
+        and not isinstance(value, bool)
         and _sets_anew(name, properties.get(name))
-        and (texts := _numbers_in(values.get(name)))
     }
+    changing = [name for name in schema.get("required") or [] if _numbers_in(anew.get(name))]
     if not changing:
         return []
-    items = [  # one numbered line per item of a list; a single record is one item
-        item.lower()
-        for step in steps
-        if step.kind == "tool" and not step.writes and not step.failed
-        for item in _ITEM.split(step.result or "")
+    naming = [
+        str(value)
+        for name, value in values.items()
+        if name not in anew and isinstance(value, (str, int)) and not isinstance(value, bool)
     ]
-    copied = []
-    for name, texts in changing.items():
-        if any(not ungrounded_numbers(text, [], [said]) for text in texts):
-            return []  # the user said it
-        others = [
-            str(value).lower()
-            for other, value in values.items()
-            if other != name and isinstance(value, (str, int)) and not isinstance(value, bool)
-        ]
-        others = [text for text in others if len(text) > 1]
-        if not any(
-            all(text.lower() in item for text in texts) and any(o in item for o in others)
-            for item in items
-        ):
-            return []
-        copied.append(name)
-    return copied
+    naming = [text for text in naming if len(text) > 1]
+    for step in steps:
+        if step.kind != "tool" or step.writes or step.failed:
+            continue
+        for item in _ITEM.split(step.result or ""):
+            if all(_holds(item, str(value)) for value in anew.values()) and any(
+                _holds(item, text) for text in naming
+            ):
+                return changing
+    return []
+
+
+def _holds(item: str, text: str) -> bool:
+    """Whether ``item`` holds ``text`` as a whole token ("2" is not in "2025-03-02")."""
+    edge = r"[\w.:/-]"
+    pattern = rf"(?<!{edge}){re.escape(text.lower())}(?!{edge})"
+    return re.search(pattern, item.lower()) is not None
+
+
+def _first_word(name: str) -> str:
+    said = words(name)
+    return said[0] if said else ""
 
 
 _ASKING = (
@@ -361,7 +401,12 @@ _ASKING = (
 )
 """Words that ask for a message without saying what it says ("can you message my sister")."""
 _NAME = re.compile(r"\b[A-Z][a-z]+\b")
-"""A capitalised word: a name, such as whom a message is for ("reply to Hannah's email")."""
+"""A capitalised word of what the turn found: a name ("Hannah Weber" in a search's hits)."""
+_WHOM_WORDS = 3
+"""A value taken from the ask this short names whom or what (``to="my sister"``); a longer one
+is the content itself."""
+_OWNER = re.compile(r"\b([A-Za-z]+)['\u2019]s\b")
+"""Whose thing the ask names ("reply to hannah's email"): a name, not what to say."""
 
 
 def undictated_texts(
@@ -377,10 +422,11 @@ def undictated_texts(
     "Email Diego" became ``send_email(to="Diego", subject="Hello", body="Hi Diego, I hope
     ...")`` and the email went; "take a note" a note the model made up. When the user's words
     (``said``), past the words that ask for a message ("send", "text", "reply", "please", the
-    tool's own name words), names (a capitalised word there or in what the turn has seen) and
-    the words the call took from them (``to="Diego"``), say nothing,
-    a required text whose words are mostly nowhere the turn has seen (``seen``, the steps'
-    results) was not the user's: the turn asks what it should say.
+    tool's own name words), names (whose thing it is, "Hannah's email"; a capitalised word of
+    what the turn found, "Hannah Weber") and the words the call took from them
+    (``to="Diego"``), say nothing, a required free text (not an enum's choice) whose words are
+    mostly nowhere the turn has seen (``seen``, the steps' results) was not the user's: the
+    turn asks what it should say.
     """
     if not tool.writes:
         return []
@@ -393,13 +439,17 @@ def undictated_texts(
         for name in schema.get("required") or []
         if name not in ids
         and isinstance(value := values.get(name), str)
-        and not _DIGIT.search(value)  # a date, a time, a number: the number rule's
-        and (properties.get(name) or {}).get("type") == "string"
+        and not (_DIGIT.search(value) and len(value.split()) < 4)  # a date, a time: numbers'
+        and _free_text(properties.get(name))
     }
-    taken = set().union(*(found for found in texts.values() if found <= asked))
+    taken = set().union(  # whom or what it is for ("Diego", "my sister"), not its content
+        *(found for found in texts.values() if found <= asked and len(found) <= _WHOM_WORDS)
+    )
     tool_words = {singular(word) for word in words(tool.name)}
     shown = [*seen, *(f"{step.result or ''} {step.input or ''}" for step in steps)]
-    names = {singular(word.lower()) for text in [said, *shown] for word in _NAME.findall(text)}
+    others = [text for text in shown if text not in said]  # not the user's own words
+    names = {singular(word.lower()) for text in others for word in _NAME.findall(text)}
+    names |= {singular(word.lower()) for word in _OWNER.findall(said)}
     if asked - taken - tool_words - names - {singular(word) for word in _ASKING}:
         return []  # the user said what it is about
     known = {singular(word) for text in shown for word in words(text)}

@@ -80,6 +80,11 @@ _GENERIC_WORDS = frozenset(
     )
 )
 """Words of a function's name that say how it reads, not what it holds."""
+_ADVICE_WORDS = frozenset(
+    re.findall(r"[a-z]+", "should ought allowed legal safe recommend advise advice normal")
+)
+"""Words of a question asking what to do, not what the data says ("should I stop my iron
+tablets?", "is a resting heart rate of 95 normal?"): the check decides those."""
 
 _FIELD = "kind"
 _CLOUD_KINDS = frozenset(name for name, _, cloud in KINDS if cloud)
@@ -181,15 +186,17 @@ def asks_about_own_data(ask: str, tools: Sequence[Tool]) -> bool:
     eating-out budget?" beside ``get_budgets``). Such an ask is a look-up, whatever the check
     would name it; the check is not asked. On the suite's dev hand-off probe the check named 1
     such ask a cloud kind ("advice" for a budget) and no must-escalate ask of any wording is a
-    question naming a read's data (docs/design.md, "The hand-off check")."""
+    question naming a read's data. A question asking what to do ("should", "allowed",
+    "normal" ...) is left to the check (docs/design.md, "The hand-off check")."""
     said = words(ask)
-    if not said or said[0] not in _QUESTION_WORDS:
+    if not said or said[0] not in _QUESTION_WORDS or _ADVICE_WORDS & set(said):
         return False
     named = {singular(word) for word in said}
+    generic = {singular(word) for word in _GENERIC_WORDS}
     for tool in tools:
         if not tool.writes:
             held = {singular(word) for word in words(tool.name) if len(word) > 2}
-            if (held - _GENERIC_WORDS) & named:
+            if (held - generic) & named:
                 return True
     return False
 

@@ -347,6 +347,7 @@ def test_a_filter_nobody_named_is_found(home: Home) -> None:
     assert unnamed_filters(lights, guessed, [], ["which lights are on?"]) == ["room"]
     # named by the user, in any form, or shown by an earlier result: kept
     assert unnamed_filters(lights, guessed, [], ["are the living-room lamps on?"]) == []
+    assert unnamed_filters(lights, {"room": "Liv"}, [], ["the living-room lamps?"]) == []
     listed = StepRecord(index=0, kind="tool", brief="", tool="rooms", result="1. Living room")
     assert unnamed_filters(lights, guessed, [listed], ["which lights are on?"]) == []
     # a day the model resolved, an enum, a selector with a default of its own, a write
@@ -396,6 +397,9 @@ def test_a_value_copied_from_the_items_own_state_is_found(home: Home) -> None:
     assert unchanged_values(move, same, listed, "move the expense report to 2025-03-11") == []
     other = {"title": "Submit expense report", "due": "2025-03-10"}
     assert unchanged_values(move, other, listed, "move the expense report to today") == []
+    # a number in the user's words, a number only inside another token: a change
+    assert unchanged_values(move, same, listed, "move the expense report, 2 days on") == []
+    assert unchanged_values(move, {"title": "Pick up prescription", "due": "3"}, listed, "") == []
     # a value naming the item (not a new one by its name or description) is no copy
     cancel = home.tool("cancel_task")
     assert unchanged_values(cancel, same, listed, "cancel the expense report") == []
@@ -433,6 +437,8 @@ async def test_a_write_that_would_change_nothing_asks_for_the_new_value(home: Ho
         ("text Yuki that dinner is at eight", "Yuki", "Dinner is at eight!", []),
         ("text yuki yes", "Yuki", "Yes", []),  # the message is the user's one word
         ("tell Yuki I'm running late", "Yuki", "Sorry, I'm running a bit late.", []),
+        ("Text Yuki Happy Birthday", "Yuki", "Happy birthday, Yuki! Have a great day.", []),
+        ("reply to yuki's text", "Yuki", "Hi Yuki, sounds good to me!", ["text"]),
     ],
 )
 def test_a_message_the_user_never_dictated_is_found(
@@ -467,3 +473,51 @@ async def test_a_message_nobody_dictated_is_asked_for_not_sent(home: Home) -> No
     assert result.steps[0].skip_reason == "missing"
     assert "text" in (result.steps[0].result or "")
     assert result.text == "What should it say?"
+
+
+def test_a_call_that_sets_another_new_value_is_a_change() -> None:
+    @tool(writes=True)
+    def move_event(title: str, new_time: str, new_room: str | None = None) -> str:
+        """Move an event.
+
+        Args:
+            title: The event.
+            new_time: The new start time.
+            new_room: The new room, if it moves.
+        """
+        return "moved"
+
+    @tool(writes=True)
+    def add_expense(category: str, new_amount: str) -> str:
+        """Log an expense.
+
+        Args:
+            category: What for.
+            new_amount: The amount of the new expense.
+        """
+        return "added"
+
+    events = "1. title: Standup, time: 09:30, room: A\n2. title: Review, time: 14:00, room: B"
+    listed = [StepRecord(index=0, kind="tool", brief="", tool="list_events", result=events)]
+    same = {"title": "Standup", "new_time": "09:30"}
+    assert unchanged_values(move_event, same, listed, "move standup") == ["new_time"]
+    moved = {**same, "new_room": "B"}
+    assert unchanged_values(move_event, moved, listed, "move standup to room B") == []
+    expenses = [StepRecord(index=0, kind="tool", brief="", tool="x", result="rent, 1200")]
+    copy = {"category": "rent", "new_amount": "1200"}
+    assert unchanged_values(add_expense, copy, expenses, "add rent, same as last month") == []
+
+
+def test_a_choice_among_options_is_not_a_message() -> None:
+    @tool(writes=True)
+    def call(contact: str, kind: Literal["voice", "video"]) -> str:
+        """Call someone.
+
+        Args:
+            contact: Whom.
+            kind: Voice or video.
+        """
+        return "calling"
+
+    said = "call Mum"
+    assert undictated_texts(call, {"contact": "Mum", "kind": "voice"}, [], [said], said) == []

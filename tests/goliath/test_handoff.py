@@ -221,6 +221,10 @@ def test_a_question_naming_what_a_read_holds_is_about_own_data() -> None:
     assert not asks_about_own_data("can you move my budget to savings?", tools)
     assert not asks_about_own_data("am I allowed to withhold rent?", tools)
     assert not asks_about_own_data("what's on my list?", tools)
+    # a question asking what to do is the check's; "status" only says how a function reads
+    assert not asks_about_own_data("should I cut my budget for eating out?", tools)
+    status = make("get_order_status", "Where an order is.")
+    assert not asks_about_own_data("what's the status of the peace talks?", [status])
 
 
 async def test_a_question_about_own_data_is_kept_without_asking_the_check() -> None:

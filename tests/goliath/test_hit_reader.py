@@ -248,6 +248,19 @@ def test_after_a_listing_the_one_thing_the_ask_names_is_opened() -> None:
     assert hit_reader(list(tools.values()), listed, both) is None
     assert hit_reader([tools["get_contact"]], listed, "what's on my pharmacy list?") is None
 
+    @tool
+    def list_attendees(event_title: str) -> list[str]:
+        """Who comes to an event.
+
+        Args:
+            event_title: The event.
+        """
+        return ["Ana"]
+
+    events = [step("list_events", [{"title": "Standup"}, {"title": "Review"}], input={})]
+    # the listing's verb is not what it lists: events, not attendees
+    assert hit_reader([list_attendees], events, "who is at the standup?") is None
+
 
 async def test_an_answer_after_a_listing_opens_the_named_list_first() -> None:
     tools = list_tools()
