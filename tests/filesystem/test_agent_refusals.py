@@ -81,7 +81,9 @@ WRITE_REFUSALS: dict[str, tuple[str, dict[str, Any], str]] = {
 }
 
 
-async def refused(backend: Any, tool: str, arguments: dict[str, Any]) -> str:
+async def refused(
+    backend: Any, tool: str, arguments: dict[str, Any], ask: str = "Please do it."
+) -> str:
     """Run one turn that calls `tool` with `arguments`; return the failed step's text."""
     revisions = {
         "{rev}": (await backend.read("/notes/garden.md")).revision,
@@ -98,7 +100,7 @@ async def refused(backend: Any, tool: str, arguments: dict[str, Any]) -> str:
         ]
     )
     async with Agent(model, tools=fs.tools, confirm=lambda request: True) as agent:
-        result = await agent.run("Please do it.")
+        result = await agent.run(ask)
     step = result.steps[0]
     assert step.failed and result.text == "It did not work."
     assert step.result.endswith("Try different arguments or another tool.")
@@ -111,7 +113,9 @@ async def refused(backend: Any, tool: str, arguments: dict[str, Any]) -> str:
 async def test_read_refusals_fail_the_step(make_backend: Any, kind: str, case: str) -> None:
     """Bad paths, cursor with offset, missing files and bad cursors, on every backend."""
     tool, arguments, message = READ_REFUSALS[case]
-    text = await refused(await make_backend(kind, NOTES), tool, arguments)
+    # the ask names the values: an optional filter nobody named is left out (docs/design.md)
+    ask = "Please do it: " + ", ".join(str(value) for value in arguments.values())
+    text = await refused(await make_backend(kind, NOTES), tool, arguments, ask)
     assert text.startswith("error: " + message)
 
 

@@ -302,7 +302,7 @@ async def test_the_filesystems_approve_check_can_refuse_a_confirmed_write() -> N
             say("Not saved."),
         ]
     )
-    result = await run(model, fs.tools, "Save a note", confirm=lambda request: True)
+    result = await run(model, fs.tools, "Save x in /notes/a.md", confirm=lambda request: True)
     step = result.steps[0]
     assert step.failed and not step.skipped
     assert step.result.startswith("error: Change to /notes/a.md was not approved: drafts only.")
