@@ -21,7 +21,8 @@ never chosen this way (docs/design.md, "A search's hits are read before answerin
 
 After a plain listing of named things (``list_lists``: each list's name and size), the one the
 ask names ("what's on my pharmacy list?") is opened likewise, by the read of the same nouns
-that takes one name or title (``get_list(list_name)``).
+that takes one name or title (``get_list(list_name)``). When the ask names exactly one hit by
+its whole title or name, the harness fills the read with it (``named_hit``), no model call.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from ..tools import Tool
 from .lookup import id_parameters
 from .words import singular, words
 
-__all__ = ["hit_reader"]
+__all__ = ["hit_reader", "named_hit"]
 
 _VERBS = frozenset({"get", "read", "open", "show", "fetch", "view", "find", "load", "describe"})
 _SEARCH_VERBS = frozenset({"search", "find", "query", "lookup", "look"})
@@ -104,6 +105,33 @@ def _named_opener(
             continue
         if _nouns(tool.name) & listed:
             return tool
+    return None
+
+
+def named_hit(reader: Tool, last: StepRecord, ask: str) -> dict[str, Any] | None:
+    """The reader's arguments for the one hit the ask names by its title or name, or
+    ``None``: "what's the next film for film club?" opens the hit titled "Film club", where
+    the 1.5B model, left to pick, copied the first hit's whole line into ``title``."""
+    schema = reader.schema if isinstance(reader.schema, dict) else {}
+    parameters = list(schema.get("properties") or {})
+    if len(parameters) != 1:
+        return None
+    parameter = parameters[0]
+    asked = {singular(word) for word in words(ask)}
+    named = [
+        (item, key)
+        for item in _items(last.output)
+        for key in _NAMING
+        if _said_in(item.get(key), asked)
+    ]
+    if len({id(item) for item, _ in named}) != 1:
+        return None
+    item, key = named[0]
+    if _names_a_thing(parameter):
+        return {parameter: item[key]}
+    if parameter in id_parameters(reader):
+        value = item.get(parameter, item.get("id"))
+        return None if value is None else {parameter: value}
     return None
 
 

@@ -33,7 +33,7 @@ from ..session import Session
 from ..tools import Tool
 from .answer import AnswerInvalid, compose_answer
 from .conductor import InvalidPlan, Plan, planning_prompts, request_plan, weigh_options
-from .detail import hit_reader
+from .detail import hit_reader, named_hit
 from .generation import ModelPort
 from .grounding import (
     denial_note,
@@ -210,6 +210,9 @@ class Turn(TurnState):
         if isinstance(plan, Plan) and plan.kind == "answer":
             reader = hit_reader(available, self.steps, self.ask)  # a hit is read first
             if reader is not None:
+                given = named_hit(reader, self.steps[-1], self.ask)
+                if given is not None:  # the ask names one hit: open that one
+                    self.given[reader.name] = given
                 return Plan(kind="tool", brief=reader.description, tool=reader.name)
         return plan
 

@@ -63,6 +63,9 @@ class TurnState:
         """Reads that already got their one repair after such a failure (once each)."""
         self.repairing: str | None = None
         """The failed step's result while its repair's arguments are asked, else ``None``."""
+        self.given: dict[str, dict[str, Any]] = {}
+        """Arguments the harness fills itself for the next call of a function (the hit the ask
+        names, for the read that opens it), taken once instead of an arguments call."""
         self.notes: list[str] = []
         """What the answer must be told that no step shows (a write the harness withheld)."""
         self.trace: list[Event] = []

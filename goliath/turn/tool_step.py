@@ -303,6 +303,12 @@ async def _decide_and_run(
 
 async def _arguments(turn: TurnState, tool: Tool, brief: str) -> Arguments | Missing | None:
     """One call fills the tool's arguments; one retry for a malformed reply (design.md, D1)."""
+    given = turn.given.pop(tool.name, None)
+    if given is not None:  # the hit the ask names: no model call (detail.py)
+        try:
+            return Arguments(validate_arguments(tool, given))
+        except pydantic.ValidationError:
+            pass
     if not tool.has_arguments:
         try:
             return Arguments(validate_arguments(tool, {}))

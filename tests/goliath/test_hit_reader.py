@@ -8,7 +8,7 @@ from goliath import Agent, Tool, tool
 from goliath.records import StepRecord
 from goliath.schema import DONE
 from goliath.testing import FakeModel
-from goliath.turn.detail import hit_reader
+from goliath.turn.detail import hit_reader, named_hit
 
 EMAILS = [
     {"id": 5, "from": "ShipFast", "subject": "Your order has shipped", "date": "2025-03-09"},
@@ -267,7 +267,6 @@ async def test_an_answer_after_a_listing_opens_the_named_list_first() -> None:
     model = FakeModel(
         [
             {"json": {"call": "list_lists", "then": DONE}},
-            {"json": {"list_name": "Pharmacy"}},
             {"text": "Ibuprofen."},
         ]
     )
@@ -275,3 +274,55 @@ async def test_an_answer_after_a_listing_opens_the_named_list_first() -> None:
         result = await agent.run("what's on my pharmacy list?")
     assert [s.tool for s in result.steps if s.kind == "tool"] == ["list_lists", "get_list"]
     assert "ibuprofen" in (result.steps[1].result or "")
+    assert [call.label for call in model.calls] == ["conductor", "answer"]  # the name is given
+
+
+async def test_the_hit_the_ask_names_is_opened_without_an_arguments_call() -> None:
+    @tool
+    def search_notes(query: str) -> list[dict[str, str]]:
+        """Notes with the query's words, with a preview.
+
+        Args:
+            query: Words to look for.
+        """
+        return [
+            {"title": "Present ideas", "preview": "Maya: a film camera"},
+            {"title": "Film club", "preview": "Shared by Ines."},
+        ]
+
+    opened: list[str] = []
+
+    @tool
+    def read_note(title: str) -> str:
+        """The full text of one note.
+
+        Args:
+            title: The note's title.
+        """
+        opened.append(title)
+        return "Next: Past Lives, Thursday 27 March."
+
+    model = FakeModel(
+        [
+            {"json": {"call": "search_notes", "then": DONE}},
+            {"json": {"query": "film club"}},
+            {"text": "Past Lives, on Thursday."},
+        ]
+    )
+    async with Agent(model, tools=[search_notes, read_note]) as agent:
+        result = await agent.run("what's the next film for film club?")
+    assert opened == ["Film club"]
+    assert [call.label for call in model.calls] == ["conductor", "arguments", "answer"]
+    assert result.text == "Past Lives, on Thursday."
+
+
+def test_a_hit_is_named_only_when_the_ask_names_exactly_one() -> None:
+    tools = note_tools()
+    hits = [{"title": "Film club", "preview": "..."}, {"title": "Book club", "preview": "..."}]
+    searched = step("search_notes", hits, input={"query": "club"})
+    assert named_hit(tools["read_note"], searched, "when is film club?") == {"title": "Film club"}
+    assert named_hit(tools["read_note"], searched, "which clubs do I have?") is None
+    assert named_hit(tools["read_note"], searched, "film club or book club?") is None
+    emails = step("search_emails", [{"id": 5, "title": "Your order"}], input={"query": "o"})
+    read_email = {t.name: t for t in mail_tools()}["read_email"]
+    assert named_hit(read_email, emails, "what does your order say?") == {"email_id": 5}
