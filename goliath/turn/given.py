@@ -37,7 +37,7 @@ from ..tools import Tool
 from .grounding import ungrounded_numbers
 from .lookup import id_parameters
 from .words import singular, words
-from .write_gate import ADDING_VERBS
+from .write_gate import adds_item
 
 __all__ = [
     "copied_ask",
@@ -343,7 +343,7 @@ def unchanged_values(
     and another of its values (the item it names). A call that changes any new value is a
     change; a tool that adds (``add_*``, ``create_*``) makes a new item, copying nothing.
     """
-    if not tool.writes or _first_word(tool.name) in ADDING_VERBS or gives_number(said):
+    if not tool.writes or adds_item(tool.name) or gives_number(said):
         return []
     schema = tool.schema if isinstance(tool.schema, dict) else {}
     properties = schema.get("properties") or {}
@@ -381,11 +381,6 @@ def _holds(item: str, text: str) -> bool:
     edge = r"[\w.:/-]"
     pattern = rf"(?<!{edge}){re.escape(text.lower())}(?!{edge})"
     return re.search(pattern, item.lower()) is not None
-
-
-def _first_word(name: str) -> str:
-    said = words(name)
-    return said[0] if said else ""
 
 
 _ASKING = (

@@ -34,7 +34,7 @@ from ..records import StepRecord
 from ..tools import Tool
 from .words import singular
 
-__all__ = ["ADDING_VERBS", "withheld_write"]
+__all__ = ["ADDING_VERBS", "adds_item", "withheld_write"]
 
 ADDING_VERBS = frozenset({"add", "create", "new", "make", "insert", "save", "put", "schedule"})
 """First words of a write's name that mean it makes a new item (``create_task``, ``addItem``)."""
@@ -71,7 +71,7 @@ def withheld_write(
     wanted = _words(target)
     if not values or not wanted:
         return None  # no read of this kind of item ran: nothing to decide by
-    if _adds(tool.name):
+    if adds_item(tool.name):
         same = [value for value in values if wanted <= _words(value)]
         if same:
             return (
@@ -94,7 +94,8 @@ def _verb(name: str) -> str:
     return re.split(r"[_\-\s.]+", spaced.strip("_"))[0]
 
 
-def _adds(name: str) -> bool:
+def adds_item(name: str) -> bool:
+    """Whether the function ``name`` makes a new item (``add_*``, ``create_*``, ``save_*``)."""
     return _verb(name) in ADDING_VERBS
 
 
