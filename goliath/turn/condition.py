@@ -34,6 +34,7 @@ __all__ = [
     "CONDITION_MARGIN",
     "CONDITION_SYSTEM",
     "ConditionVerdict",
+    "asks_about_presence",
     "condition_met",
     "condition_request",
     "condition_schema",
@@ -62,6 +63,10 @@ _CONDITION_WORDS = frozenset(
 )
 _CONDITION_PHRASES = ("as long as", "so long as", "in case", "make sure", "not already")
 _WORD = re.compile(r"[a-z]+")
+_APOSTROPHE_WORD = re.compile(r"[a-z']+")
+_UNLESS_THERE = re.compile(
+    r" unless (?:it's|it is|they're|they are|that's|that is) (?:there|on|in) "
+)
 
 _FIELD = "go"
 _FINDING_CHARS = 600
@@ -91,6 +96,37 @@ def states_condition(ask: str) -> bool:
     text = " ".join(_WORD.findall(ask.lower().replace("\u2019", "'")))
     return bool(_CONDITION_WORDS & set(text.split())) or any(
         phrase in text for phrase in _CONDITION_PHRASES
+    )
+
+
+_PRESENCE_PHRASES = (
+    "already",
+    "if not",
+    "not on",
+    "not in",
+    "not there",
+    "isn't on",
+    "isn't in",
+    "isn't there",
+    "aren't on",
+    "aren't in",
+    "aren't there",
+    "don't have",
+    "do not have",
+    "haven't got",
+    "not got",
+)
+
+
+def asks_about_presence(ask: str) -> bool:
+    """Whether the ask's condition is whether the item is there already ("unless it's already
+    on my list", "if they're not on it", "if I don't have a reminder for it yet"). For an add,
+    the harness answers that itself from what the read returned (``write_gate.is_absent``):
+    asked, the 1.5B model said "no" to 11 of 12 dev writes after a read, right or wrong."""
+    said = _APOSTROPHE_WORD.findall(ask.lower().replace("\u2019", "'"))
+    spaced = " " + " ".join(said) + " "
+    return any(f" {phrase} " in spaced for phrase in _PRESENCE_PHRASES) or bool(
+        _UNLESS_THERE.search(spaced)
     )
 
 

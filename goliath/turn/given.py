@@ -26,6 +26,7 @@ defaults when left out.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -44,6 +45,7 @@ __all__ = [
     "copy_note",
     "gives_day",
     "gives_number",
+    "repeated_filters",
     "unchanged_values",
     "undictated_texts",
     "unnamed_filters",
@@ -290,6 +292,37 @@ def unnamed_filters(
         if said and not any(_known(word, known) for word in said):
             unnamed.append(name)
     return unnamed
+
+
+def repeated_filters(tool: Tool, values: Mapping[str, Any]) -> list[str]:
+    """The optional free-text filters of the read ``tool`` that only repeat the call's other
+    values or the function's own name: left out, since they can only narrow the read further.
+
+    "What vegan recipes do I have?" became ``search_recipes(query="vegan recipes",
+    diet="vegan")``, and no recipe has "vegan" in its name: the search found nothing, though
+    the diet alone finds two. A text filter whose every word is a word of another value the
+    call sets (``diet="vegan"``) or of the function's name (``recipes``) adds no meaning of
+    its own, only another condition the items must meet.
+    """
+    if tool.writes:
+        return []
+    schema = tool.schema if isinstance(tool.schema, dict) else {}
+    required = set(schema.get("required") or [])
+    properties = schema.get("properties") or {}
+    texts = {
+        name: {singular(word) for word in words(value)} - _GLUE
+        for name, value in values.items()
+        if name not in required and _free_text(properties.get(name)) and isinstance(value, str)
+    }
+    repeated: list[str] = []
+    for name in sorted(texts, key=lambda name: -len(texts[name])):  # the wordier one goes
+        others = {singular(word) for word in words(tool.name)}
+        for other, given in values.items():
+            if other != name and other not in repeated and given is not None:
+                others |= {singular(word) for word in words(json.dumps(given))}
+        if texts[name] and texts[name] <= others:
+            repeated.append(name)
+    return repeated
 
 
 def _known(word: str, known: set[str]) -> bool:

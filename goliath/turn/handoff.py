@@ -39,6 +39,8 @@ __all__ = [
     "hand_off_schema",
     "hand_off_system",
     "hand_off_user",
+    "is_question",
+    "nothing_to_change",
     "purpose",
     "read_hand_off",
 ]
@@ -88,6 +90,7 @@ tablets?", "is a resting heart rate of 95 normal?"): the check decides those."""
 
 _FIELD = "kind"
 _CLOUD_KINDS = frozenset(name for name, _, cloud in KINDS if cloud)
+_CHANGE = "change"
 _PURPOSE_CHARS = 70
 _RECENT_CHARS = 160
 
@@ -101,6 +104,8 @@ class HandOffVerdict:
     hand_off: bool
     margin: float | None
     kind: str | None = None
+    change: bool = False
+    """The device's kinds are led by ``change``: the ask wants something changed."""
 
 
 def hand_off_schema() -> dict[str, Any]:
@@ -176,8 +181,32 @@ def read_hand_off(generation: Generation, margin: float | None = None) -> HandOf
     device = [scores[name] for name, _, is_cloud in KINDS if not is_cloud and name in scores]
     if cloud and device:
         gap = _logsumexp(cloud) - _logsumexp(device)
-        return HandOffVerdict(hand_off=gap > threshold, margin=gap, kind=kind)
-    return HandOffVerdict(hand_off=kind in _CLOUD_KINDS, margin=None, kind=kind)
+        ranked = {name: scores[name] for name, _, is_cloud in KINDS if not is_cloud}
+        change = max(ranked, key=lambda name: ranked[name]) == _CHANGE
+        return HandOffVerdict(hand_off=gap > threshold, margin=gap, kind=kind, change=change)
+    return HandOffVerdict(
+        hand_off=kind in _CLOUD_KINDS, margin=None, kind=kind, change=kind == _CHANGE
+    )
+
+
+def is_question(ask: str) -> bool:
+    """Whether ``ask`` asks something rather than asks for something: it opens with a question
+    word or ends with a question mark."""
+    said = words(ask)
+    return bool(said) and (said[0] in _QUESTION_WORDS or ask.rstrip().endswith("?"))
+
+
+def nothing_to_change(verdict: HandOffVerdict, ask: str, tools: Sequence[Tool]) -> bool:
+    """Whether the check kept a request for a change that no function of the agent can make:
+    it named the ask a change (not a question), and every function only reads. "Move 300 euros
+    from my savings to checking" beside a bank's read-only functions was kept (held-out, the
+    cloud's kinds 0.13 behind) and answered from a listing of accounts."""
+    return (
+        not verdict.hand_off
+        and verdict.change
+        and not is_question(ask)
+        and not any(tool.writes for tool in tools)
+    )
 
 
 def asks_about_own_data(ask: str, tools: Sequence[Tool]) -> bool:

@@ -48,7 +48,7 @@ from .grounding import (
     with_change,
     with_findings,
 )
-from .handoff import asks_about_own_data, check_hand_off
+from .handoff import asks_about_own_data, check_hand_off, nothing_to_change
 from .hooks import OBSERVER_SECONDS, StopRun
 from .judge import cap_reached
 from .lookup import LookUp, lookup_hint
@@ -247,6 +247,8 @@ class Turn(TurnState):
                 )
                 if verdict.hand_off:
                     return Plan(kind="escalate", brief="the hand-off check chose the cloud")
+                if nothing_to_change(verdict, self.ask, list(self.config.tools.values())):
+                    return Plan(kind="escalate", brief="a change, and every function only reads")
         names = {tool.name for tool in available}
         offered = self._offered(available)
         if not first and self.planned is not None:  # following a whole plan

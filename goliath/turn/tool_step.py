@@ -46,11 +46,13 @@ from .arguments import (
     request_arguments,
     validate_arguments,
 )
-from .condition import condition_met, states_condition, unmet_note
+from .condition import asks_about_presence, condition_met, states_condition, unmet_note
 from .conductor import Plan
+from .dates import plain_days
 from .given import (
     copied_ask,
     copy_note,
+    repeated_filters,
     unchanged_values,
     undictated_texts,
     unnamed_filters,
@@ -62,7 +64,7 @@ from .judge import duplicate_verdict, last_two_failed, prerequisites_met
 from .lookup import LookUp, ungrounded_ids
 from .prompts import answer_user, arguments_correction, arguments_system, repair_note
 from .state import TurnState
-from .write_gate import withheld_write
+from .write_gate import is_absent, withheld_write
 
 __all__ = ["Escalation", "Skipped", "Withheld", "resume_tool_step", "run_tool_step"]
 
@@ -118,6 +120,8 @@ async def run_tool_step(
     filled = await _arguments(turn, tool, plan.brief)
     if filled is None:
         return Escalation("tool-args-invalid")
+    if isinstance(filled, Arguments):  # "Saturday 22 March" -> "22 March" (dates.py)
+        filled = Arguments(plain_days(tool, filled.values))
     read_before = any(s.kind == "tool" and not s.writes and not s.failed for s in turn.steps)
     if tool.name not in turn.looked_up and not read_before:  # a read ran: its result decides
         lacking = ungrounded_ids(tool, filled.values, turn.steps, turn.seen_texts())
@@ -142,6 +146,7 @@ async def run_tool_step(
             filled = _without(tool, filled, [*unsaid, *copied])  # their defaults apply
     elif isinstance(filled, Arguments):  # a read: a filter nobody named would narrow it
         unnamed = unnamed_filters(tool, filled.values, turn.steps, turn.seen_texts())
+        unnamed += repeated_filters(tool, filled.values)
         filled = _without(tool, filled, unnamed)
     skipped: Skipped | None = None
     tool_input = filled.values
@@ -168,7 +173,11 @@ async def run_tool_step(
         note = withheld_write(tool, tool_input, turn.steps)
         if note is not None:
             return Withheld(note)
-        if turn.config.condition_check and states_condition(turn.ask):
+        if (
+            turn.config.condition_check
+            and states_condition(turn.ask)
+            and not (asks_about_presence(turn.ask) and is_absent(tool, tool_input, turn.steps))
+        ):  # "unless it's already there", and nothing like it was found: it goes ahead
             condition = await condition_met(turn.caller, tool, tool_input, turn.ask, turn.steps)
             if condition is not None:
                 turn.emit(

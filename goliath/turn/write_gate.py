@@ -34,7 +34,7 @@ from ..records import StepRecord
 from ..tools import Tool
 from .words import singular
 
-__all__ = ["ADDING_VERBS", "adds_item", "withheld_write"]
+__all__ = ["ADDING_VERBS", "adds_item", "is_absent", "withheld_write"]
 
 ADDING_VERBS = frozenset({"add", "create", "new", "make", "insert", "save", "put", "schedule"})
 """First words of a write's name that mean it makes a new item (``create_task``, ``addItem``)."""
@@ -87,6 +87,24 @@ def withheld_write(
             "called: nothing was changed. Tell the user it was not found."
         )
     return None
+
+
+def is_absent(tool: Tool, arguments: Mapping[str, Any], steps: Sequence[StepRecord]) -> bool:
+    """Whether a write that adds is plainly new: a read of this turn returned items of its kind
+    (the same naming field), and none of them shares a word with the write's target. Partly
+    shared words ("save passport number" beside a note titled "Passport") are not plain: the
+    item may be there under another wording."""
+    if not tool.writes or not adds_item(tool.name):
+        return False
+    found = _target(tool, arguments)
+    if found is None:
+        return False
+    parameter, target = found
+    values = _read_values(steps, parameter)
+    wanted = _words(target)
+    if not values or not wanted:
+        return False
+    return not any(wanted & _words(value) for value in values)
 
 
 def _verb(name: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
 import pytest
 
 from goliath import Tool, tool
@@ -165,8 +166,8 @@ def condition_model(word: str) -> Any:
 
 
 GO_AFTER_READ = Fixture(
-    id="add-if-missing",
-    ask="add 'water the plants' unless it's already there",
+    id="add-if-few",
+    ask="add 'water the plants' if I have fewer than three tasks",
     tools=("list_tasks", "create_task"),
     handled_by="device",
     category="check-then-act",
@@ -174,7 +175,7 @@ GO_AFTER_READ = Fixture(
     arguments=({"title": "Water the plants"},),
 )
 SKIP_AFTER_READ = Fixture(
-    id="add-if-few",
+    id="add-if-none",
     ask="add 'buy eggs' if I have no tasks yet",
     tools=("list_tasks",),
     handled_by="device",
@@ -196,6 +197,17 @@ async def test_the_condition_probe_asks_about_a_good_runs_write_after_its_read()
     )
     assert withheld.outcomes[0].reasons == ["create_task: withheld, wanted go"]
     assert "let through 0/1" in format_probe_report(withheld)
+
+
+async def test_the_condition_probe_credits_an_add_the_read_shows_is_new() -> None:
+    """ "Unless it's already there", and nothing like it was found: the write goes ahead with no
+    model call (docs/design.md, "The condition check")."""
+    fixture = attrs.evolve(GO_AFTER_READ, ask="add 'water the plants' unless it's already there")
+    model = condition_model("no")
+    report = await run_probe(model=model, fixtures=[fixture], probe="condition")
+    (outcome,) = report.outcomes
+    assert (outcome.passed, outcome.reply) == (True, "create_task=go")
+    assert model.calls == []
 
 
 async def test_the_condition_probe_asks_about_the_write_whose_condition_failed() -> None:

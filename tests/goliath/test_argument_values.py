@@ -290,14 +290,14 @@ async def test_a_read_that_failed_on_a_value_is_filled_again_once(phone: Phone) 
     model = FakeModel(
         [
             use("list_events"),
-            args(date="Monday 10 March 2025"),
+            args(date="Monday the 10th"),
             args(date="today"),  # the repair: no plan call, the error in view
             answer_plan(),
             text("Lunch with Noor at 12:30."),
         ]
     )
     result = await run_turn(model, "what's on today?", tools=phone.tools)
-    assert [c["date"] for c in phone.inputs["list_events"]] == ["Monday 10 March 2025", "today"]
+    assert [c["date"] for c in phone.inputs["list_events"]] == ["Monday the 10th", "today"]
     assert labels(model) == ["conductor", "arguments", "arguments", "conductor", "answer"]
     repair = calls(model, "arguments")[1]
     assert "That call failed: error: ValueError: cannot read the day" in repair.prompt

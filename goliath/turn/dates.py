@@ -1,0 +1,124 @@
+"""A day written with more than it needs is written plainly before the call.
+
+The 1.5B model fills a day parameter with what it read: "Monday 10 March 2025" copied from the
+facts, "Saturday 22 March" from a result, "Wednesday evening" from the ask. A tool's parser that
+reads "2025-03-14", "14 March" or "Wednesday" refuses each of them ("cannot read the day
+'Saturday 22 March'"), and the turn answers from the failure or writes nothing. Each rewrite here
+keeps the day the value names and drops only what a day does not need:
+
+- a weekday beside a date ("Saturday 22 March" → "22 March"): the date decides the weekday;
+- a day, month and year ("10 March 2025", "March 10th, 2025") → ISO 8601 ("2025-03-10"), the
+  form every date parser reads;
+- a part of the day after a day ("Wednesday evening" → "Wednesday", "tomorrow morning" →
+  "tomorrow") — only for a parameter that holds a day and not a time of day.
+
+A parameter holds a day when its name says so (``date``, ``day``, ``due``, ``night``,
+``deadline``: ``new_date``, ``dueDate``) or its description does ("The day: today, a weekday
+..."), and it is a plain string. Nothing else is touched: an ISO date, "14 March", "tomorrow",
+a value the rules do not recognise whole (it may be a range, a time, a name) stay as written.
+No model call; the person confirms a write with the value as rewritten.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..tools import Tool
+from .words import words
+
+__all__ = ["day_parameters", "plain_day", "plain_days"]
+
+_MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
+_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_MONTH = r"(?P<month>" + "|".join(m[:3] + f"(?:{m[3:]})?" for m in _MONTHS) + r")\.?"
+_WEEKDAY = r"(?:" + "|".join(d[:3] + f"(?:{d[3:]})?" for d in _WEEKDAYS) + r")\.?"
+_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(?P<year>\d{4})"
+_PART = r"(?:morning|afternoon|evening|night|lunchtime|noon)"
+_SEP = r"[\s,]+"
+
+_DATE = re.compile(
+    rf"^(?:(?P<weekday>{_WEEKDAY}){_SEP})?(?:the{_SEP})?"
+    rf"(?:{_DAY}(?:{_SEP}of)?{_SEP}{_MONTH}|{_MONTH.replace('month>', 'month2>')}{_SEP}"
+    rf"{_DAY.replace('day>', 'day2>')})"
+    rf"(?:{_SEP}{_YEAR})?(?:{_SEP}(?P<weekday2>{_WEEKDAY}))?$",
+    re.IGNORECASE,
+)
+_DAY_WITH_PART = re.compile(
+    rf"^(?:on{_SEP})?(?P<day>today|tomorrow|{_WEEKDAY}){_SEP}{_PART}$|^this{_SEP}{_PART}$",
+    re.IGNORECASE,
+)
+_DAY_NAME_WORDS = frozenset({"date", "day", "due", "night", "deadline"})
+_TIME_WORDS = frozenset({"time", "hour", "hours", "minute", "minutes", "datetime", "timestamp"})
+
+
+def day_parameters(tool: Tool) -> list[str]:
+    """The tool's plain-string parameters that hold a day (by their name or description)."""
+    schema = tool.schema if isinstance(tool.schema, dict) else {}
+    found = []
+    for name, spec in (schema.get("properties") or {}).items():
+        if not isinstance(spec, Mapping) or spec.get("type") != "string" or "enum" in spec:
+            continue
+        named = set(words(name))
+        described = set(words(str(spec.get("description", ""))))
+        if named & _TIME_WORDS:
+            continue
+        if named & _DAY_NAME_WORDS or {"date", "day"} & described:
+            found.append(name)
+    return found
+
+
+def plain_day(value: str, *, allow_part: bool = True) -> str:
+    """``value`` with what a day does not need dropped (the module's rules); unchanged when no
+    rule recognises it whole."""
+    text = " ".join(value.split())
+    match = _DATE.match(text)
+    if match:
+        month_text = (match["month"] or match["month2"]).lower()[:3]
+        month = next(i for i, m in enumerate(_MONTHS, start=1) if m.startswith(month_text))
+        day = int(match["day"] or match["day2"])
+        if match["year"]:
+            try:
+                return datetime.date(int(match["year"]), month, day).isoformat()
+            except ValueError:
+                return value
+        if match["weekday"] or match["weekday2"]:
+            return f"{day} {_MONTHS[month - 1].capitalize()}"
+        return value
+    if allow_part:
+        part = _DAY_WITH_PART.match(text)
+        if part and part["day"]:
+            return part["day"]
+        if part:
+            return "today"
+    return value
+
+
+def plain_days(tool: Tool, values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` with every day parameter written plainly (a part of the day is dropped only
+    where the parameter's description names no time)."""
+    out = dict(values)
+    schema = tool.schema if isinstance(tool.schema, dict) else {}
+    properties = schema.get("properties") or {}
+    for name in day_parameters(tool):
+        value = out.get(name)
+        if isinstance(value, str) and value.strip():
+            described = set(words(str((properties.get(name) or {}).get("description", ""))))
+            out[name] = plain_day(value, allow_part=not (described & _TIME_WORDS))
+    return out

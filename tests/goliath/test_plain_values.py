@@ -1,0 +1,393 @@
+"""Deterministic rules that spare the 1.5B model a decision it gets wrong: a day written with
+more than it needs (dates.py), an add whose "unless it's already there" the read answers
+(write_gate.is_absent), a change asked of an agent that can only read (handoff.py), and a
+search text that only repeats the call's other values (given.repeated_filters)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+import pytest
+
+from goliath import Agent, tool
+from goliath.events import CheckEvent
+from goliath.records import ConfirmRequest, Decision, FallbackRequest
+from goliath.testing import FakeModel
+from goliath.tools import Tool
+from goliath.turn.condition import asks_about_presence
+from goliath.turn.dates import day_parameters, plain_day, plain_days
+from goliath.turn.given import repeated_filters
+from goliath.turn.handoff import KINDS, HandOffVerdict, is_question, nothing_to_change
+
+from ..spec.helpers import answer_plan, args, labels, run_turn, text, use
+
+# ---------------------------------------------------------------- a day, written plainly
+
+
+@pytest.mark.parametrize(
+    ("value", "plain"),
+    [
+        ("Monday 10 March 2025", "2025-03-10"),  # copied from the facts
+        ("March 10th, 2025", "2025-03-10"),
+        ("Mon 10 Mar 2025", "2025-03-10"),
+        ("Saturday 22 March", "22 March"),  # the weekday is the date's own
+        ("Saturday, 22 March", "22 March"),
+        ("Sat 22nd March", "22 March"),
+        ("22 March, Saturday", "22 March"),
+        ("Wednesday evening", "Wednesday"),  # a part of the day, for a day
+        ("on Wednesday evening", "Wednesday"),
+        ("tomorrow morning", "tomorrow"),
+        ("this evening", "today"),
+        # left as written: already plain, or not recognised whole
+        ("2025-03-14", "2025-03-14"),
+        ("14 March", "14 March"),
+        ("Friday", "Friday"),
+        ("next Friday", "next Friday"),
+        ("15th", "15th"),
+        ("31 February 2025", "31 February 2025"),  # no such day: the tool says so
+        ("Wednesday 19:00", "Wednesday 19:00"),
+        ("between 1 and 15 June", "between 1 and 15 June"),
+    ],
+)
+def test_a_day_is_written_plainly(value: str, plain: str) -> None:
+    assert plain_day(value) == plain
+
+
+def test_a_part_of_the_day_stays_where_the_parameter_holds_a_time() -> None:
+    assert plain_day("Wednesday evening", allow_part=False) == "Wednesday evening"
+    assert plain_day("Saturday 22 March", allow_part=False) == "22 March"
+
+
+@tool
+def plan_day(
+    date: str, due_date: str, night: str, when: str, note: str, slot: str, start_time: str
+) -> str:
+    """Plan a day.
+
+    Args:
+        date: The day.
+        due_date: When it is due.
+        night: Which night.
+        when: The day: today, tomorrow, a weekday or a date like 2025-03-14.
+        note: Free text.
+        slot: The day and time, e.g. Friday 10:00.
+        start_time: When it starts.
+    """
+    return "ok"
+
+
+def test_day_parameters_are_known_by_name_or_description() -> None:
+    assert day_parameters(plan_day) == ["date", "due_date", "night", "when", "slot"]
+
+
+def test_only_day_parameters_are_rewritten_and_a_time_keeps_its_part_of_day() -> None:
+    values = {
+        "date": "Saturday 22 March",
+        "due_date": "Monday 10 March 2025",
+        "night": "tomorrow night",
+        "when": "Wednesday evening",
+        "note": "Saturday 22 March",
+        "slot": "Friday evening",
+        "start_time": "Friday evening",
+    }
+    assert plain_days(plan_day, values) == {
+        "date": "22 March",
+        "due_date": "2025-03-10",
+        "night": "tomorrow",
+        "when": "Wednesday",
+        "note": "Saturday 22 March",  # not a day parameter
+        "slot": "Friday evening",  # its description names a time
+        "start_time": "Friday evening",
+    }
+
+
+class Calendar:
+    def __init__(self) -> None:
+        self.days: list[str] = []
+        self.confirmed: list[ConfirmRequest] = []
+        calendar = self
+
+        @tool
+        def list_events(date: str) -> list[dict[str, Any]]:
+            """Events on one day.
+
+            Args:
+                date: today, tomorrow, a weekday, 2025-03-14 or 14 March.
+            """
+            calendar.days.append(date)
+            if date != "22 March":
+                raise ValueError(f"cannot read the day {date!r}")
+            return [{"title": "Eye test", "time": "10:00"}]
+
+        @tool(writes=True)
+        def cancel_event(title: str, date: str) -> str:
+            """Cancel an event.
+
+            Args:
+                title: The event.
+                date: The day: 2025-03-14 or 14 March.
+            """
+            calendar.days.append(date)
+            return f"cancelled {title} on {date}"
+
+        self.tools: list[Tool] = [list_events, cancel_event]
+
+    async def confirm(self, request: ConfirmRequest) -> Decision:
+        self.confirmed.append(request)
+        return Decision(approved=True)
+
+
+async def test_a_read_gets_the_day_plainly_and_runs_once() -> None:
+    calendar = Calendar()
+    model = FakeModel(
+        [use("list_events"), args(date="Saturday 22 March"), answer_plan(), text("Eye test.")]
+    )
+    result = await run_turn(model, "what's on Saturday the 22nd?", tools=calendar.tools)
+    assert calendar.days == ["22 March"]
+    assert [step.failed for step in result.steps if step.kind == "tool"] == [False]
+
+
+async def test_a_write_is_confirmed_and_run_with_the_day_as_rewritten() -> None:
+    calendar = Calendar()
+    model = FakeModel(
+        [
+            use("cancel_event"),
+            args(title="Eye test", date="Monday 10 March 2025"),
+            answer_plan(),
+            text("Cancelled the eye test."),
+        ]
+    )
+    await run_turn(
+        model,
+        "cancel the eye test today",
+        tools=calendar.tools,
+        confirm=calendar.confirm,
+        auto_approve=False,
+    )
+    assert calendar.days == ["2025-03-10"]
+    assert calendar.confirmed[0].input == {"title": "Eye test", "date": "2025-03-10"}
+
+
+# ---------------------------------------------------------------- "unless it's already there"
+
+
+@pytest.mark.parametrize(
+    ("ask", "about"),
+    [
+        ("add buy stamps unless it's already on my list", True),
+        ("put chickpeas on the grocery list if they're not on it already", True),
+        ("check the hardware list and add a tape measure if it's not there", True),
+        ("if I don't have a reminder about passport photos yet, add one", True),
+        ("make sure bin bags are on my shopping list, add them if not", True),
+        ("add bread unless it's there", True),
+        ("if I'm free Thursday at noon, book lunch with Olivia", False),
+        ("if the porch light is still on, switch it off", False),
+    ],
+)
+def test_which_conditions_ask_whether_the_item_is_there(ask: str, about: bool) -> None:
+    assert asks_about_presence(ask) is about
+
+
+def task_tools(titles: list[str]) -> tuple[list[dict[str, Any]], list[Tool]]:
+    tasks = [{"title": title} for title in titles]
+
+    @tool
+    def list_tasks() -> list[dict[str, Any]]:
+        """List the tasks."""
+        return [dict(task) for task in tasks]
+
+    @tool(writes=True)
+    def create_task(title: str) -> dict[str, Any]:
+        """Add a task.
+
+        Args:
+            title: What to do.
+        """
+        tasks.append({"title": title})
+        return {"ok": True, "title": title}
+
+    return tasks, [list_tasks, create_task]
+
+
+PLAN_LIST_THEN_ADD = {"json": {"call": "list_tasks", "then": "create_task"}}
+
+
+async def test_an_add_that_nothing_found_resembles_goes_ahead_without_the_check() -> None:
+    """Asked, the 1.5B model said "no" to 11 of 12 dev writes after a read: "add buy stamps
+    unless it's already on my list" added nothing though no task was about stamps."""
+    tasks, tools = task_tools(["Pick up prescription", "Call mom"])
+    model = FakeModel(
+        [
+            PLAN_LIST_THEN_ADD,
+            {"json": {"call": "create_task"}},
+            args(title="Buy stamps"),
+            text("Added Buy stamps."),
+        ]
+    )
+    async with Agent(model, tools=tools, auto_approve=True, condition_check=True) as agent:
+        result = await agent.run("add buy stamps unless it's already on my list")
+    assert labels(model) == ["conductor", "conductor", "arguments", "answer"]
+    assert tasks[-1] == {"title": "Buy stamps"}
+    assert not [event for event in result.trace if isinstance(event, CheckEvent)]
+
+
+async def test_an_add_like_something_found_is_still_asked_about() -> None:
+    """A shared word ("passport") may be the same item in other words: the check decides."""
+    tasks, tools = task_tools(["Passport", "Call mom"])
+    model = FakeModel(
+        [
+            PLAN_LIST_THEN_ADD,
+            {"json": {"call": "create_task"}},
+            args(title="Save passport number"),
+            {"json": {"go": "no"}, "scores": {"yes": -2.0, "no": -0.2}},
+            text("You already have it."),
+        ]
+    )
+    async with Agent(model, tools=tools, auto_approve=True, condition_check=True) as agent:
+        await agent.run("note my passport number unless I already have it")
+    assert labels(model) == ["conductor", "conductor", "arguments", "condition", "answer"]
+    assert len(tasks) == 2
+
+
+async def test_an_add_already_there_is_withheld_by_the_gate_as_before() -> None:
+    tasks, tools = task_tools(["Buy stamps", "Call mom"])
+    model = FakeModel(
+        [
+            PLAN_LIST_THEN_ADD,
+            {"json": {"call": "create_task"}},
+            args(title="buy stamps"),
+            text("It is already there."),
+        ]
+    )
+    async with Agent(model, tools=tools, auto_approve=True, condition_check=True) as agent:
+        await agent.run("add buy stamps unless it's already on my list")
+    assert len(tasks) == 2
+
+
+# ---------------------------------------------------------------- a change nothing can make
+
+
+def reads_only() -> list[Tool]:
+    @tool
+    def list_accounts() -> list[dict[str, Any]]:
+        """The user's bank accounts with their balances."""
+        return [{"name": "Savings", "balance": 1200}]
+
+    return [list_accounts]
+
+
+def kinds(top: str, *, phone: float, cloud: float) -> dict[str, Any]:
+    """A hand-off check reply: ``top`` leads the device kinds; the device kinds together at
+    ``phone`` and the cloud's at ``cloud`` (log-probabilities)."""
+    device = [name for name, _, needs in KINDS if not needs]
+    remote = [name for name, _, needs in KINDS if needs]
+    scores = {name: phone - math.log(len(device)) - (0 if name == top else 0.5) for name in device}
+    scores.update({name: cloud - math.log(len(remote)) for name in remote})
+    return {"json": {"kind": top}, "scores": scores}
+
+
+class Cloud:
+    def __init__(self) -> None:
+        self.requests: list[FallbackRequest] = []
+
+    async def __call__(self, request: FallbackRequest) -> str:
+        self.requests.append(request)
+        return "(cloud)"
+
+
+async def test_a_change_asked_of_an_agent_that_only_reads_is_handed_over() -> None:
+    cloud = Cloud()
+    model = FakeModel([kinds("change", phone=-0.2, cloud=-2.0)])
+    agent = Agent(model, tools=reads_only(), fallback=cloud, hand_off_check=True)
+    async with agent:
+        result = await agent.run("move 300 euros from my savings to checking")
+    assert labels(model) == ["handoff"]
+    assert result.handled_by == "cloud"
+    assert cloud.requests[0].reason == "conductor-asked"
+
+
+async def test_a_question_to_an_agent_that_only_reads_stays() -> None:
+    cloud = Cloud()
+    model = FakeModel(
+        [
+            kinds("change", phone=-0.2, cloud=-2.0),
+            {"json": {"call": "list_accounts", "then": "answer_the_user"}},
+            text("You have 1,200 in savings."),
+        ]
+    )
+    agent = Agent(model, tools=reads_only(), fallback=cloud, hand_off_check=True)
+    async with agent:
+        result = await agent.run("how much did I move to savings last month?")
+    assert result.handled_by == "device"
+    assert not cloud.requests
+
+
+def test_nothing_to_change_needs_a_change_no_question_and_no_write() -> None:
+    change = HandOffVerdict(hand_off=False, margin=-1.0, kind="change", change=True)
+    lookup = HandOffVerdict(hand_off=False, margin=-1.0, kind="lookup", change=False)
+    tools = reads_only()
+    assert nothing_to_change(change, "pay the electricity bill", tools)
+    assert not nothing_to_change(lookup, "pay the electricity bill", tools)
+    assert not nothing_to_change(change, "did I pay the electricity bill?", tools)
+    _, with_a_write = task_tools([])
+    assert not nothing_to_change(change, "add pay the bill", with_a_write)
+    assert is_question("Which bill is due?") and not is_question("pay it now")
+
+
+# ---------------------------------------------------------------- a filter that repeats
+
+
+class Recipes:
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+        recipes = self
+
+        @tool
+        def search_recipes(
+            query: str | None = None,
+            diet: Literal["any", "vegetarian", "vegan"] = "any",
+            max_minutes: int | None = None,
+        ) -> list[dict[str, Any]]:
+            """Search the recipe book; every filter given must hold.
+
+            Args:
+                query: Words of the dish's name.
+                diet: any, vegetarian or vegan.
+                max_minutes: Only recipes ready in at most this many minutes.
+            """
+            recipes.calls.append({"query": query, "diet": diet, "max_minutes": max_minutes})
+            return [{"name": "Red lentil soup", "diet": "vegan"}]
+
+        self.tool = search_recipes
+
+
+@pytest.mark.parametrize(
+    ("values", "repeated"),
+    [
+        ({"query": "vegan recipes", "diet": "vegan"}, ["query"]),
+        ({"query": "vegetarian", "diet": "vegetarian", "max_minutes": 30}, ["query"]),
+        ({"query": "recipes"}, ["query"]),
+        ({"query": "lentil soup", "diet": "vegan"}, []),
+        ({"query": "vegan lentil soup", "diet": "vegan"}, []),
+        ({"diet": "vegan"}, []),
+    ],
+)
+def test_a_search_text_that_only_repeats_the_call_is_found(
+    values: dict[str, Any], repeated: list[str]
+) -> None:
+    assert repeated_filters(Recipes().tool, values) == repeated
+
+
+async def test_the_repeated_search_text_is_left_out_of_the_call() -> None:
+    recipes = Recipes()
+    model = FakeModel(
+        [
+            use("search_recipes"),
+            args(query="vegan recipes", diet="vegan"),
+            answer_plan(),
+            text("Red lentil soup."),
+        ]
+    )
+    await run_turn(model, "what vegan recipes do I have?", tools=[recipes.tool])
+    assert recipes.calls == [{"query": None, "diet": "vegan", "max_minutes": None}]
