@@ -35,10 +35,11 @@ from pydantic_core import PydanticUndefined
 
 from ..records import StepRecord
 from ..tools import Tool
+from .arguments import Missing, named_parameters
 from .grounding import ungrounded_numbers
 from .lookup import id_parameters
 from .words import singular, words
-from .write_gate import adds_item
+from .write_gate import adds_item, changes_item
 
 __all__ = [
     "copied_ask",
@@ -46,8 +47,10 @@ __all__ = [
     "gives_day",
     "gives_number",
     "repeated_filters",
+    "sets_anew",
     "unchanged_values",
     "undictated_texts",
+    "unknown_item_values",
     "unnamed_filters",
     "unsaid_values",
 ]
@@ -345,7 +348,7 @@ def _free_text(spec: Any) -> bool:
     )
 
 
-def _sets_anew(name: str, spec: Any) -> bool:
+def sets_anew(name: str, spec: Any) -> bool:
     """Whether a parameter is a new value, by its name or description ("new_time", "The new
     due date"), not one naming the item (``cancel_event(title, date)``)."""
     description = spec.get("description", "") if isinstance(spec, Mapping) else ""
@@ -387,7 +390,7 @@ def unchanged_values(
         if name not in ids
         and isinstance(value, (str, int, float))
         and not isinstance(value, bool)
-        and _sets_anew(name, properties.get(name))
+        and sets_anew(name, properties.get(name))
     }
     changing = [name for name in schema.get("required") or [] if _numbers_in(anew.get(name))]
     if not changing:
@@ -486,3 +489,22 @@ def undictated_texts(
         for name, found in texts.items()
         if found and not found <= asked and len(found & known) * 2 < len(found)
     ]
+
+
+def unknown_item_values(tool: Tool, missing: Missing) -> list[str]:
+    """The required values a change to an existing item lacks that the item itself holds: not
+    a new value the user must give (``new_time``, "The new due date"), but one that names the
+    item (``cancel_event(title, date)``'s date). "Cancel my eye test" left the date empty, and
+    the turn asked the user for a day the calendar knew."""
+    if not tool.writes or not changes_item(tool.name):
+        return []
+    schema = tool.schema if isinstance(tool.schema, dict) else {}
+    properties = schema.get("properties") or {}
+    named = named_parameters(tool, missing.what)
+    lacking = []
+    for name in schema.get("required") or []:
+        given = missing.values.get(name)
+        blank = given is None or (isinstance(given, str) and not given.strip()) or given == []
+        if (blank or name in named) and not sets_anew(name, properties.get(name)):
+            lacking.append(name)
+    return lacking

@@ -55,6 +55,7 @@ from .given import (
     repeated_filters,
     unchanged_values,
     undictated_texts,
+    unknown_item_values,
     unnamed_filters,
     unsaid_values,
 )
@@ -125,6 +126,8 @@ async def run_tool_step(
     read_before = any(s.kind == "tool" and not s.writes and not s.failed for s in turn.steps)
     if tool.name not in turn.looked_up and not read_before:  # a read ran: its result decides
         lacking = ungrounded_ids(tool, filled.values, turn.steps, turn.seen_texts())
+        if isinstance(filled, Missing):  # the item's own date, say: it is in a read
+            lacking += [name for name in unknown_item_values(tool, filled) if name not in lacking]
         if lacking and any(not t.writes and t.name != tool.name for t in available.values()):
             turn.looked_up.add(tool.name)
             return LookUp(tool.name, tuple(lacking))

@@ -34,7 +34,7 @@ from ..records import StepRecord
 from ..tools import Tool
 from .words import singular
 
-__all__ = ["ADDING_VERBS", "adds_item", "is_absent", "withheld_write"]
+__all__ = ["ADDING_VERBS", "adds_item", "changes_item", "is_absent", "withheld_write"]
 
 ADDING_VERBS = frozenset({"add", "create", "new", "make", "insert", "save", "put", "schedule"})
 """First words of a write's name that mean it makes a new item (``create_task``, ``addItem``)."""
@@ -79,7 +79,7 @@ def withheld_write(
                 "added. Tell the user it is already there."
             )
         return None
-    if not _changes(tool.name):
+    if not changes_item(tool.name):
         return None
     if not any(wanted & _words(value) for value in values):
         return (
@@ -117,7 +117,9 @@ def adds_item(name: str) -> bool:
     return _verb(name) in ADDING_VERBS
 
 
-def _changes(name: str) -> bool:
+def changes_item(name: str) -> bool:
+    """Whether the function ``name`` changes an item that must exist (``complete_*``,
+    ``cancel_*``, ``move_*``)."""
     return _verb(name) in CHANGING_VERBS
 
 

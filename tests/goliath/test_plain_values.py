@@ -391,3 +391,84 @@ async def test_the_repeated_search_text_is_left_out_of_the_call() -> None:
     )
     await run_turn(model, "what vegan recipes do I have?", tools=[recipes.tool])
     assert recipes.calls == [{"query": None, "diet": "vegan", "max_minutes": None}]
+
+
+# ---------------------------------------------------------------- the item's own value, looked up
+
+
+class Diary:
+    def __init__(self) -> None:
+        self.cancelled: list[tuple[str, str]] = []
+        diary = self
+
+        @tool
+        def find_events(query: str) -> list[dict[str, Any]]:
+            """Find events by words of their title.
+
+            Args:
+                query: Words of the title.
+            """
+            return [{"title": "Eye test", "date": "2025-03-22", "time": "10:00"}]
+
+        @tool(writes=True)
+        def cancel_event(title: str, date: str) -> str:
+            """Cancel an event.
+
+            Args:
+                title: The event.
+                date: The event's day, 2025-03-14.
+            """
+            diary.cancelled.append((title, date))
+            return "cancelled"
+
+        @tool(writes=True)
+        def move_event(title: str, new_time: str) -> str:
+            """Move an event to another time.
+
+            Args:
+                title: The event.
+                new_time: The new time.
+            """
+            return "moved"
+
+        self.tools: list[Tool] = [find_events, cancel_event, move_event]
+
+
+async def test_a_change_lacking_its_items_own_day_looks_it_up_first() -> None:
+    """"Cancel my eye test": the date names the item, and the calendar knows it."""
+    diary = Diary()
+    model = FakeModel(
+        [
+            use("cancel_event"),
+            args(title="Eye test", date="", missing="the date"),
+            {"json": {"call": "find_events"}},  # the look-up, among the reads
+            args(query="eye test"),
+            {"json": {"call": "cancel_event"}},
+            args(title="Eye test", date="2025-03-22"),
+            text("Cancelled your eye test on 22 March."),  # the plan is done: no plan call
+        ]
+    )
+    result = await run_turn(model, "cancel my eye test", tools=diary.tools)
+    assert diary.cancelled == [("Eye test", "2025-03-22")]
+    assert [step.tool for step in result.steps if step.kind == "tool"] == [
+        "find_events",
+        "cancel_event",
+    ]
+    assert "cancel_event needs the date" in model.calls[2].prompt
+
+
+async def test_a_change_lacking_a_new_value_asks_the_user() -> None:
+    """A new time is the user's to give: no look-up finds it."""
+    diary = Diary()
+    model = FakeModel(
+        [
+            use("move_event"),
+            args(title="Eye test", new_time="", missing="the new time"),
+            answer_plan(),
+            text("To what time?"),
+        ]
+    )
+    result = await run_turn(model, "move my eye test", tools=diary.tools)
+    assert [(s.tool, s.skip_reason) for s in result.steps if s.kind == "tool"] == [
+        ("move_event", "missing")
+    ]
