@@ -65,6 +65,7 @@ from .judge import duplicate_verdict, last_two_failed, prerequisites_met
 from .lookup import LookUp, ungrounded_ids
 from .prompts import answer_user, arguments_correction, arguments_system, repair_note
 from .state import TurnState
+from .words import words
 from .write_gate import is_absent, withheld_write
 
 __all__ = ["Escalation", "Skipped", "Withheld", "resume_tool_step", "run_tool_step"]
@@ -467,6 +468,28 @@ async def _ask(handler: Any, request: ConfirmRequest) -> Any:
     return await maybe_await(raw)
 
 
+def names_a_near_match(exc: Exception, tool_input: Mapping[str, Any]) -> bool:
+    """Whether a read's "not found" (a ``LookupError``, not a ``KeyError`` or ``IndexError``
+    from the tool's own code) names something like what was asked: a word of a value, other
+    than the parameter's own name, appears in the message outside the quoted value ("no trip
+    matches 'Marrakech trip'; there are: Lisbon long weekend, Marrakech"). Then the value was
+    close and its form was wrong; a message naming nothing like it is a true "not found"."""
+    if not isinstance(exc, LookupError) or isinstance(exc, (KeyError, IndexError)):
+        return False
+    message = str(exc).lower()
+    for name, value in tool_input.items():
+        if not isinstance(value, str) or not value.strip():
+            continue
+        rest = message.replace(value.lower(), " ")
+        wanted = set(words(value)) - set(words(name)) - _FILLER_WORDS
+        if wanted & set(words(rest)):
+            return True
+    return False
+
+
+_FILLER_WORDS = frozenset({"a", "an", "the", "my", "of", "to", "in", "on", "at", "for", "and"})
+
+
 async def _execute(
     turn: TurnState, tool: Tool, tool_input: dict[str, Any], ctx: ToolContext, step: StepRecord
 ) -> tuple[str, dict[str, Any], float]:
@@ -480,10 +503,13 @@ async def _execute(
         text = report_tool_error(tool, exc, step)
         if (
             not tool.writes
-            and isinstance(exc, (ValueError, TypeError))
-            and not isinstance(exc, GoliathError)  # a refusal written for the model stands
-        ):
-            turn.value_errors.add(step.index)  # the form of a value: one repair (run.py)
+            and not isinstance(exc, GoliathError)
+            and (
+                isinstance(exc, (ValueError, TypeError))  # the form of a value
+                or names_a_near_match(exc, tool_input)  # "no trip 'Marrakech trip'; there are: ..."
+            )
+        ):  # a refusal written for the model (a GoliathError) stands
+            turn.value_errors.add(step.index)  # one repair (run.py)
         if turn.config.tool_errors == "raise":
             step.result = text
             raise

@@ -472,3 +472,53 @@ async def test_a_change_lacking_a_new_value_asks_the_user() -> None:
     assert [(s.tool, s.skip_reason) for s in result.steps if s.kind == "tool"] == [
         ("move_event", "missing")
     ]
+
+
+# ---------------------------------------------------------------- a near miss, filled again
+
+
+class Trips:
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+        trips = self
+
+        @tool
+        def get_itinerary(trip: str) -> list[dict[str, Any]]:
+            """One trip's plan.
+
+            Args:
+                trip: The trip's name.
+            """
+            trips.asked.append(trip)
+            if trip != "Marrakech":
+                raise LookupError(f"no trip matches {trip!r}; there are: Lisbon weekend, Marrakech")
+            return [{"day": "2025-05-02", "what": "Check in: Riad Dar Zitoun"}]
+
+        self.tools: list[Tool] = [get_itinerary]
+
+
+async def test_a_read_not_found_that_names_a_near_match_is_filled_again() -> None:
+    trips = Trips()
+    model = FakeModel(
+        [
+            use("get_itinerary"),
+            args(trip="Marrakech trip"),
+            args(trip="Marrakech"),  # the repair: the error in view, no plan call
+            answer_plan(),
+            text("You stay at Riad Dar Zitoun."),
+        ]
+    )
+    result = await run_turn(model, "where do I stay in Marrakech?", tools=trips.tools)
+    assert trips.asked == ["Marrakech trip", "Marrakech"]
+    assert "That call failed: error: LookupError: no trip matches" in model.calls[2].prompt
+    assert result.text == "You stay at Riad Dar Zitoun."
+
+
+async def test_a_read_not_found_that_names_nothing_like_it_is_not_filled_again() -> None:
+    trips = Trips()
+    model = FakeModel(
+        [use("get_itinerary"), args(trip="Japan trip"), answer_plan(), text("No Japan trip.")]
+    )
+    result = await run_turn(model, "what's on my Japan trip?", tools=trips.tools)
+    assert trips.asked == ["Japan trip"]
+    assert result.text == "No Japan trip."
