@@ -23,6 +23,7 @@ from typing import Any
 import attrs
 
 from ..compress import clip
+from ..extensions import Plan
 from ..models import GenerateRequest, Generation
 from ..records import StepRecord
 from ..tools import Tool
@@ -35,6 +36,7 @@ __all__ = [
     "CONDITION_SYSTEM",
     "ConditionVerdict",
     "asks_about_presence",
+    "check_first",
     "condition_met",
     "condition_request",
     "condition_schema",
@@ -128,6 +130,21 @@ def asks_about_presence(ask: str) -> bool:
     return any(f" {phrase} " in spaced for phrase in _PRESENCE_PHRASES) or bool(
         _UNLESS_THERE.search(spaced)
     )
+
+
+def check_first(plan: Plan, tools: Sequence[Tool], ask: str) -> Plan:
+    """A first plan that changes something and then reads, for an ask that states a condition,
+    put the other way round: the read that checks comes first. "I want to go to the post
+    office on Wednesday at 2pm, add it if nothing clashes" was planned ``create_event``, then
+    ``list_events``: the event was added before anyone looked (held-out
+    ``calendar-free-then-add``). Any other plan is returned as it is."""
+    if plan.kind != "tool" or not plan.then or not states_condition(ask):
+        return plan
+    by_name = {tool.name: tool for tool in tools}
+    first, after = by_name.get(plan.tool or ""), by_name.get(plan.then[0])
+    if first is None or after is None or not first.writes or after.writes:
+        return plan
+    return attrs.evolve(plan, tool=after.name, brief=after.description, then=(first.name,))
 
 
 def findings(steps: Sequence[StepRecord]) -> list[StepRecord]:

@@ -32,6 +32,7 @@ from ..records import FallbackRequest, RunResult, StepRecord
 from ..session import Session
 from ..tools import Tool
 from .answer import AnswerInvalid, compose_answer
+from .condition import check_first
 from .conductor import InvalidPlan, Plan, planning_prompts, request_plan, weigh_options
 from .detail import hit_reader, named_hit
 from .generation import ModelPort
@@ -279,6 +280,8 @@ class Turn(TurnState):
         )
         if first and isinstance(plan, Plan):
             plan = await self._weighed(plan, available, system, prompt, offered)
+            if isinstance(plan, Plan):  # "add it if nothing clashes": the check comes first
+                plan = check_first(plan, available, self.ask)
         if isinstance(plan, Plan) and plan.kind == "tool":
             if first:
                 self.planned = None if plan.then is None else list(plan.then)

@@ -522,3 +522,40 @@ async def test_a_read_not_found_that_names_nothing_like_it_is_not_filled_again()
     result = await run_turn(model, "what's on my Japan trip?", tools=trips.tools)
     assert trips.asked == ["Japan trip"]
     assert result.text == "No Japan trip."
+
+
+# ---------------------------------------------------------------- the check comes first
+
+
+async def test_a_plan_that_writes_then_reads_for_a_condition_reads_first() -> None:
+    tasks, tools = task_tools(["Call mom"])
+    model = FakeModel(
+        [
+            {"json": {"call": "create_task", "then": "list_tasks"}},
+            {"json": {"call": "create_task"}},  # the planned write: do it, or answer
+            args(title="Buy stamps"),
+            text("Added Buy stamps."),
+        ]
+    )
+    result = await run_turn(model, "add buy stamps if I have fewer than three tasks", tools=tools)
+    assert [step.tool for step in result.steps if step.kind == "tool"] == [
+        "list_tasks",
+        "create_task",
+    ]
+    assert tasks[-1] == {"title": "Buy stamps"}
+
+
+async def test_a_plan_that_writes_then_reads_without_a_condition_is_kept() -> None:
+    tasks, tools = task_tools(["Call mom"])
+    model = FakeModel(
+        [
+            {"json": {"call": "create_task", "then": "list_tasks"}},
+            args(title="Buy stamps"),
+            text("Added Buy stamps; you have two tasks."),
+        ]
+    )
+    result = await run_turn(model, "add buy stamps and show me my tasks", tools=tools)
+    assert [step.tool for step in result.steps if step.kind == "tool"] == [
+        "create_task",
+        "list_tasks",
+    ]
