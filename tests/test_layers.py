@@ -50,10 +50,12 @@ TOOLKIT = (
     "goliath.config",
     "goliath.hosting",
     "goliath.memory.*",
+    "goliath.quarantine",
     "goliath.tools",
 )
 """What a turn is made of, an agent is configured with and an asyncio server hosts it by:
-tools, options, memory, compressed results, the asyncio bridge."""
+tools, options, memory, compressed results (instructions to the assistant cut out), the
+asyncio bridge."""
 
 HARNESS = ("add-ons", "toolkit", "ground")
 

@@ -36,8 +36,9 @@ from ..durable import (
 )
 from ..errors import GoliathError
 from ..events import CheckEvent, ConfirmEvent, ToolEvent
+from ..quarantine import without_instructions
 from ..records import ConfirmRequest, Decision, SkipReason, StepRecord
-from ..snapshot import capped_snapshot, try_snapshot
+from ..snapshot import capped_snapshot, to_plain, try_snapshot
 from ..tools import Tool, ToolContext, is_async_callable, report_tool_error, report_unshowable
 from .arguments import (
     Arguments,
@@ -548,12 +549,16 @@ async def _format(tool: Tool, output: Any) -> str:
             text = await maybe_await(tool.to_model_output(output))
             if not isinstance(text, str):
                 raise TypeError(f"to_model_output returned {type(text).__name__}, not str")
-            return text
+            return str(without_instructions(text, lines=True))
+        if tool.output_mode == "content" and isinstance(output, str):
+            return str(without_instructions(output))
+        try:  # an address to the assistant is cut from each field (quarantine.py)
+            shown = without_instructions(to_plain(output))
+        except Exception:
+            shown = output  # the summary says why it cannot be shown
         if tool.output_mode == "content":
-            if isinstance(output, str):
-                return output
-            return summarize_tool_result(output, CONTENT_CANDIDATE_CHARS, strict=True)
-        return summarize_tool_result(output, strict=True)
+            return summarize_tool_result(shown, CONTENT_CANDIDATE_CHARS, strict=True)
+        return summarize_tool_result(shown, strict=True)
     except Exception as exc:
         report_unshowable(tool, output, exc)
         return UNSUMMARIZABLE
