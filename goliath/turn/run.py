@@ -378,10 +378,11 @@ class Turn(TurnState):
         )
 
     def _repair(self, available: list[Tool]) -> Plan | None:
-        """The same read again, once, when it just failed on the form of a value: the 1.5B
-        model copies "Monday 10 March 2025" or "Wednesday evening" into a date, and the error
-        names the forms the tool reads; left to the plan, it answers from the failure instead
-        (docs/design.md, "A read that failed on the form of a value is filled again")."""
+        """The same call again, once, when it just failed on the form of a value (a read) or
+        on a near-miss "not found" (a read or a write): the 1.5B model copies "Monday 10 March
+        2025" into a date or calls the hallway light "hallway light", and the error names what
+        the tool reads; left to the plan, it answers from the failure instead (docs/design.md,
+        "A read that failed on the form of a value is filled again")."""
         last = self.steps[-1] if self.steps else None
         if last is None or last.index not in self.value_errors or last.tool in self.repaired:
             return None

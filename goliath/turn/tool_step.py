@@ -66,7 +66,7 @@ from .judge import duplicate_verdict, last_two_failed, prerequisites_met
 from .lookup import LookUp, ungrounded_ids
 from .prompts import answer_user, arguments_correction, arguments_system, repair_note
 from .state import TurnState
-from .words import words
+from .words import singular, words
 from .write_gate import is_absent, withheld_write
 
 __all__ = ["Escalation", "Skipped", "Withheld", "resume_tool_step", "run_tool_step"]
@@ -125,6 +125,10 @@ async def run_tool_step(
         return Escalation("tool-args-invalid")
     if isinstance(filled, Arguments):  # "Saturday 22 March" -> "22 March" (dates.py)
         filled = Arguments(plain_days(tool, filled.values))
+    if turn.repairing is not None and tool.writes and isinstance(filled, Arguments):
+        drifted = drifted_values(tool, turn.steps[-1].input, filled.values)
+        if drifted:  # the repair named another item: not this write's to change
+            return Withheld(drift_note(tool, drifted))
     read_before = any(s.kind == "tool" and not s.writes and not s.failed for s in turn.steps)
     if tool.name not in turn.looked_up and not read_before:  # a read ran: its result decides
         lacking = ungrounded_ids(tool, filled.values, turn.steps, turn.seen_texts())
@@ -470,7 +474,7 @@ async def _ask(handler: Any, request: ConfirmRequest) -> Any:
 
 
 def names_a_near_match(exc: Exception, tool_input: Mapping[str, Any]) -> bool:
-    """Whether a read's "not found" (a ``LookupError``, not a ``KeyError`` or ``IndexError``
+    """Whether a call's "not found" (a ``LookupError``, not a ``KeyError`` or ``IndexError``
     from the tool's own code) names something like what was asked: a word of a value, other
     than the parameter's own name, appears in the message outside the quoted value ("no trip
     matches 'Marrakech trip'; there are: Lisbon long weekend, Marrakech"). Then the value was
@@ -491,6 +495,33 @@ def names_a_near_match(exc: Exception, tool_input: Mapping[str, Any]) -> bool:
 _FILLER_WORDS = frozenset({"a", "an", "the", "my", "of", "to", "in", "on", "at", "for", "and"})
 
 
+def drifted_values(tool: Tool, before: Any, after: Mapping[str, Any]) -> list[str]:
+    """The parameters whose text a repaired write changed to something sharing no word with
+    what the failed call had (the function's and the parameter's own words aside): "hallway
+    light" → "Hallway" is the same light named as the tool knows it; "hallway light" →
+    "Porch light" is another light."""
+    if not isinstance(before, Mapping):
+        return []
+    own = set(words(tool.name)) | _FILLER_WORDS
+    drifted = []
+    for name, old in before.items():
+        new = after.get(name)
+        if not isinstance(old, str) or not isinstance(new, str) or not old.strip() or new == old:
+            continue
+        plain = {singular(w) for w in words(old)} - own - {singular(w) for w in words(name)}
+        if plain and not plain & {singular(w) for w in words(new)}:
+            drifted.append(name)
+    return drifted
+
+
+def drift_note(tool: Tool, names: list[str]) -> str:
+    """What the answer is told when a repaired write would have changed another item."""
+    return (
+        f"Nothing was changed: {tool.name} failed because what it names was not found, and no "
+        f"item like it ({', '.join(names)}) was there. Tell the user it was not found."
+    )
+
+
 async def _execute(
     turn: TurnState, tool: Tool, tool_input: dict[str, Any], ctx: ToolContext, step: StepRecord
 ) -> tuple[str, dict[str, Any], float]:
@@ -502,14 +533,10 @@ async def _execute(
     except Exception as exc:
         step.failed = True
         text = report_tool_error(tool, exc, step)
-        if (
-            not tool.writes
-            and not isinstance(exc, GoliathError)
-            and (
-                isinstance(exc, (ValueError, TypeError))  # the form of a value
-                or names_a_near_match(exc, tool_input)  # "no trip 'Marrakech trip'; there are: ..."
-            )
-        ):  # a refusal written for the model (a GoliathError) stands
+        if not isinstance(exc, GoliathError) and (  # a refusal written for the model stands
+            (not tool.writes and isinstance(exc, (ValueError, TypeError)))  # a value's form
+            or names_a_near_match(exc, tool_input)  # "no trip 'Marrakech trip'; there are: ..."
+        ):
             turn.value_errors.add(step.index)  # one repair (run.py)
         if turn.config.tool_errors == "raise":
             step.result = text

@@ -329,8 +329,9 @@ async def test_a_repair_that_fails_again_is_two_failures(phone: Phone) -> None:
     assert reasons(result) == ["tool-error"]
 
 
-async def test_a_write_that_failed_is_never_filled_again(phone: Phone) -> None:
-    """A repaired write could pick another item the error lists: only the plan may retry it."""
+async def test_a_write_that_failed_on_a_values_form_is_never_filled_again(phone: Phone) -> None:
+    """Only a near-miss "not found" fills a write again (test_plain_values.py): the measured
+    write repair for a value's form gained nothing (the 1.5B model wrote the same value)."""
     model = FakeModel(
         [use("move_event"), args(title="dentist", date="next Tuesday"), answer_plan(), text("No.")]
     )

@@ -435,7 +435,7 @@ class Diary:
 
 
 async def test_a_change_lacking_its_items_own_day_looks_it_up_first() -> None:
-    """"Cancel my eye test": the date names the item, and the calendar knows it."""
+    """ "Cancel my eye test": the date names the item, and the calendar knows it."""
     diary = Diary()
     model = FakeModel(
         [
@@ -559,3 +559,66 @@ async def test_a_plan_that_writes_then_reads_without_a_condition_is_kept() -> No
         "create_task",
         "list_tasks",
     ]
+
+
+class Lights:
+    def __init__(self) -> None:
+        self.switched: list[str] = []
+        lights = self
+
+        @tool(writes=True)
+        def set_light(name: str, on: bool) -> str:
+            """Switch one light on or off.
+
+            Args:
+                name: The light's name.
+                on: On or off.
+            """
+            if name not in ("Hallway", "Porch light", "Reading light"):
+                raise LookupError(
+                    f"no light matches {name!r}; there are: Hallway, Porch light, Reading light"
+                )
+            lights.switched.append(name)
+            return f"{name} {'on' if on else 'off'}"
+
+        self.tools: list[Tool] = [set_light]
+
+
+async def test_a_write_not_found_that_names_a_near_match_is_filled_again_and_confirmed() -> None:
+    lights = Lights()
+    confirmed: list[Any] = []
+
+    async def confirm(request: ConfirmRequest) -> Decision:
+        confirmed.append(request.input)
+        return Decision(approved=True)
+
+    model = FakeModel(
+        [
+            use("set_light"),
+            args(name="hallway light", on=True),
+            args(name="Hallway", on=True),  # the repair, the error in view
+            answer_plan(),
+            text("The hallway light is on."),
+        ]
+    )
+    await run_turn(
+        model, "turn the hallway light on", tools=lights.tools, confirm=confirm, auto_approve=False
+    )
+    assert lights.switched == ["Hallway"]
+    assert confirmed == [{"name": "hallway light", "on": True}, {"name": "Hallway", "on": True}]
+
+
+async def test_a_repaired_write_that_names_another_item_is_withheld() -> None:
+    lights = Lights()
+    model = FakeModel(
+        [
+            use("set_light"),
+            args(name="hallway light", on=True),
+            args(name="Porch light", on=True),  # another light: not what was asked
+            text("There is no hallway light."),
+        ]
+    )
+    result = await run_turn(model, "turn the hallway light on", tools=lights.tools)
+    assert lights.switched == []
+    assert "no item like it" in model.calls[-1].prompt
+    assert [s.tool for s in result.steps if s.kind == "tool"] == ["set_light"]
