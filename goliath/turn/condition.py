@@ -29,6 +29,8 @@ from ..records import StepRecord
 from ..tools import Tool
 from .generation import ModelCaller
 from .handoff import purpose
+from .words import singular, words
+from .write_gate import adds_item
 from .yes_no import no_leads, yes_no_schema
 
 __all__ = [
@@ -133,18 +135,48 @@ def asks_about_presence(ask: str) -> bool:
 
 
 def check_first(plan: Plan, tools: Sequence[Tool], ask: str) -> Plan:
-    """A first plan that changes something and then reads, for an ask that states a condition,
-    put the other way round: the read that checks comes first. "I want to go to the post
-    office on Wednesday at 2pm, add it if nothing clashes" was planned ``create_event``, then
-    ``list_events``: the event was added before anyone looked (held-out
-    ``calendar-free-then-add``). Any other plan is returned as it is."""
-    if plan.kind != "tool" or not plan.then or not states_condition(ask):
+    """A first plan that changes something before it looks, for an ask that states a
+    condition, made to look first.
+
+    - A write, then a read: turned round. "I want to go to the post office on Wednesday at
+      2pm, add it if nothing clashes" was planned ``create_event``, then ``list_events``: the
+      event was added before anyone looked (held-out ``calendar-free-then-add``).
+    - An add alone, when the condition is whether the item is there already: the one read of
+      the same thing (its name shares a noun with the add's: ``get_itinerary`` for
+      ``add_itinerary_item``) runs first. "Add the tile museum to my Lisbon plans on Saturday
+      unless it's already in there" was planned as the add alone, and added it twice (dev).
+
+    Any other plan is returned as it is."""
+    if plan.kind != "tool" or not states_condition(ask):
         return plan
     by_name = {tool.name: tool for tool in tools}
-    first, after = by_name.get(plan.tool or ""), by_name.get(plan.then[0])
-    if first is None or after is None or not first.writes or after.writes:
+    first = by_name.get(plan.tool or "")
+    if first is None or not first.writes:
+        return plan
+    if not plan.then:
+        read = _read_of_the_same(first, tools) if asks_about_presence(ask) else None
+        if read is None or not adds_item(first.name):
+            return plan
+        return attrs.evolve(plan, tool=read.name, brief=read.description, then=(first.name,))
+    after = by_name.get(plan.then[0])
+    if after is None or after.writes:
         return plan
     return attrs.evolve(plan, tool=after.name, brief=after.description, then=(first.name,))
+
+
+_GENERIC_NOUNS = frozenset({"item", "items", "my", "all", "new", "to", "from", "of", "the"})
+
+
+def _read_of_the_same(write: Tool, tools: Sequence[Tool]) -> Tool | None:
+    """The one read whose name shares a noun with the write's (its verb aside), if exactly one
+    does."""
+    nouns = {singular(word) for word in words(write.name)[1:]} - _GENERIC_NOUNS
+    found = [
+        tool
+        for tool in tools
+        if not tool.writes and nouns & {singular(word) for word in words(tool.name)[1:]}
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 def findings(steps: Sequence[StepRecord]) -> list[StepRecord]:

@@ -622,3 +622,33 @@ async def test_a_repaired_write_that_names_another_item_is_withheld() -> None:
     assert lights.switched == []
     assert "no item like it" in model.calls[-1].prompt
     assert [s.tool for s in result.steps if s.kind == "tool"] == ["set_light"]
+
+
+async def test_an_add_alone_whose_condition_is_presence_reads_the_same_thing_first() -> None:
+    """ "Unless it's already there", planned as the add alone: the read of the same noun
+    (``list_tasks`` for ``create_task``) runs first, and it shows the task is there."""
+    tasks, tools = task_tools(["Buy stamps"])
+    model = FakeModel(
+        [
+            {"json": {"call": "create_task", "then": "answer_the_user"}},
+            {"json": {"call": "create_task"}},
+            args(title="buy stamps"),
+            text("Buy stamps is already on your list."),
+        ]
+    )
+    result = await run_turn(model, "add buy stamps unless it's already on my list", tools=tools)
+    assert [step.tool for step in result.steps if step.kind == "tool"] == ["list_tasks"]
+    assert tasks == [{"title": "Buy stamps"}]  # the write gate saw it there
+
+
+async def test_an_add_alone_with_another_condition_is_kept() -> None:
+    tasks, tools = task_tools([])
+    model = FakeModel(
+        [
+            {"json": {"call": "create_task", "then": "answer_the_user"}},
+            args(title="Buy stamps"),
+            text("Added."),
+        ]
+    )
+    await run_turn(model, "add buy stamps if the post office is open", tools=tools)
+    assert tasks == [{"title": "Buy stamps"}]
