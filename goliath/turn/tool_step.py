@@ -65,8 +65,8 @@ from .intent import asks_for_write, withheld_note
 from .judge import duplicate_verdict, last_two_failed, prerequisites_met
 from .lookup import LookUp, ungrounded_ids
 from .prompts import answer_user, arguments_correction, arguments_system, repair_note
+from .repair import drift_note, drifted_values, names_a_near_match
 from .state import TurnState
-from .words import singular, words
 from .write_gate import is_absent, withheld_write
 
 __all__ = ["Escalation", "Skipped", "Withheld", "resume_tool_step", "run_tool_step"]
@@ -471,55 +471,6 @@ async def _ask(handler: Any, request: ConfirmRequest) -> Any:
         return await handler(request)
     raw = await trio.to_thread.run_sync(handler, request, abandon_on_cancel=True)
     return await maybe_await(raw)
-
-
-def names_a_near_match(exc: Exception, tool_input: Mapping[str, Any]) -> bool:
-    """Whether a call's "not found" (a ``LookupError``, not a ``KeyError`` or ``IndexError``
-    from the tool's own code) names something like what was asked: a word of a value, other
-    than the parameter's own name, appears in the message outside the quoted value ("no trip
-    matches 'Marrakech trip'; there are: Lisbon long weekend, Marrakech"). Then the value was
-    close and its form was wrong; a message naming nothing like it is a true "not found"."""
-    if not isinstance(exc, LookupError) or isinstance(exc, (KeyError, IndexError)):
-        return False
-    message = str(exc).lower()
-    for name, value in tool_input.items():
-        if not isinstance(value, str) or not value.strip():
-            continue
-        rest = message.replace(value.lower(), " ")
-        wanted = set(words(value)) - set(words(name)) - _FILLER_WORDS
-        if wanted & set(words(rest)):
-            return True
-    return False
-
-
-_FILLER_WORDS = frozenset({"a", "an", "the", "my", "of", "to", "in", "on", "at", "for", "and"})
-
-
-def drifted_values(tool: Tool, before: Any, after: Mapping[str, Any]) -> list[str]:
-    """The parameters whose text a repaired write changed to something sharing no word with
-    what the failed call had (the function's and the parameter's own words aside): "hallway
-    light" → "Hallway" is the same light named as the tool knows it; "hallway light" →
-    "Porch light" is another light."""
-    if not isinstance(before, Mapping):
-        return []
-    own = set(words(tool.name)) | _FILLER_WORDS
-    drifted = []
-    for name, old in before.items():
-        new = after.get(name)
-        if not isinstance(old, str) or not isinstance(new, str) or not old.strip() or new == old:
-            continue
-        plain = {singular(w) for w in words(old)} - own - {singular(w) for w in words(name)}
-        if plain and not plain & {singular(w) for w in words(new)}:
-            drifted.append(name)
-    return drifted
-
-
-def drift_note(tool: Tool, names: list[str]) -> str:
-    """What the answer is told when a repaired write would have changed another item."""
-    return (
-        f"Nothing was changed: {tool.name} failed because what it names was not found, and no "
-        f"item like it ({', '.join(names)}) was there. Tell the user it was not found."
-    )
 
 
 async def _execute(
