@@ -446,7 +446,9 @@ def answer_system(
         rule = (
             "Answer the user's ask in two or three short sentences, speaking to them as "
             '"you", from the results below: give the names, titles, times, dates and numbers it '
-            "asks about, exactly as written there. Say what was done; a change that was skipped or declined was not done. If "
+            "asks about, exactly as written there; when it asks which or what things, name every "
+            "one that fits, not only the first. Say what was done; a change that was skipped or "
+            "declined was not done. If "
             "the results lack a part of the ask, say which part. With no results, answer from "
             "general knowledge, without claiming anything about the user's own things. Do not "
             "mention functions or tools."
