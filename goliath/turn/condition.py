@@ -67,7 +67,6 @@ _CONDITION_WORDS = frozenset(
 )
 _CONDITION_PHRASES = ("as long as", "so long as", "in case", "make sure", "not already")
 _WORD = re.compile(r"[a-z]+")
-_APOSTROPHE_WORD = re.compile(r"[a-z']+")
 _UNLESS_THERE = re.compile(
     r" unless (?:it's|it is|they're|they are|that's|that is) (?:there|on|in) "
 )
@@ -103,35 +102,32 @@ def states_condition(ask: str) -> bool:
     )
 
 
-_PRESENCE_PHRASES = (
-    "already",
-    "if not",
-    "not on",
-    "not in",
-    "not there",
-    "isn't on",
-    "isn't in",
-    "isn't there",
-    "aren't on",
-    "aren't in",
-    "aren't there",
-    "don't have",
-    "do not have",
-    "haven't got",
-    "not got",
+_ITEM_PRONOUN = r"(?:it|its|it's|they|they're|them|one|some)"
+_PRESENCE = (
+    # "unless it's already on my list", "if they're not on it", "if it's not there"
+    re.compile(rf"\b(?:unless|if)\b[^,.;?!]*\b{_ITEM_PRONOUN}\b[^,.;?!]*\b(?:already|not|n't)\b"),
+    # "unless I already have some", "unless I already have a reminder for it"
+    re.compile(rf"\b(?:unless|if)\b[^,.;?!]*\b(?:already|not|n't)\b[^,.;?!]*\b{_ITEM_PRONOUN}\b"),
+    # "make sure bin bags are on my list, add them if not"; "did I log it? if not, log it"
+    re.compile(r"\bif not\s*(?:[,.;?!]|$)"),
+    # "add bread unless it's there"
+    re.compile(r"\bunless (?:it's|it is|they're|they are) (?:there|on|in)\b"),
 )
 
 
 def asks_about_presence(ask: str) -> bool:
-    """Whether the ask's condition is whether the item is there already ("unless it's already
-    on my list", "if they're not on it", "if I don't have a reminder for it yet"). For an add,
-    the harness answers that itself from what the read returned (``write_gate.is_absent``):
-    asked, the 1.5B model said "no" to 11 of 12 dev writes after a read, right or wrong."""
-    said = _APOSTROPHE_WORD.findall(ask.lower().replace("\u2019", "'"))
-    spaced = " " + " ".join(said) + " "
-    return any(f" {phrase} " in spaced for phrase in _PRESENCE_PHRASES) or bool(
-        _UNLESS_THERE.search(spaced)
-    )
+    """Whether the ask's condition is whether the item itself is there already: the condition
+    speaks of the item by a pronoun ("unless it's already on my list", "if they're not on it",
+    "unless I already have some") or is a bare "if not" after the item was named. For an add,
+    the harness answers that from what the read returned (``write_gate.is_absent``): asked,
+    the 1.5B model said "no" to 11 of 12 dev writes after a read, right or wrong. A condition
+    about something else ("if I don't have anything else then", "if I'm not in Paris",
+    "unless I already have plans that evening") is left to the check."""
+    spoken = re.sub(r"\s+", " ", ask.lower().replace("\u2019", "'"))
+    return any(pattern.search(spoken) for pattern in _PRESENCE)
+
+
+_STRICT_CONDITION = re.compile(r"\b(?:if|unless|provided|as long as|so long as)\b")
 
 
 def check_first(plan: Plan, tools: Sequence[Tool], ask: str) -> Plan:
@@ -146,18 +142,22 @@ def check_first(plan: Plan, tools: Sequence[Tool], ask: str) -> Plan:
       ``add_itinerary_item``) runs first. "Add the tile museum to my Lisbon plans on Saturday
       unless it's already in there" was planned as the add alone, and added it twice (dev).
 
-    Any other plan is returned as it is."""
-    if plan.kind != "tool" or not states_condition(ask):
+    Only for a condition said with "if", "unless", "provided" or "as long as" ("add milk and
+    make sure it's on the list" wants the read after the add); any other plan is returned as
+    it is."""
+    if plan.kind != "tool" or not _STRICT_CONDITION.search(ask.lower()):
         return plan
     by_name = {tool.name: tool for tool in tools}
     first = by_name.get(plan.tool or "")
     if first is None or not first.writes:
         return plan
-    if not plan.then:
+    if plan.then == ():  # the add alone, then the answer
         read = _read_of_the_same(first, tools) if asks_about_presence(ask) else None
         if read is None or not adds_item(first.name):
             return plan
         return attrs.evolve(plan, tool=read.name, brief=read.description, then=(first.name,))
+    if not plan.then:
+        return plan
     after = by_name.get(plan.then[0])
     if after is None or after.writes:
         return plan

@@ -10,11 +10,14 @@ keeps the day the value names and drops only what a day does not need:
 - a day, month and year ("10 March 2025", "March 10th, 2025") → ISO 8601 ("2025-03-10"), the
   form every date parser reads;
 - a part of the day after a day ("Wednesday evening" → "Wednesday", "tomorrow morning" →
-  "tomorrow") — only for a parameter that holds a day and not a time of day.
+  "tomorrow") — only for a parameter named as a day (``date``, ``day``, ``night``) whose
+  description names no time; a ``due`` or ``deadline`` may hold one.
 
 A parameter holds a day when its name says so (``date``, ``day``, ``due``, ``night``,
-``deadline``: ``new_date``, ``dueDate``) or its description does ("The day: today, a weekday
-..."), and it is a plain string. Nothing else is touched: an ISO date, "14 March", "tomorrow",
+``deadline``: ``new_date``, ``dueDate``) or its description opens by saying so ("The day:
+today, a weekday ..."), it is a string, and neither its name nor its format says it holds a
+time (``start_time``, ``format: date-time``). A weekday beside a date is trusted to be the
+date's own: the person confirms a write with the date as rewritten. Nothing else is touched: an ISO date, "14 March", "tomorrow",
 a value the rules do not recognise whole (it may be a range, a time, a name) stay as written.
 No model call; the person confirms a write with the value as rewritten.
 """
@@ -46,8 +49,8 @@ _MONTHS = [
     "december",
 ]
 _WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-_MONTH = r"(?P<month>" + "|".join(m[:3] + f"(?:{m[3:]})?" for m in _MONTHS) + r")\.?"
-_WEEKDAY = r"(?:" + "|".join(d[:3] + f"(?:{d[3:]})?" for d in _WEEKDAYS) + r")\.?"
+_MONTH = r"(?P<month>sept|" + "|".join(m[:3] + f"(?:{m[3:]})?" for m in _MONTHS) + r")\.?"
+_WEEKDAY = r"(?:tues|thurs|" + "|".join(d[:3] + f"(?:{d[3:]})?" for d in _WEEKDAYS) + r")\.?"
 _DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>\d{4})"
 _PART = r"(?:morning|afternoon|evening|night|lunchtime|noon)"
@@ -65,23 +68,51 @@ _DAY_WITH_PART = re.compile(
     re.IGNORECASE,
 )
 _DAY_NAME_WORDS = frozenset({"date", "day", "due", "night", "deadline"})
-_TIME_WORDS = frozenset({"time", "hour", "hours", "minute", "minutes", "datetime", "timestamp"})
+_PART_NAME_WORDS = frozenset({"date", "day", "night"})
+"""Names of a parameter that holds a day and nothing finer: only these lose a part of the day
+("due" and "deadline" may hold a time too: "due tomorrow morning")."""
+_TIME_WORDS = frozenset(
+    {"time", "hour", "hours", "minute", "minutes", "datetime", "timestamp", "am", "pm", "when"}
+)
+_TIME_FORMATS = frozenset({"date-time", "time", "duration"})
+_CLOCK = re.compile(r"\d\s*(?:am|pm)\b|\d:\d", re.IGNORECASE)
+
+
+def _is_string(spec: Mapping[str, Any]) -> bool:
+    kind = spec.get("type")
+    if kind == "string" or (isinstance(kind, list) and "string" in kind):
+        return True
+    options = spec.get("anyOf") or spec.get("oneOf") or []
+    return any(isinstance(option, Mapping) and option.get("type") == "string" for option in options)
 
 
 def day_parameters(tool: Tool) -> list[str]:
-    """The tool's plain-string parameters that hold a day (by their name or description)."""
+    """The tool's string parameters that hold a day: by their name (``date``, ``due_date``,
+    ``night``), or a description that opens by saying so ("The day: ...", "Date of the
+    event"); never one whose format or name says it holds a time."""
     schema = tool.schema if isinstance(tool.schema, dict) else {}
     found = []
     for name, spec in (schema.get("properties") or {}).items():
-        if not isinstance(spec, Mapping) or spec.get("type") != "string" or "enum" in spec:
+        if not isinstance(spec, Mapping) or not _is_string(spec) or "enum" in spec:
             continue
-        named = set(words(name))
-        described = set(words(str(spec.get("description", ""))))
-        if named & _TIME_WORDS:
+        if spec.get("format") in _TIME_FORMATS or set(words(name)) & _TIME_WORDS:
             continue
-        if named & _DAY_NAME_WORDS or {"date", "day"} & described:
+        opening = set(words(str(spec.get("description", "")))[:4])
+        if set(words(name)) & _DAY_NAME_WORDS or {"date", "day"} & opening:
             found.append(name)
     return found
+
+
+def _holds_a_time(name: str, spec: Any) -> bool:
+    """Whether a day parameter may also hold a time of day, so a part of the day matters."""
+    if not isinstance(spec, Mapping):
+        return True
+    description = str(spec.get("description", ""))
+    return (
+        not set(words(name)) & _PART_NAME_WORDS
+        or bool(set(words(description)) & _TIME_WORDS)
+        or bool(_CLOCK.search(description))
+    )
 
 
 def plain_day(value: str, *, allow_part: bool = True) -> str:
@@ -99,7 +130,8 @@ def plain_day(value: str, *, allow_part: bool = True) -> str:
             except ValueError:
                 return value
         if match["weekday"] or match["weekday2"]:
-            return f"{day} {_MONTHS[month - 1].capitalize()}"
+            named = _MONTHS[month - 1].capitalize()
+            return f"{named} {day}" if match["month2"] else f"{day} {named}"
         return value
     if allow_part:
         part = _DAY_WITH_PART.match(text)
@@ -119,6 +151,5 @@ def plain_days(tool: Tool, values: Mapping[str, Any]) -> dict[str, Any]:
     for name in day_parameters(tool):
         value = out.get(name)
         if isinstance(value, str) and value.strip():
-            described = set(words(str((properties.get(name) or {}).get("description", ""))))
-            out[name] = plain_day(value, allow_part=not (described & _TIME_WORDS))
+            out[name] = plain_day(value, allow_part=not _holds_a_time(name, properties.get(name)))
     return out

@@ -39,7 +39,7 @@ from .arguments import Missing, named_parameters
 from .grounding import ungrounded_numbers
 from .lookup import id_parameters
 from .words import singular, words
-from .write_gate import adds_item, changes_item
+from .write_gate import NAMING_PARAMETERS, adds_item, changes_item, sets_anything
 
 __all__ = [
     "copied_ask",
@@ -297,6 +297,11 @@ def unnamed_filters(
     return unnamed
 
 
+_SEARCH_TEXT = frozenset({"query", "q", "search", "keyword", "keywords", "text", "term", "terms"})
+"""Words of a parameter that holds free search text (``query``, ``search_text``): the filter
+the model writes in its own words, not a structured one such as an album or a sender."""
+
+
 def repeated_filters(tool: Tool, values: Mapping[str, Any]) -> list[str]:
     """The optional free-text filters of the read ``tool`` that only repeat the call's other
     values or the function's own name: left out, since they can only narrow the read further.
@@ -315,14 +320,17 @@ def repeated_filters(tool: Tool, values: Mapping[str, Any]) -> list[str]:
     texts = {
         name: {singular(word) for word in words(value)} - _GLUE
         for name, value in values.items()
-        if name not in required and _free_text(properties.get(name)) and isinstance(value, str)
+        if name not in required
+        and _free_text(properties.get(name))
+        and isinstance(value, str)
+        and set(words(name)) & _SEARCH_TEXT
     }
     repeated: list[str] = []
     for name in sorted(texts, key=lambda name: -len(texts[name])):  # the wordier one goes
         others = {singular(word) for word in words(tool.name)}
         for other, given in values.items():
             if other != name and other not in repeated and given is not None:
-                others |= {singular(word) for word in words(json.dumps(given))}
+                others |= {singular(word) for word in words(json.dumps(given, default=str))}
         if texts[name] and texts[name] <= others:
             repeated.append(name)
     return repeated
@@ -492,11 +500,14 @@ def undictated_texts(
 
 
 def unknown_item_values(tool: Tool, missing: Missing) -> list[str]:
-    """The required values a change to an existing item lacks that the item itself holds: not
-    a new value the user must give (``new_time``, "The new due date"), but one that names the
-    item (``cancel_event(title, date)``'s date). "Cancel my eye test" left the date empty, and
-    the turn asked the user for a day the calendar knew."""
-    if not tool.writes or not changes_item(tool.name):
+    """The required values a change to an existing item lacks that the item itself holds, to be
+    looked up rather than asked for: only for a change that sets nothing new (``cancel_*``,
+    ``delete_*``, ``complete_*``, ``archive_*`` ...; not ``move_*`` or ``reschedule_*``, whose
+    other values are the user's to give), and only a value that does not name the item (a
+    missing title is the user's to say: "delete the note" — which one?). "Cancel my eye test"
+    left ``cancel_event``'s date empty, and the turn asked the user for a day the calendar
+    knew."""
+    if not tool.writes or not changes_item(tool.name) or sets_anything(tool.name):
         return []
     schema = tool.schema if isinstance(tool.schema, dict) else {}
     properties = schema.get("properties") or {}
@@ -505,6 +516,8 @@ def unknown_item_values(tool: Tool, missing: Missing) -> list[str]:
     for name in schema.get("required") or []:
         given = missing.values.get(name)
         blank = given is None or (isinstance(given, str) and not given.strip()) or given == []
-        if (blank or name in named) and not sets_anew(name, properties.get(name)):
+        if name in NAMING_PARAMETERS or sets_anew(name, properties.get(name)):
+            continue
+        if blank or name in named:
             lacking.append(name)
     return lacking

@@ -181,7 +181,9 @@ def read_hand_off(generation: Generation, margin: float | None = None) -> HandOf
     device = [scores[name] for name, _, is_cloud in KINDS if not is_cloud and name in scores]
     if cloud and device:
         gap = _logsumexp(cloud) - _logsumexp(device)
-        ranked = {name: scores[name] for name, _, is_cloud in KINDS if not is_cloud}
+        ranked = {
+            name: scores[name] for name, _, is_cloud in KINDS if not is_cloud and name in scores
+        }
         change = max(ranked, key=lambda name: ranked[name]) == _CHANGE
         return HandOffVerdict(hand_off=gap > threshold, margin=gap, kind=kind, change=change)
     return HandOffVerdict(
@@ -189,11 +191,18 @@ def read_hand_off(generation: Generation, margin: float | None = None) -> HandOf
     )
 
 
+_READ_OPENERS = frozenset(re.findall(r"[a-z]+", "tell show check list find look give read get"))
+"""First words of a request to be told or shown something ("show me", "check my balance"):
+such an ask may want nothing changed."""
+
+
 def is_question(ask: str) -> bool:
-    """Whether ``ask`` asks something rather than asks for something: it opens with a question
-    word or ends with a question mark."""
+    """Whether ``ask`` asks something rather than asks for a change: it opens with a question
+    word or a request to be told or shown something, or ends with a question mark."""
     said = words(ask)
-    return bool(said) and (said[0] in _QUESTION_WORDS or ask.rstrip().endswith("?"))
+    return bool(said) and (
+        said[0] in _QUESTION_WORDS or said[0] in _READ_OPENERS or ask.rstrip().endswith("?")
+    )
 
 
 def nothing_to_change(verdict: HandOffVerdict, ask: str, tools: Sequence[Tool]) -> bool:

@@ -22,40 +22,56 @@ __all__ = ["drift_note", "drifted_values", "names_a_near_match"]
 _FILLER_WORDS = frozenset({"a", "an", "the", "my", "of", "to", "in", "on", "at", "for", "and"})
 
 
-def names_a_near_match(exc: Exception, tool_input: Mapping[str, Any]) -> bool:
+def names_a_near_match(exc: Exception, tool: Tool, tool_input: Mapping[str, Any]) -> bool:
     """Whether a call's "not found" (a ``LookupError``, not a ``KeyError`` or ``IndexError``
-    from the tool's own code) names something like what was asked: a word of a value, other
-    than the parameter's own name, appears in the message outside the quoted value ("no trip
-    matches 'Marrakech trip'; there are: Lisbon long weekend, Marrakech"). Then the value was
-    close and its form was wrong; a message naming nothing like it is a true "not found"."""
+    from the tool's own code) names something like what was asked: the error quotes one of
+    the call's values, and after the quote — where a tool lists what there is — a word of that
+    value appears, other than the parameter's, the function's or the error's own words before
+    the quote ("no trip matches 'Marrakech trip'; there are: Lisbon long weekend, Marrakech"). Then the value was close
+    and its form was wrong. A message naming nothing like it after the value ("no trip
+    matches 'Japan trip'; there are: Lisbon long weekend, Marrakech"), or not quoting any
+    value, is a true "not found"."""
     if not isinstance(exc, LookupError) or isinstance(exc, (KeyError, IndexError)):
         return False
     message = str(exc).lower()
+    own = _own_words(tool)
     for name, value in tool_input.items():
         if not isinstance(value, str) or not value.strip():
             continue
-        rest = message.replace(value.lower(), " ")
-        wanted = set(words(value)) - set(words(name)) - _FILLER_WORDS
-        if wanted & set(words(rest)):
+        at = message.find(value.lower())
+        if at < 0:
+            continue
+        after = message[at + len(value) :]
+        said = {singular(w) for w in words(message[:at])}  # the error's own words: "no trip"
+        wanted = {singular(w) for w in words(value)} - own - said
+        wanted -= {singular(w) for w in words(name)}
+        if wanted & {singular(w) for w in words(after)}:
             return True
     return False
 
 
+def _own_words(tool: Tool) -> set[str]:
+    return {singular(word) for word in words(tool.name)} | _FILLER_WORDS
+
+
 def drifted_values(tool: Tool, before: Any, after: Mapping[str, Any]) -> list[str]:
-    """The parameters whose text a repaired write changed to something sharing no word with
-    what the failed call had (the function's and the parameter's own words aside): "hallway
-    light" → "Hallway" is the same light named as the tool knows it; "hallway light" →
-    "Porch light" is another light."""
+    """The parameters whose text a repaired write changed to name something else: most of the
+    new text's words (the function's and the parameter's own words aside) were not in what
+    the failed call had. "hallway light" → "Hallway", "move the Porto flights" → "Book
+    flights for Porto" name the same thing as the tool knows it; "Call mom" → "Call dentist"
+    or "bedroom lamp" → "Kitchen lamp" name another."""
     if not isinstance(before, Mapping):
         return []
-    own = set(words(tool.name)) | _FILLER_WORDS
+    own = _own_words(tool)
     drifted = []
     for name, old in before.items():
         new = after.get(name)
         if not isinstance(old, str) or not isinstance(new, str) or not old.strip() or new == old:
             continue
-        plain = {singular(w) for w in words(old)} - own - {singular(w) for w in words(name)}
-        if plain and not plain & {singular(w) for w in words(new)}:
+        mine = {singular(w) for w in words(name)}
+        was = {singular(w) for w in words(old)} - own - mine
+        now = {singular(w) for w in words(new)} - own - mine
+        if was and now and len(now & was) * 2 <= len(now):
             drifted.append(name)
     return drifted
 

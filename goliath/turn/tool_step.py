@@ -483,10 +483,12 @@ async def _execute(
         output = await _run_tool(turn, tool, tool_input, ctx)
     except Exception as exc:
         step.failed = True
-        text = report_tool_error(tool, exc, step)
+        text = str(without_instructions(report_tool_error(tool, exc, step), lines=True))
         if not isinstance(exc, GoliathError) and (  # a refusal written for the model stands
             (not tool.writes and isinstance(exc, (ValueError, TypeError)))  # a value's form
-            or names_a_near_match(exc, tool_input)  # "no trip 'Marrakech trip'; there are: ..."
+            or names_a_near_match(
+                exc, tool, tool_input
+            )  # "no trip 'Marrakech trip'; there are: ..."
         ):
             turn.value_errors.add(step.index)  # one repair (run.py)
         if turn.config.tool_errors == "raise":

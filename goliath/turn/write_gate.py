@@ -34,7 +34,15 @@ from ..records import StepRecord
 from ..tools import Tool
 from .words import singular
 
-__all__ = ["ADDING_VERBS", "adds_item", "changes_item", "is_absent", "withheld_write"]
+__all__ = [
+    "ADDING_VERBS",
+    "NAMING_PARAMETERS",
+    "adds_item",
+    "changes_item",
+    "is_absent",
+    "sets_anything",
+    "withheld_write",
+]
 
 ADDING_VERBS = frozenset({"add", "create", "new", "make", "insert", "save", "put", "schedule"})
 """First words of a write's name that mean it makes a new item (``create_task``, ``addItem``)."""
@@ -115,6 +123,19 @@ def _verb(name: str) -> str:
 def adds_item(name: str) -> bool:
     """Whether the function ``name`` makes a new item (``add_*``, ``create_*``, ``save_*``)."""
     return _verb(name) in ADDING_VERBS
+
+
+SETTING_VERBS = frozenset(
+    {"reschedule", "move", "rename", "update", "edit", "snooze", "change", "set", "reopen"}
+)
+"""First words of a change that sets new values on an item (a time, a name), which only the
+user can give."""
+
+
+def sets_anything(name: str) -> bool:
+    """Whether the function ``name`` sets new values on the item it changes (``move_*``,
+    ``reschedule_*``, ``rename_*``), not only acts on it (``cancel_*``, ``delete_*``)."""
+    return _verb(name) in SETTING_VERBS
 
 
 def changes_item(name: str) -> bool:

@@ -5,6 +5,7 @@ search text that only repeats the call's other values (given.repeated_filters)."
 
 from __future__ import annotations
 
+import datetime
 import math
 from typing import Any, Literal
 
@@ -34,6 +35,9 @@ from ..spec.helpers import answer_plan, args, labels, run_turn, text, use
         ("Saturday 22 March", "22 March"),  # the weekday is the date's own
         ("Saturday, 22 March", "22 March"),
         ("Sat 22nd March", "22 March"),
+        ("Tues 22 March", "22 March"),
+        ("Sept 10, 2025", "2025-09-10"),
+        ("Saturday, March 22", "March 22"),
         ("22 March, Saturday", "22 March"),
         ("Wednesday evening", "Wednesday"),  # a part of the day, for a day
         ("on Wednesday evening", "Wednesday"),
@@ -61,7 +65,15 @@ def test_a_part_of_the_day_stays_where_the_parameter_holds_a_time() -> None:
 
 @tool
 def plan_day(
-    date: str, due_date: str, night: str, when: str, note: str, slot: str, start_time: str
+    date: str,
+    due_date: str,
+    night: str,
+    on: str,
+    note: str,
+    slot: str,
+    start_time: str,
+    when: str,
+    message: str,
 ) -> str:
     """Plan a day.
 
@@ -69,36 +81,45 @@ def plan_day(
         date: The day.
         due_date: When it is due.
         night: Which night.
-        when: The day: today, tomorrow, a weekday or a date like 2025-03-14.
+        on: The day: today, tomorrow, a weekday or a date like 2025-03-14.
         note: Free text.
         slot: The day and time, e.g. Friday 10:00.
         start_time: When it starts.
+        when: The day and time.
+        message: Text to send; say the date in it.
     """
     return "ok"
 
 
 def test_day_parameters_are_known_by_name_or_description() -> None:
-    assert day_parameters(plan_day) == ["date", "due_date", "night", "when", "slot"]
+    assert day_parameters(plan_day) == ["date", "due_date", "night", "on", "slot"]
 
 
 def test_only_day_parameters_are_rewritten_and_a_time_keeps_its_part_of_day() -> None:
     values = {
-        "date": "Saturday 22 March",
+        "date": "Wednesday evening",
         "due_date": "Monday 10 March 2025",
         "night": "tomorrow night",
-        "when": "Wednesday evening",
+        "on": "Saturday, March 22",
         "note": "Saturday 22 March",
         "slot": "Friday evening",
         "start_time": "Friday evening",
+        "when": "Saturday 22 March",
+        "message": "See you Friday 13 June 2025",
     }
     assert plain_days(plan_day, values) == {
-        "date": "22 March",
+        "date": "Wednesday",
         "due_date": "2025-03-10",
         "night": "tomorrow",
-        "when": "Wednesday",
+        "on": "March 22",  # the weekday goes, the order stays
         "note": "Saturday 22 March",  # not a day parameter
         "slot": "Friday evening",  # its description names a time
         "start_time": "Friday evening",
+        "when": "Saturday 22 March",
+        "message": "See you Friday 13 June 2025",
+    }
+    assert plain_days(plan_day, {"due_date": "tomorrow morning"}) == {
+        "due_date": "tomorrow morning"  # a due may hold a time
     }
 
 
@@ -178,7 +199,14 @@ async def test_a_write_is_confirmed_and_run_with_the_day_as_rewritten() -> None:
         ("add buy stamps unless it's already on my list", True),
         ("put chickpeas on the grocery list if they're not on it already", True),
         ("check the hardware list and add a tape measure if it's not there", True),
-        ("if I don't have a reminder about passport photos yet, add one", True),
+        ("remind me to order the cake, unless I already have a reminder for it", True),
+        ("add parmesan to the shopping list unless I already have some", True),
+        # a condition about something else is left to the check
+        ("if I don't have a reminder about passport photos yet, add one", False),
+        ("schedule a call with Bob at 3pm if I don't have anything else then", False),
+        ("add lunch with Sam on Friday if I'm not in Paris", False),
+        ("book the gym at 7 unless I already have plans that evening", False),
+        ("add yoga at 6, if not busy", False),
         ("make sure bin bags are on my shopping list, add them if not", True),
         ("add bread unless it's there", True),
         ("if I'm free Thursday at noon, book lunch with Olivia", False),
@@ -546,7 +574,7 @@ async def test_a_plan_that_writes_then_reads_for_a_condition_reads_first() -> No
 
 
 async def test_a_plan_that_writes_then_reads_without_a_condition_is_kept() -> None:
-    tasks, tools = task_tools(["Call mom"])
+    _, tools = task_tools(["Call mom"])
     model = FakeModel(
         [
             {"json": {"call": "create_task", "then": "list_tasks"}},
@@ -652,3 +680,93 @@ async def test_an_add_alone_with_another_condition_is_kept() -> None:
     )
     await run_turn(model, "add buy stamps if the post office is open", tools=tools)
     assert tasks == [{"title": "Buy stamps"}]
+
+
+# ---------------------------------------------------------------- the rules stay narrow
+
+
+async def test_make_sure_is_no_condition_to_reorder_a_plan() -> None:
+    """ "Add milk and make sure it's on the list" wants the read after the add."""
+    _, tools = task_tools([])
+    model = FakeModel(
+        [
+            {"json": {"call": "create_task", "then": "list_tasks"}},
+            args(title="Buy milk"),
+            text("Added; it's on the list."),
+        ]
+    )
+    result = await run_turn(model, "add buy milk and make sure it's on my list", tools=tools)
+    assert [s.tool for s in result.steps if s.kind == "tool"] == ["create_task", "list_tasks"]
+
+
+def test_an_item_value_is_looked_up_only_for_a_change_that_sets_nothing() -> None:
+    from goliath.turn.arguments import Missing
+    from goliath.turn.given import unknown_item_values
+
+    @tool(writes=True)
+    def reschedule_appointment(title: str, date: str, time: str) -> str:
+        """Move an appointment.
+
+        Args:
+            title: The appointment.
+            date: The day.
+            time: The time.
+        """
+        return "ok"
+
+    @tool(writes=True)
+    def delete_note(title: str) -> str:
+        """Delete a note.
+
+        Args:
+            title: The note.
+        """
+        return "ok"
+
+    diary = Diary()
+    cancel = next(t for t in diary.tools if t.name == "cancel_event")
+    blank = Missing("the date", {"title": "Eye test", "date": ""})
+    assert unknown_item_values(cancel, blank) == ["date"]
+    assert unknown_item_values(reschedule_appointment, blank) == []  # the user's to give
+    assert unknown_item_values(delete_note, Missing("which note", {"title": ""})) == []
+
+
+def test_a_reply_that_scores_only_some_kinds_is_read() -> None:
+    from goliath.models import Generation
+    from goliath.turn.handoff import read_hand_off
+
+    reply = Generation(text='{"kind": "lookup"}', scores={"lookup": -0.1, "web": -2.0})
+    verdict = read_hand_off(reply)
+    assert verdict.hand_off is False and verdict.change is False
+    assert is_question("show me last month's transfers")
+
+
+def test_a_search_text_beside_a_date_value_is_read() -> None:
+    @tool
+    def search_events(query: str | None = None, on: datetime.date | None = None) -> str:
+        """Find events.
+
+        Args:
+            query: Words of the title.
+            on: The day.
+        """
+        return "none"
+
+    assert (
+        repeated_filters(search_events, {"query": "dentist", "on": datetime.date(2025, 3, 10)})
+        == []
+    )
+
+
+def test_a_repair_that_keeps_one_word_of_two_names_another_item() -> None:
+    from goliath.turn.repair import drifted_values
+
+    _, tools = task_tools([])
+    create = tools[1]
+    assert drifted_values(create, {"title": "Call mom"}, {"title": "Call dentist"}) == ["title"]
+    assert (
+        drifted_values(
+            create, {"title": "move the Porto flights"}, {"title": "Book flights for Porto"}
+        )
+        == []
+    )
