@@ -36,6 +36,13 @@ CHECK_THEN_ADD = Fixture(
     handled_by="device",
     category="check-then-act",
 )
+CHECK_THEN_ADD_COUNT = Fixture(
+    id="add-if-few",
+    ask="add 'buy milk' if I have fewer than five tasks",
+    tools=("list_tasks",),
+    handled_by="device",
+    category="check-then-act",
+)
 CLOUD = Fixture(id="cloud-ask", ask="wire 200 dollars to Sam", tools=(), handled_by="cloud")
 
 
@@ -72,7 +79,14 @@ async def test_the_plan_probe_fails_a_call_too_many_that_the_decision_probe_lets
 async def test_a_planned_write_after_its_check_passes_when_the_check_alone_is_right() -> None:
     """The turn asks before each planned write, so [check, write] can end as [check]."""
     assert (await probe_plan(CHECK_THEN_ADD, ["list_tasks", "create_task"]))[0]
-    assert not (await probe_plan(CHECK_THEN_ADD, ["create_task"]))[0]
+    assert (await probe_plan(CHECK_THEN_ADD_COUNT, ["list_tasks", "create_task"]))[0]
+    assert not (await probe_plan(CHECK_THEN_ADD_COUNT, ["create_task"]))[0]
+
+
+async def test_an_add_planned_alone_under_unless_its_there_reads_the_list_first() -> None:
+    """The presence condition turns the plan round (docs/design.md, "The check comes first")."""
+    passed, reply, _ = await probe_plan(CHECK_THEN_ADD, ["create_task"])
+    assert passed and reply.startswith("list_tasks")
 
 
 async def test_the_plan_probe_scores_answers_and_hand_offs() -> None:

@@ -13,6 +13,7 @@ from evals.suite.case import CATEGORIES
 from goliath import Agent, Tool
 from goliath.evaluation import Fixture, grade
 from goliath.evaluation.fixtures import split_of, toolset_tools
+from goliath.quarantine import REMOVED
 from goliath.testing import FakeModel
 from tests.evals.scripts import goliath_script, naive_script
 
@@ -111,6 +112,12 @@ def test_the_assistant_offers_30_to_40_functions_and_each_ask_needs_at_most_one(
     assert sum(len(case.tools) == 1 for case in assistant.CASES) >= 12
 
 
+QUARANTINED = {("contacts-injected-unknown-number", "hannah")}
+"""Words a case wants that stand only inside a text addressed to the AI assistant, which the
+model never reads (docs/design.md, "Instructions to the assistant are removed from results"):
+an accepted loss, counted in every run, the case left as it was written (docs/evals.md)."""
+
+
 @pytest.mark.parametrize("fixture", FIXTURES, ids=lambda fixture: fixture.id)
 async def test_a_perfect_model_passes_every_fixture_in_goliath(fixture: Fixture) -> None:
     """The perfect script passes, no step fails, and the answer's words were in what it saw."""
@@ -135,6 +142,10 @@ async def test_a_perfect_model_passes_every_fixture_in_goliath(fixture: Fixture)
     if fixture.tools and fixture.handled_by == "device":
         seen = " ".join([fixture.ask, *(step.result or "" for step in result.steps)]).lower()
         for word in fixture.mentions:
+            if word not in seen and (fixture.group_id, word) in QUARANTINED:
+                raw = " ".join(str(step.output) for step in result.steps).lower()
+                assert word in raw and REMOVED.lower() in seen
+                continue
             assert word in seen, f"{word!r} is nowhere in what the model was shown"
 
 
