@@ -75,7 +75,7 @@ def withheld_write(
     if found is None:
         return None
     parameter, target = found
-    values = _read_values(steps, parameter)
+    values = _read_values(steps, parameter, _destinations(arguments, parameter))
     wanted = _words(target)
     if not values or not wanted:
         return None  # no read of this kind of item ran: nothing to decide by
@@ -108,7 +108,7 @@ def is_absent(tool: Tool, arguments: Mapping[str, Any], steps: Sequence[StepReco
     if found is None:
         return False
     parameter, target = found
-    values = _read_values(steps, parameter)
+    values = _read_values(steps, parameter, _destinations(arguments, parameter))
     wanted = _words(target)
     if not values or not wanted:
         return False
@@ -168,17 +168,35 @@ def _target(tool: Tool, arguments: Mapping[str, Any]) -> tuple[str, str] | None:
     return parameter, str(arguments[parameter]).strip()
 
 
-def _read_values(steps: Sequence[StepRecord], key: str) -> list[str]:
+def _destinations(arguments: Mapping[str, Any], parameter: str) -> set[str]:
+    """The write's other string values (``list_name`` of ``add_item(name, list_name)``)."""
+    return {
+        value.strip().lower()
+        for key, value in arguments.items()
+        if key != parameter and isinstance(value, str) and value.strip()
+    }
+
+
+def _read_values(steps: Sequence[StepRecord], key: str, destinations: set[str]) -> list[str]:
     """The ``key`` field of every item that a read of this turn returned: items of the kind
-    the write names (a task's ``title`` for ``complete_task(title)``), none for another kind."""
+    the write names (a task's ``title`` for ``complete_task(title)``), none for another kind.
+
+    A read whose items include one of ``destinations`` listed where the write goes, not what
+    is in it: ``list_lists`` names the lists ("Groceries") in the same ``name`` field that
+    ``add_item(name, list_name="Groceries")`` fills, and cannot say whether chickpeas are on
+    one. Its items are not counted."""
     found: list[str] = []
     for step in steps:
         if step.kind != "tool" or step.writes or step.failed or step.skipped:
             continue
-        for item in _items(step.output):
-            value = item.get(key)
-            if isinstance(value, str) and value.strip():
-                found.append(value)
+        values = [
+            value
+            for item in _items(step.output)
+            if isinstance(value := item.get(key), str) and value.strip()
+        ]
+        if destinations & {value.strip().lower() for value in values}:
+            continue
+        found.extend(values)
     return found[:_MAX_ITEMS]
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from goliath import Agent, StepRecord, tool
 from goliath.testing import FakeModel
-from goliath.turn.write_gate import withheld_write
+from goliath.turn.write_gate import is_absent, withheld_write
 from tests.helpers import answer, task_tools
 
 TASKS = [{"title": "Buy milk", "due": "friday"}, {"title": "Call mom about the trip"}]
@@ -88,6 +88,27 @@ def test_no_decision_without_a_read_of_the_same_kind_of_item() -> None:
     failed = read(TASKS)
     failed.failed = True
     assert withheld_write(create_task, {"title": "milk"}, [failed]) is None
+
+
+@tool(writes=True)
+def add_item(name: str, list_name: str) -> dict[str, Any]:
+    """Add an item to a shopping list."""
+    return {"name": name}
+
+
+def test_a_read_of_the_lists_says_nothing_of_what_is_on_one() -> None:
+    """``list_lists`` names the lists in the ``name`` field that ``add_item`` fills: its items
+    are where the write goes, not items of its kind, so they neither show the item absent nor
+    withhold it; a read of the list's own items still decides."""
+    lists = read([{"name": "Groceries", "to_buy": 6}, {"name": "Pharmacy"}], "list_lists")
+    chickpeas = {"name": "chickpeas", "list_name": "Groceries"}
+    assert not is_absent(add_item, chickpeas, [lists])
+    assert (
+        withheld_write(add_item, {"name": "groceries", "list_name": "Groceries"}, [lists]) is None
+    )
+    items = read([{"name": "Chickpeas", "qty": 2}, {"name": "Oat milk"}], "get_list")
+    assert withheld_write(add_item, chickpeas, [lists, items]) is not None
+    assert is_absent(add_item, {"name": "tahini", "list_name": "Groceries"}, [lists, items])
 
 
 async def test_a_withheld_add_runs_no_tool_asks_no_one_and_tells_the_answer() -> None:
