@@ -36,7 +36,7 @@ from ..tools import Tool
 from .lookup import id_parameters
 from .words import singular, words
 
-__all__ = ["hit_reader", "named_hit"]
+__all__ = ["container_opener", "hit_reader", "named_hit"]
 
 _VERBS = frozenset({"get", "read", "open", "show", "fetch", "view", "find", "load", "describe"})
 _SEARCH_VERBS = frozenset({"search", "find", "query", "lookup", "look"})
@@ -80,6 +80,23 @@ def hit_reader(
         if kind & searched:
             return tool
     return None
+
+
+def container_opener(
+    available: Sequence[Tool], steps: Sequence[StepRecord], ask: str
+) -> Tool | None:
+    """Before a conditional add, the read that opens the container the ask names, when the
+    last step only listed the containers: after ``list_lists`` (names and sizes), "add
+    chickpeas to groceries unless they're there" opens ``get_list("Groceries")``, so the
+    condition is decided by what is on the list, not by the list of lists."""
+    last = steps[-1] if steps else None
+    if last is None or last.kind != "tool" or last.writes or last.failed or last.skipped:
+        return None
+    items = _items(last.output)
+    if last.tool is None or not items or _searched(last):
+        return None
+    ran = {step.tool for step in steps if step.kind == "tool"}
+    return _named_opener(available, ran, _nouns(last.tool), items, ask)
 
 
 def _named_opener(

@@ -8,7 +8,7 @@ actor calls :func:`run_turn` with a ``generate`` port that reaches the model wor
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
@@ -32,9 +32,9 @@ from ..records import FallbackRequest, RunResult, StepRecord
 from ..session import Session
 from ..tools import Tool
 from .answer import AnswerInvalid, compose_answer
-from .condition import check_first
+from .condition import check_first, states_condition
 from .conductor import InvalidPlan, Plan, planning_prompts, request_plan, weigh_options
-from .detail import hit_reader, named_hit
+from .detail import container_opener, hit_reader, named_hit
 from .generation import ModelPort
 from .grounding import (
     denial_note,
@@ -62,6 +62,7 @@ from .remember import remember, remember_what_ran
 from .retrieval import retrieve_tools
 from .state import TurnState, resolve_window
 from .tool_step import Escalation, Withheld, resume_tool_step, run_tool_step
+from .write_gate import adds_item
 
 __all__ = ["DEVICE_FAILED", "Turn", "run_turn"]
 
@@ -215,6 +216,19 @@ class Turn(TurnState):
                 if given is not None:  # the ask names one hit: open that one
                     self.given[reader.name] = given
                 return Plan(kind="tool", brief=reader.description, tool=reader.name)
+        if (
+            isinstance(plan, Plan)
+            and plan.kind == "tool"
+            and _conditional_add(plan, available, self.ask)
+        ):
+            opener = container_opener(available, self.steps, self.ask)  # open the list first
+            if opener is not None:
+                given = named_hit(opener, self.steps[-1], self.ask)
+                if given is not None:
+                    self.given[opener.name] = given
+                    if self.planned is not None:  # the add stays planned, after the read
+                        self.planned = [plan.tool or "", *self.planned]
+                    return Plan(kind="tool", brief=opener.description, tool=opener.name)
         return plan
 
     async def _next_plan(
@@ -612,3 +626,9 @@ def _origin_for(exc: BaseException) -> Origin:
         return "budget"
     found = origin_of(exc)
     return found if found is not None else "harness"
+
+
+def _conditional_add(plan: Plan, available: Sequence[Tool], ask: str) -> bool:
+    """Whether ``plan`` adds an item under a condition of the ask ("unless it's there")."""
+    tool = next((tool for tool in available if tool.name == plan.tool), None)
+    return tool is not None and tool.writes and adds_item(tool.name) and states_condition(ask)

@@ -8,7 +8,7 @@ from goliath import Agent, Tool, tool
 from goliath.records import StepRecord
 from goliath.schema import DONE
 from goliath.testing import FakeModel
-from goliath.turn.detail import hit_reader, named_hit
+from goliath.turn.detail import container_opener, hit_reader, named_hit
 
 EMAILS = [
     {"id": 5, "from": "ShipFast", "subject": "Your order has shipped", "date": "2025-03-09"},
@@ -275,6 +275,51 @@ async def test_an_answer_after_a_listing_opens_the_named_list_first() -> None:
     assert [s.tool for s in result.steps if s.kind == "tool"] == ["list_lists", "get_list"]
     assert "ibuprofen" in (result.steps[1].result or "")
     assert [call.label for call in model.calls] == ["conductor", "answer"]  # the name is given
+
+
+@tool(writes=True)
+def add_item(name: str, list_name: str) -> dict[str, Any]:
+    """Add an item to a shopping list.
+
+    Args:
+        name: The item.
+        list_name: Which list.
+    """
+    return {"added": name, "list": list_name}
+
+
+async def test_a_conditional_add_after_a_listing_opens_the_named_list_first() -> None:
+    """The listing names the lists, not what is on them: "unless it's there" is decided by
+    the list the ask names, opened with no arguments call, and the add stays planned."""
+    tools = [*list_tools().values(), add_item]
+    plan = {"json": {"call": "list_lists", "then": "add_item"}}
+    milk = {"json": {"name": "milk", "list_name": "Groceries"}}
+    again = {"json": {"call": "add_item"}}
+    model = FakeModel([plan, again, again, milk, {"text": "It's already there."}])
+    async with Agent(model, tools=tools, auto_approve=True) as agent:
+        result = await agent.run("add milk to groceries unless it's already there")
+    ran = [(s.tool, s.input) for s in result.steps if s.kind == "tool"]
+    assert ran == [("list_lists", {}), ("get_list", {"list_name": "Groceries"})]
+    assert "already there" in model.calls[-1].prompt  # the add was withheld: milk is on it
+    labels = ["conductor", "conductor", "conductor", "arguments", "answer"]
+    assert [call.label for call in model.calls] == labels  # get_list's name was given
+
+    oat_milk = {"json": {"name": "oat milk", "list_name": "Groceries"}}
+    model = FakeModel([plan, again, again, oat_milk, {"text": "Added."}])
+    async with Agent(model, tools=tools, auto_approve=True) as agent:
+        result = await agent.run("add oat milk to groceries unless it's already there")
+    assert [s.tool for s in result.steps if s.kind == "tool"] == [
+        "list_lists",
+        "get_list",
+        "add_item",
+    ]
+
+    # an add with no condition is not delayed: the listing decides nothing for it
+    assert container_opener(tools, result.steps[:1], "add oat milk to groceries") is tools[1]
+    model = FakeModel([plan, again, oat_milk, {"text": "Added."}])
+    async with Agent(model, tools=tools, auto_approve=True) as agent:
+        result = await agent.run("add oat milk to groceries")
+    assert [s.tool for s in result.steps if s.kind == "tool"] == ["list_lists", "add_item"]
 
 
 async def test_the_hit_the_ask_names_is_opened_without_an_arguments_call() -> None:
