@@ -140,10 +140,21 @@ def page_limit(limit: object) -> int:
 
 
 def new_revision() -> str:
-    """A fresh revision: 48 random bits, short because models copy it into their arguments."""
-    return secrets.token_hex(6)
+    """A fresh revision: 48 random bits, short because models copy it into their arguments.
+
+    Never digits alone: an all-digit token (1 in 280) reads as a number to the turn's rules,
+    which ask the user for a number nobody gave instead of running the write."""
+    while True:
+        token = secrets.token_hex(6)
+        if not token.isdigit():
+            return token
 
 
 def content_revision(content: str) -> str:
-    """A revision derived from content, for snapshots that never change (static files)."""
-    return hashlib.sha256(content.encode("utf-8")).hexdigest()[:12]
+    """A revision derived from content, for snapshots that never change (static files); like
+    :func:`new_revision`, never digits alone."""
+    digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
+    return next(
+        (digest[i : i + 12] for i in range(0, 60, 12) if not digest[i : i + 12].isdigit()),
+        "r" + digest[:11],
+    )

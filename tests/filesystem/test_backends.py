@@ -139,3 +139,18 @@ def test_seed_content_must_be_text() -> None:
     """Bytes are refused with a hint to decode them."""
     with pytest.raises(ValueError, match="decode bytes first"):
         static_filesystem({"/a.bin": b"\x00"})  # type: ignore[dict-item]
+
+
+def test_a_revision_is_never_digits_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An all-digit revision would read as a number nobody gave (goliath/turn/given.py), and
+    the write that carries it would be asked about instead of run: 1 CI run in ~280 hit it."""
+    from goliath.filesystem import paths
+
+    tokens = iter(["123456789012", "0a1b2c3d4e5f"])
+    monkeypatch.setattr(paths.secrets, "token_hex", lambda n: next(tokens))
+    assert paths.new_revision() == "0a1b2c3d4e5f"
+    digest = "1" * 12 + "abcdef012345" + "0" * 40
+    monkeypatch.setattr(
+        paths.hashlib, "sha256", lambda data: type("H", (), {"hexdigest": lambda self: digest})()
+    )
+    assert paths.content_revision("x") == "abcdef012345"
