@@ -51,12 +51,10 @@ def hit_reader(
     available: Sequence[Tool], steps: Sequence[StepRecord], ask: str = ""
 ) -> Tool | None:
     """The read that opens one of the last step's hits, or ``None`` when there is none."""
-    last = steps[-1] if steps else None
-    if last is None or last.kind != "tool" or last.writes or last.failed or last.skipped:
+    last = _last_read(steps)
+    if last is None or last.tool is None:
         return None
     items = _items(last.output)
-    if last.tool is None or not items:
-        return None
     ran = {step.tool for step in steps if step.kind == "tool"}
     searched = _name_words(last.tool)
     if not _searched(last):
@@ -89,14 +87,19 @@ def container_opener(
     last step only listed the containers: after ``list_lists`` (names and sizes), "add
     chickpeas to groceries unless they're there" opens ``get_list("Groceries")``, so the
     condition is decided by what is on the list, not by the list of lists."""
+    last = _last_read(steps)
+    if last is None or _searched(last):
+        return None
+    ran = {step.tool for step in steps if step.kind == "tool"}
+    return _named_opener(available, ran, _nouns(last.tool or ""), _items(last.output), ask)
+
+
+def _last_read(steps: Sequence[StepRecord]) -> StepRecord | None:
+    """The last step, when it is a read that ran and returned items."""
     last = steps[-1] if steps else None
     if last is None or last.kind != "tool" or last.writes or last.failed or last.skipped:
         return None
-    items = _items(last.output)
-    if last.tool is None or not items or _searched(last):
-        return None
-    ran = {step.tool for step in steps if step.kind == "tool"}
-    return _named_opener(available, ran, _nouns(last.tool), items, ask)
+    return last if last.tool is not None and _items(last.output) else None
 
 
 def _named_opener(
