@@ -405,6 +405,9 @@ class Turn(TurnState):
             return None  # a call without arguments can only fail the same way again
         self.repaired.add(last.tool)
         self.repairing = last.result or ""
+        near = self.near_values.get(last.index)
+        if near and isinstance(last.input, dict):  # the item the error names: no model call
+            self.given[last.tool] = {**last.input, **near}
         return Plan(kind="tool", brief=last.brief, tool=last.tool)
 
     def _offered(self, available: list[Tool]) -> list[str]:

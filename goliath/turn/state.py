@@ -59,6 +59,9 @@ class TurnState:
         """The look-up the next plan must make (a ``lookup.LookUp``), if any."""
         self.value_errors: set[int] = set()
         """Steps whose read failed on the form of a value (a ``ValueError`` or ``TypeError``)."""
+        self.near_values: dict[int, dict[str, str]] = {}
+        """For a step that failed on a near miss, the values its error names in place of the
+        call's (``repair.near_match_values``): its repair takes them with no model call."""
         self.repaired: set[str] = set()
         """Reads that already got their one repair after such a failure (once each)."""
         self.repairing: str | None = None

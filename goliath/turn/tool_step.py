@@ -65,7 +65,7 @@ from .intent import asks_for_write, withheld_note
 from .judge import duplicate_verdict, last_two_failed, prerequisites_met
 from .lookup import LookUp, ungrounded_ids
 from .prompts import answer_user, arguments_correction, arguments_system, repair_note
-from .repair import drift_note, drifted_values, names_a_near_match
+from .repair import drift_note, drifted_values, names_a_near_match, near_match_values
 from .state import TurnState
 from .write_gate import is_absent, withheld_write
 
@@ -125,7 +125,13 @@ async def run_tool_step(
         return Escalation("tool-args-invalid")
     if isinstance(filled, Arguments):  # "Saturday 22 March" -> "22 March" (dates.py)
         filled = Arguments(plain_days(tool, filled.values))
-    if turn.repairing is not None and tool.writes and isinstance(filled, Arguments):
+    repaired_by_error = bool(turn.steps) and turn.steps[-1].index in turn.near_values
+    if (
+        turn.repairing is not None
+        and tool.writes
+        and isinstance(filled, Arguments)
+        and not repaired_by_error  # the error's own item: no drift to fear
+    ):
         drifted = drifted_values(tool, turn.steps[-1].input, filled.values)
         if drifted:  # the repair named another item: not this write's to change
             return Withheld(drift_note(tool, drifted))
@@ -491,6 +497,9 @@ async def _execute(
             )  # "no trip 'Marrakech trip'; there are: ..."
         ):
             turn.value_errors.add(step.index)  # one repair (run.py)
+            near = near_match_values(exc, tool, tool_input)
+            if near:  # the one item the error lists for the value: the repair takes it
+                turn.near_values[step.index] = near
         if turn.config.tool_errors == "raise":
             step.result = text
             raise

@@ -20,6 +20,7 @@ from goliath.turn.condition import asks_about_presence
 from goliath.turn.dates import day_parameters, plain_day, plain_days
 from goliath.turn.given import repeated_filters
 from goliath.turn.handoff import KINDS, HandOffVerdict, is_question, nothing_to_change
+from goliath.turn.repair import near_match_values
 
 from ..spec.helpers import answer_plan, args, labels, run_turn, text, use
 
@@ -525,21 +526,54 @@ class Trips:
         self.tools: list[Tool] = [get_itinerary]
 
 
-async def test_a_read_not_found_that_names_a_near_match_is_filled_again() -> None:
+async def test_a_read_not_found_that_names_a_near_match_takes_it_with_no_model_call() -> None:
+    """The error lists one trip whose words are the value's own ("Marrakech trip" →
+    "Marrakech"): the repair takes it, and no arguments call is made."""
     trips = Trips()
     model = FakeModel(
         [
             use("get_itinerary"),
             args(trip="Marrakech trip"),
-            args(trip="Marrakech"),  # the repair: the error in view, no plan call
             answer_plan(),
             text("You stay at Riad Dar Zitoun."),
         ]
     )
     result = await run_turn(model, "where do I stay in Marrakech?", tools=trips.tools)
     assert trips.asked == ["Marrakech trip", "Marrakech"]
-    assert "That call failed: error: LookupError: no trip matches" in model.calls[2].prompt
+    assert len(model.calls) == 4  # plan, arguments, plan, answer: none for the repair
     assert result.text == "You stay at Riad Dar Zitoun."
+
+
+async def test_a_read_not_found_whose_error_lists_no_one_fit_is_filled_again_by_the_model() -> None:
+    """Two listed trips hold the value's words ("Lisbon" alone fits both): the model fills
+    the call again with the error in view."""
+    asked: list[str] = []
+
+    @tool
+    def get_itinerary(trip: str) -> list[dict[str, Any]]:
+        """One trip's plan.
+
+        Args:
+            trip: The trip's name.
+        """
+        asked.append(trip)
+        if trip != "Lisbon in May":
+            raise LookupError(f"no trip matches {trip!r}; there are: Lisbon weekend, Lisbon in May")
+        return [{"day": "2025-05-02", "what": "Fado at 21:00"}]
+
+    model = FakeModel(
+        [
+            use("get_itinerary"),
+            args(trip="Lisbon trip"),
+            args(trip="Lisbon in May"),  # the repair: the error in view, no plan call
+            answer_plan(),
+            text("Fado at 21:00."),
+        ]
+    )
+    result = await run_turn(model, "what's on my Lisbon trip in May?", tools=[get_itinerary])
+    assert asked == ["Lisbon trip", "Lisbon in May"]
+    assert "That call failed: error: LookupError: no trip matches" in model.calls[2].prompt
+    assert result.text == "Fado at 21:00."
 
 
 async def test_a_read_not_found_that_names_nothing_like_it_is_not_filled_again() -> None:
@@ -612,7 +646,7 @@ class Lights:
         self.tools: list[Tool] = [set_light]
 
 
-async def test_a_write_not_found_that_names_a_near_match_is_filled_again_and_confirmed() -> None:
+async def test_a_write_not_found_that_names_a_near_match_takes_it_and_is_confirmed() -> None:
     lights = Lights()
     confirmed: list[Any] = []
 
@@ -623,8 +657,7 @@ async def test_a_write_not_found_that_names_a_near_match_is_filled_again_and_con
     model = FakeModel(
         [
             use("set_light"),
-            args(name="hallway light", on=True),
-            args(name="Hallway", on=True),  # the repair, the error in view
+            args(name="hallway light", on=True),  # the repair takes "Hallway" from the error
             answer_plan(),
             text("The hallway light is on."),
         ]
@@ -637,7 +670,25 @@ async def test_a_write_not_found_that_names_a_near_match_is_filled_again_and_con
 
 
 async def test_a_repaired_write_that_names_another_item_is_withheld() -> None:
-    lights = Lights()
+    """Two listed lights fit "hallway light", so the model fills the call again; it names
+    the porch light, which the user did not name: withheld."""
+    switched: list[str] = []
+
+    @tool(writes=True)
+    def set_light(name: str, on: bool) -> str:
+        """Switch one light on or off.
+
+        Args:
+            name: The light's name.
+            on: On or off.
+        """
+        if name not in ("Hallway", "Hallway spot", "Porch light"):
+            raise LookupError(
+                f"no light matches {name!r}; there are: Hallway, Hallway spot, Porch light"
+            )
+        switched.append(name)
+        return f"{name} {'on' if on else 'off'}"
+
     model = FakeModel(
         [
             use("set_light"),
@@ -646,8 +697,8 @@ async def test_a_repaired_write_that_names_another_item_is_withheld() -> None:
             text("There is no hallway light."),
         ]
     )
-    result = await run_turn(model, "turn the hallway light on", tools=lights.tools)
-    assert lights.switched == []
+    result = await run_turn(model, "turn the hallway light on", tools=[set_light])
+    assert switched == []
     assert "no item like it" in model.calls[-1].prompt
     assert [s.tool for s in result.steps if s.kind == "tool"] == ["set_light"]
 
@@ -770,3 +821,55 @@ def test_a_repair_that_keeps_one_word_of_two_names_another_item() -> None:
         )
         == []
     )
+
+
+# ---------------------------------------------------------------- the item a "not found" names
+
+
+@tool(writes=True)
+def remove_item(item: str, list_name: str) -> str:
+    """Take an item off a list.
+
+    Args:
+        item: The item.
+        list_name: The list's name.
+    """
+    return item
+
+
+@pytest.mark.parametrize(
+    ("message", "value", "taken"),
+    [
+        # the tool's name is shorter than what the user said
+        (
+            "no item on Hardware matches 'can of WD-40'; there are: Plugs, Hooks, WD-40.",
+            "can of WD-40",
+            "WD-40",
+        ),
+        # the user's is shorter than the tool's, and one item holds all of it
+        (
+            "no item matches 'oat milk'; there are: Eggs, Buy oat milk and bread",
+            "oat milk",
+            "Buy oat milk",
+        ),
+        # two items hold it: the model decides
+        ("no item matches 'milk'; there are: Oat milk, Whole milk", "milk", None),
+        # one shared word is not the item the user named
+        ("no item matches 'bedroom lamp'; there are: Bedside lamp, Hallway", "bedroom lamp", None),
+        # nothing listed (no colon after the value)
+        ("no item matches 'WD 40 can' on Hardware", "WD 40 can", None),
+        # a word of the value that is the tool's own ("item") aside
+        ("no item matches 'tape'; there are: Tape measure", "tape", "Tape measure"),
+    ],
+)
+def test_near_match_values_takes_the_one_listed_item_that_fits(
+    message: str, value: str, taken: str | None
+) -> None:
+    found = near_match_values(LookupError(message), remove_item, {"item": value, "list_name": "x"})
+    assert found == ({} if taken is None else {"item": taken})
+
+
+def test_near_match_values_ignores_errors_that_are_not_a_not_found() -> None:
+    message = "no item matches 'can of WD-40'; there are: WD-40"
+    assert near_match_values(ValueError(message), remove_item, {"item": "can of WD-40"}) == {}
+    assert near_match_values(KeyError(message), remove_item, {"item": "can of WD-40"}) == {}
