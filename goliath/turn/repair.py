@@ -58,9 +58,11 @@ def near_match_values(exc: Exception, tool: Tool, tool_input: Mapping[str, Any])
     "Lisbon long weekend"). Asked to fill the call again with the error in view, the 1.5B
     model mostly wrote the same value again (held-out: 3 of 3 such writes ended unmade), so
     the harness takes the item the tool named when exactly one fits; none fits, or two do,
-    and the model fills the call again as before. An item that only shares a word with the
-    value ("bedroom lamp" against "Bedside lamp") is not taken: a write must not land on an
-    item the user did not name."""
+    and the model fills the call again as before. For a write, an item that only shares a
+    word with the value ("bedroom lamp" against "Bedside lamp") is not taken: a write must
+    not land on an item the user did not name. A read, which changes nothing and whose
+    result the answer sees, opens the one item sharing the most words ("train to Berlin" →
+    "Berlin work trip")."""
     if not isinstance(exc, LookupError) or isinstance(exc, (KeyError, IndexError)):
         return {}
     message = str(exc)
@@ -78,13 +80,16 @@ def near_match_values(exc: Exception, tool: Tool, tool_input: Mapping[str, Any])
         wanted -= {singular(w) for w in words(name)}
         if not wanted:
             continue
+        after = message[at + len(value) :]
+        listed = {item: {singular(w) for w in words(item)} - own for item in _listed(after)}
         fits = [
-            item
-            for item in _listed(message[at + len(value) :])
-            if (named := {singular(w) for w in words(item)} - own)
-            and (named <= wanted or wanted <= named)
+            item for item, named in listed.items() if named and (named <= wanted or wanted <= named)
         ]
-        if len(set(fits)) == 1 and fits[0] != value:
+        if not fits and not tool.writes:  # a read may open the one item sharing the most words
+            shared = {item: len(named & wanted) for item, named in listed.items()}
+            best = max(shared.values(), default=0)
+            fits = [item for item, count in shared.items() if best and count == best]
+        if len(fits) == 1 and fits[0] != value:
             found[name] = fits[0]
     return found
 

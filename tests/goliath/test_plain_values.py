@@ -873,3 +873,39 @@ def test_near_match_values_ignores_errors_that_are_not_a_not_found() -> None:
     message = "no item matches 'can of WD-40'; there are: WD-40"
     assert near_match_values(ValueError(message), remove_item, {"item": "can of WD-40"}) == {}
     assert near_match_values(KeyError(message), remove_item, {"item": "can of WD-40"}) == {}
+
+
+@tool
+def get_itinerary(trip: str) -> str:
+    """One trip's plan.
+
+    Args:
+        trip: The trip's name.
+    """
+    return trip
+
+
+@tool(writes=True)
+def add_itinerary_item(trip: str, title: str) -> str:
+    """Add a stop to a trip.
+
+    Args:
+        trip: The trip's name.
+        title: The stop.
+    """
+    return title
+
+
+def test_a_read_opens_the_one_listed_item_sharing_the_most_words_and_a_write_does_not() -> None:
+    """ "train to Berlin" shares one word with "Berlin work trip" and none with the others: a
+    read may open it (it changes nothing, and the answer sees what it returns); a write is
+    left to the model, which must name the item itself."""
+    message = "no trip matches 'train to Berlin'; there are: Lisbon weekend, Berlin work trip"
+    read = near_match_values(LookupError(message), get_itinerary, {"trip": "train to Berlin"})
+    assert read == {"trip": "Berlin work trip"}
+    write = near_match_values(
+        LookupError(message), add_itinerary_item, {"trip": "train to Berlin", "title": "Dinner"}
+    )
+    assert write == {}
+    tied = "no trip matches 'Berlin or Lisbon'; there are: Lisbon weekend, Berlin work trip"
+    assert near_match_values(LookupError(tied), get_itinerary, {"trip": "Berlin or Lisbon"}) == {}
