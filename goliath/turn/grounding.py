@@ -232,9 +232,21 @@ def with_findings(text: str, steps: Sequence[StepRecord]) -> str:
 _PLAIN = frozenset({"true", "false", "none", "null", "ok", "yes", "no"})
 
 
-def _change_words(step: StepRecord) -> tuple[set[str], str]:
-    """The words that name a write's change, and the change as a phrase: its values (ids
-    aside), or, for a write given only ids, the values its result shows."""
+_WHEN_WORDS = frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday today tomorrow tonight yesterday
+    morning afternoon evening night noon midnight january february march april may june july
+    august september october november december week weekend next this every""".split()  # noqa: SIM905
+)
+"""Words that say when a change happens, not what it changes."""
+
+
+def _change_words(
+    step: StepRecord, earlier: Sequence[StepRecord] = ()
+) -> tuple[set[str], set[str], str]:
+    """The words that name a write's change, the words among them that name its item (not
+    when, not how many), and the change as a phrase: its values (ids aside), or, for a write
+    given only ids, what a read of this turn showed for that id — or, when it ran, what its
+    result shows."""
     words: set[str] = set()
     _value_words(step.input or {}, words)
     values = [
@@ -246,14 +258,39 @@ def _change_words(step: StepRecord) -> tuple[set[str], str]:
     ]
     phrase = ", ".join(clip(value, 60) for value in values)
     if not words - _COMMON - _PLAIN:
-        parts = re.split(r"[|\n]", step.result or "")
-        shown = [part.partition(":")[2].strip() for part in parts if ":" in part]
-        shown = [field for field in shown if field]
-        shown = [field for field in shown if field.lower() not in _PLAIN]
+        shown = _shown_for_ids(step, earlier)
+        if not shown and not step.skipped:  # a declined write's result is the refusal
+            parts = re.split(r"[|\n]", step.result or "")
+            shown = [part.partition(":")[2].strip() for part in parts if ":" in part]
+            shown = [field for field in shown if field and field.lower() not in _PLAIN]
         for field in shown:
             _value_words(field, words)
         phrase = ", ".join(clip(field, 60) for field in shown[:3])
-    return words - _COMMON - _PLAIN, phrase
+    words -= _COMMON | _PLAIN
+    naming = {word for word in words if not word[:1].isdigit()} - _WHEN_WORDS
+    return words, naming, phrase
+
+
+def _shown_for_ids(step: StepRecord, earlier: Sequence[StepRecord]) -> list[str]:
+    """The fields an earlier read of the turn showed on the line of the id a write was given
+    ("1. id: 10, from: Bargain Hunter, subject: Patio sets" for ``email_id=10``), ids aside."""
+    ids = [
+        str(value)
+        for key, value in (step.input or {}).items()
+        if str(key).lower().endswith("id") and value not in (None, "")
+    ]
+    for value in ids:
+        pattern = re.compile(rf"\bid: {re.escape(value)}(?:,|$)")
+        for read in reversed(earlier):
+            for line in (read.result or "").split("\n"):
+                if pattern.search(line):
+                    fields = [part.strip() for part in line.split(", ")]
+                    return [
+                        field.partition(": ")[2]
+                        for field in fields
+                        if ": " in field and not field.partition(": ")[0].lower().endswith("id")
+                    ][:3]
+    return []
 
 
 def with_change(text: str, steps: Sequence[StepRecord]) -> str:
@@ -263,8 +300,10 @@ def with_change(text: str, steps: Sequence[StepRecord]) -> str:
     archived email with "the email with ID 5 has been archived": the user cannot tell which
     change was made or not. The turn's last write that ran or that the user declined is named
     after the answer ("Done: archive email: Your order has shipped", "Not done, as you declined:
-    delete task: Porto flights") when the answer says no word of its values (docs/design.md,
-    "The answer names the change"). A write skipped for a missing value, or failed, is left to
+    delete task: Porto flights") when the answer says no word of what it changes — its
+    values' words, the days, times and numbers aside when there are others ("declined to
+    create an event for Friday at 21:00" does not say it was drinks with Ines)
+    (docs/design.md, "The answer names the change"). A write skipped for a missing value, or failed, is left to
     the answer: it asks, or says what went wrong.
     """
     last = next((s for s in reversed(steps) if s.kind == "tool" and s.writes), None)
@@ -273,9 +312,10 @@ def with_change(text: str, steps: Sequence[StepRecord]) -> str:
     declined = last.skipped and last.skip_reason == "confirmation"
     if last.skipped and not declined:
         return text
-    words, phrase = _change_words(last)
+    earlier = [s for s in steps if s.kind == "tool" and not s.writes and s.index < last.index]
+    words, naming, phrase = _change_words(last, earlier)
     said = {word.lower() for word in _VALUE_WORD.findall(text)}
-    if not words or words & said:
+    if not words or (naming or words) & said:  # what was changed, not only when
         return text
     name = last.tool.replace("_", " ")
     head = "Not done, as you declined" if declined else "Done"

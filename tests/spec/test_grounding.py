@@ -265,3 +265,56 @@ def test_a_write_skipped_for_a_missing_value_or_failed_is_left_to_the_answer() -
             **fields,  # type: ignore[arg-type]
         )
         assert with_change("When is it due?", [step]) == "When is it due?"
+
+
+def _write(tool: str, values: dict[str, object], **fields: object) -> StepRecord:
+    return StepRecord(
+        index=1,
+        kind="tool",
+        brief="",
+        tool=tool,
+        writes=True,
+        input=values,
+        result="declined by the user: not now. Do not retry unless asked.",
+        **fields,  # type: ignore[arg-type]
+    )
+
+
+def test_an_answer_that_says_only_when_gets_the_changed_item_named() -> None:
+    """ "Declined to create an event for Friday at 21:00" names the day and time, not the
+    drinks with Ines: the change is named after it."""
+    from goliath.turn.grounding import with_change
+
+    step = _write(
+        "create_event",
+        {"title": "Drinks with Ines", "date": "Friday", "time": "21:00"},
+        skipped=True,
+        skip_reason="confirmation",
+    )
+    answer = "You declined to create an event for Friday at 21:00."
+    assert with_change(answer, [step]) == (
+        f"{answer}\nNot done, as you declined: create event: Drinks with Ines, Friday, 21:00."
+    )
+    named = "You declined drinks with Ines on Friday."
+    assert with_change(named, [step]) == named
+
+
+def test_a_declined_write_given_only_an_id_is_named_by_the_read_that_showed_it() -> None:
+    """A declined write's result is the refusal, not the item: the line of an earlier read
+    with that id names it."""
+    from goliath.turn.grounding import with_change
+
+    read = StepRecord(
+        index=0,
+        kind="tool",
+        brief="",
+        tool="search_emails",
+        writes=False,
+        input={"query": "shipping"},
+        result="1. id: 10, from: Bargain Hunter, subject: Patio sets half price\n"
+        "2. id: 11, from: ShipFast, subject: Your order has shipped",
+    )
+    step = _write("archive_email", {"email_id": 10}, skipped=True, skip_reason="confirmation")
+    assert with_change("I left it.", [read, step]) == (
+        "I left it.\nNot done, as you declined: archive email: Bargain Hunter, Patio sets half price."
+    )
