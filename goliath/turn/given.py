@@ -53,6 +53,7 @@ __all__ = [
     "unknown_item_values",
     "unnamed_filters",
     "unsaid_values",
+    "widened_filters",
 ]
 
 _DIGIT = re.compile(r"\d")
@@ -361,6 +362,44 @@ def sets_anew(name: str, spec: Any) -> bool:
     due date"), not one naming the item (``cancel_event(title, date)``)."""
     description = spec.get("description", "") if isinstance(spec, Mapping) else ""
     return "new" in words(name) or "new" in words(str(description))
+
+
+def widened_filters(tool: Tool, values: Mapping[str, Any], said: str) -> list[str]:
+    """The optional filters of a read that found nothing which the user did not name: the read
+    runs once more without them (``run.py``, ``_widen``).
+
+    "What does F28 mean in my boiler manual?" searched ``kind="document"`` and found nothing;
+    the manual is a PDF. A filter set to something other than its default — a free string or
+    one of an enum — none of whose words the user said (``said``: the ask and the
+    conversation) was the model's guess, and an empty result is the sign it guessed wrong.
+    A value with a digit or a day word is a date or number the model resolved from the ask
+    ("today" → "2025-03-10"): dropping it would answer about other days, so it stays, as do
+    booleans and required parameters."""
+    if tool.writes:
+        return []
+    schema = tool.schema if isinstance(tool.schema, dict) else {}
+    required = set(schema.get("required") or [])
+    properties = schema.get("properties") or {}
+    heard = {singular(word) for word in words(said)}
+    dropped = []
+    for name, value in values.items():
+        spec = properties.get(name)
+        if name in required or not isinstance(spec, Mapping) or not isinstance(value, str):
+            continue
+        if not value.strip() or _DIGIT.search(value) or gives_day(value):
+            continue
+        if value == spec.get("default", _default_of(tool, name)):
+            continue
+        named = {singular(word) for word in words(value)} - _GLUE
+        if named and not named & heard:
+            dropped.append(name)
+    return dropped
+
+
+def _default_of(tool: Tool, name: str) -> Any:
+    field = getattr(tool.parameters, "model_fields", {}).get(name)
+    default = getattr(field, "default", None)
+    return None if default is PydanticUndefined else default
 
 
 def _has_default(tool: Tool, name: str, spec: Mapping[str, Any]) -> bool:

@@ -36,6 +36,7 @@ from .condition import check_first, states_condition
 from .conductor import InvalidPlan, Plan, planning_prompts, request_plan, weigh_options
 from .detail import container_opener, hit_reader, named_hit
 from .generation import ModelPort
+from .given import widened_filters
 from .grounding import (
     denial_note,
     denies_finding,
@@ -238,7 +239,7 @@ class Turn(TurnState):
             return Plan(kind="answer", brief="reply")
         if self.lookup is not None:
             return await self._look_up(available, context_text)
-        repair = self._repair(available)
+        repair = self._repair(available) or self._widen(available)
         if repair is not None:
             return repair
         first = not self.steps
@@ -408,6 +409,35 @@ class Turn(TurnState):
         near = self.near_values.get(last.index)
         if near and isinstance(last.input, dict):  # the item the error names: no model call
             self.given[last.tool] = {**last.input, **near}
+        return Plan(kind="tool", brief=last.brief, tool=last.tool)
+
+    def _widen(self, available: list[Tool]) -> Plan | None:
+        """A read that found nothing runs once more without the filters the user did not name
+        (``given.widened_filters``), with no model call: the 1.5B model narrows a search with
+        a guessed ``kind`` or ``folder`` and, left to the plan, answers "nothing found"."""
+        last = self.steps[-1] if self.steps else None
+        if (
+            last is None
+            or last.kind != "tool"
+            or last.writes
+            or last.failed
+            or last.skipped
+            or last.cached
+            or last.tool is None
+            or last.tool in self.widened
+            or not isinstance(last.input, dict)
+            or not _found_nothing(last)
+        ):
+            return None
+        tool = next((tool for tool in available if tool.name == last.tool), None)
+        if tool is None:
+            return None
+        said = " ".join([self.ask, *(exchange.ask for exchange in self.view.recent)])
+        dropped = widened_filters(tool, last.input, said)
+        if not dropped:
+            return None
+        self.widened.add(last.tool)
+        self.given[last.tool] = {k: v for k, v in last.input.items() if k not in dropped}
         return Plan(kind="tool", brief=last.brief, tool=last.tool)
 
     def _offered(self, available: list[Tool]) -> list[str]:
@@ -629,6 +659,13 @@ def _origin_for(exc: BaseException) -> Origin:
         return "budget"
     found = origin_of(exc)
     return found if found is not None else "harness"
+
+
+def _found_nothing(step: StepRecord) -> bool:
+    """Whether a read that ran returned nothing: an empty value, or the "none" it was shown as."""
+    if step.output in (None, "", [], {}):
+        return (step.result or "").strip().lower() in ("", "none", "[]", "{}")
+    return False
 
 
 def _conditional_add(plan: Plan, available: Sequence[Tool], ask: str) -> bool:

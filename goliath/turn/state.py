@@ -62,6 +62,8 @@ class TurnState:
         self.near_values: dict[int, dict[str, str]] = {}
         """For a step that failed on a near miss, the values its error names in place of the
         call's (``repair.near_match_values``): its repair takes them with no model call."""
+        self.widened: set[str] = set()
+        """Reads that already ran once more without the filters nobody named (once each)."""
         self.repaired: set[str] = set()
         """Reads that already got their one repair after such a failure (once each)."""
         self.repairing: str | None = None

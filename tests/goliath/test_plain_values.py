@@ -909,3 +909,113 @@ def test_a_read_opens_the_one_listed_item_sharing_the_most_words_and_a_write_doe
     assert write == {}
     tied = "no trip matches 'Berlin or Lisbon'; there are: Lisbon weekend, Berlin work trip"
     assert near_match_values(LookupError(tied), get_itinerary, {"trip": "Berlin or Lisbon"}) == {}
+
+
+# ---------------------------------------------------------------- an empty read, widened once
+
+
+class Files:
+    def __init__(self) -> None:
+        self.asked: list[dict[str, Any]] = []
+        files = self
+
+        @tool
+        def search_files(
+            query: str, kind: Literal["any", "document", "pdf"] = "any", folder: str | None = None
+        ) -> list[dict[str, Any]]:
+            """Find files by name.
+
+            Args:
+                query: Words of the file's name.
+                kind: Only files of this kind.
+                folder: Only files in this folder.
+            """
+            files.asked.append({"query": query, "kind": kind, "folder": folder})
+            if kind in ("any", "pdf") and folder is None and "boiler" in query.lower():
+                return [{"id": "f-3", "name": "Boiler manual.pdf"}]
+            return []
+
+        self.tools: list[Tool] = [search_files]
+
+
+async def test_a_read_that_found_nothing_runs_again_without_the_filters_nobody_named() -> None:
+    files = Files()
+    model = FakeModel(
+        [
+            use("search_files"),
+            args(query="boiler", kind="document", folder="Documents/Home"),
+            answer_plan(),
+            text("Boiler manual.pdf"),
+        ]
+    )
+    result = await run_turn(model, "find my boiler manual", tools=files.tools)
+    assert files.asked == [  # the folder nobody named was left out before the call
+        {"query": "boiler", "kind": "document", "folder": None},
+        {"query": "boiler", "kind": "any", "folder": None},
+    ]
+    assert len(model.calls) == 4  # plan, arguments, plan, answer: none for the second read
+    assert result.text == "Boiler manual.pdf"
+
+
+async def test_a_filter_the_user_named_is_kept_when_the_read_finds_nothing() -> None:
+    files = Files()
+    model = FakeModel(
+        [
+            use("search_files"),
+            args(query="boiler", kind="document", folder="Taxes"),
+            answer_plan(),
+            text("Nothing in documents."),
+        ]
+    )
+    await run_turn(model, "any boiler documents?", tools=files.tools)
+    # "documents" was said: the kind stays, and the read is not run again
+    assert files.asked == [{"query": "boiler", "kind": "document", "folder": None}]
+
+
+def test_widened_filters_leave_dates_numbers_booleans_defaults_and_required_values() -> None:
+    from goliath.turn.given import widened_filters
+
+    @tool
+    def find_events(
+        query: str,
+        date: str | None = None,
+        calendar: str = "personal",
+        include_past: bool = False,
+        room: str | None = None,
+    ) -> list[str]:
+        """Find events.
+
+        Args:
+            query: Words of the title.
+            date: The day.
+            calendar: Which calendar.
+            include_past: Past ones too.
+            room: Where.
+        """
+        return []
+
+    values = {
+        "query": "dentist",
+        "date": "tomorrow",
+        "calendar": "personal",
+        "include_past": True,
+        "room": "Kitchen",
+    }
+    assert widened_filters(find_events, values, "when is my dentist?") == ["room"]
+    assert widened_filters(find_events, values, "dentist in the kitchen?") == []
+    assert widened_filters(find_events, {**values, "date": "2025-03-11"}, "dentist") == ["room"]
+
+
+async def test_a_read_is_widened_once_only() -> None:
+    files = Files()
+    model = FakeModel(
+        [
+            use("search_files"),
+            args(query="kettle", kind="document"),
+            answer_plan(),
+            text("No kettle manual."),
+        ]
+    )
+    result = await run_turn(model, "find the kettle manual", tools=files.tools)
+    assert [a["kind"] for a in files.asked] == ["document", "any"]
+    assert result.text == "No kettle manual."
