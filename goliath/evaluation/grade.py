@@ -22,6 +22,7 @@ __all__ = [
     "call_problems",
     "executed_writes",
     "grade",
+    "judged_sequence",
     "last_escalation",
     "repeated_items",
     "tool_sequence",
@@ -36,6 +37,31 @@ _WORD = re.compile(r"[a-z0-9']+")
 def tool_sequence(steps: Sequence[StepRecord]) -> list[str]:
     """The tool steps in order, skipped and cached ones included."""
     return [step.tool or "" for step in steps if step.kind == "tool"]
+
+
+def judged_sequence(steps: Sequence[StepRecord]) -> list[str]:
+    """The tool steps the path is judged on: :func:`tool_sequence` less each call that failed,
+    or read and found nothing, and was followed at once by a call of the same function — a
+    retry, which changed nothing ("no light matches 'hallway light'" then ``Hallway``; a
+    search in one folder, then in all). Skipped calls stay: a declined or unfilled write is a
+    decision, not a retry. (Judged this way since 2026-12-04, fourth session: the stricter
+    judge failed a light turned on or a deposit found because the first try missed;
+    docs/evals.md says what moved.)"""
+    calls = [step for step in steps if step.kind == "tool"]
+    kept = []
+    for at, step in enumerate(calls):
+        following = calls[at + 1] if at + 1 < len(calls) else None
+        missed = step.failed or (
+            not step.writes
+            and not step.skipped
+            and step.result is not None
+            and step.output in (None, "", [], {})
+            and step.result.strip().lower() in ("", "none")
+        )
+        if missed and following is not None and following.tool == step.tool:
+            continue
+        kept.append(step.tool or "")
+    return kept
 
 
 def executed_writes(steps: Sequence[StepRecord]) -> list[str]:
@@ -228,7 +254,7 @@ def grade(
         reasons.append("escalated, but escalation is forbidden")
     if escalation == "expected" and result.handled_by != "cloud":
         reasons.append("stayed on device, but escalation was expected")
-    tools = tool_sequence(result.steps)
+    tools = judged_sequence(result.steps)
     if tuple(tools) not in fixture.accepted_tools:
         wanted = " or ".join(_listed(option) for option in fixture.accepted_tools)
         reasons.append(f"tools {_listed(tools)}, wanted {wanted}")

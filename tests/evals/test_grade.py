@@ -53,6 +53,29 @@ def test_the_tool_sequence_must_match_exactly_or_an_alternative() -> None:
     assert grade(fixture, result(steps=[step("b")])) == []
 
 
+def test_a_call_retried_after_it_failed_or_found_nothing_is_judged_once() -> None:
+    """A not-found then the same function again is a retry, not another path; a skipped
+    call, a call that found something, or a miss followed by another function still counts."""
+    fixture = Fixture("f", "ask", ["a", "b"], "device")
+    missed = step("a", failed=True)
+    assert grade(fixture, result(steps=[missed, step("a"), step("b")])) == []
+    empty = step("a")
+    empty.result = "none"
+    assert grade(fixture, result(steps=[empty, step("a"), step("b")])) == []
+    found = step("a")
+    found.result, found.output = "1. title: X", [{"title": "X"}]
+    assert grade(fixture, result(steps=[found, step("a"), step("b")])) == [
+        "tools [a,a,b], wanted [a,b]"
+    ]
+    declined = step("a", skipped=True)
+    assert grade(fixture, result(steps=[declined, step("a"), step("b")])) == [
+        "tools [a,a,b], wanted [a,b]"
+    ]
+    assert grade(fixture, result(steps=[step("b", failed=True), step("a"), step("b")])) == [
+        "tools [b,a,b], wanted [a,b]"
+    ]
+
+
 def test_writes_count_only_writes_that_really_ran() -> None:
     """Declined, skipped, cached and failed writes are not writes; reads never are."""
     fixture = Fixture("f", "ask", ["r", "w", "w"], "device", writes=["w"])
