@@ -413,16 +413,8 @@ async def main(args: argparse.Namespace) -> int:
             if kind == "embedded":
                 engine: dict[str, Any] = {"kind": "embedded"}
             elif kind == "llama-server":
-                server = ManagedLlamaServer(DEFAULT_MODEL.path(), slots=users)
-                await nursery.start(server.serve)
-                engine = {
-                    "kind": "openai",
-                    "url": server.url + "/v1",
-                    "model": DEFAULT_MODEL.name,
-                    "key": server.api_key,
-                    "slots": users,
-                    "style": "llama_json_schema",
-                }
+                server, engine = await start_llama_server(nursery, users)
+                stop_server = server_scopes[-1]
             else:
                 base, _, name = args.engine[1].rpartition("#")
                 engine = {
@@ -436,6 +428,9 @@ async def main(args: argparse.Namespace) -> int:
             print(f"[{kind}] {users} user(s): hosted run ...", file=sys.stderr, flush=True)
             row = await hosted(args, users, engine, capture)
             calls = captured(capture)
+            if server is not None:  # the replay gets a fresh server: nothing in its cache
+                stop_server.cancel()
+                server, engine = await start_llama_server(nursery, users)
             measured = "replay"
             if args.replay == "calls" and engine["kind"] == "embedded":
                 model: Any = None  # one call at a time: the engine's time is the calls' sum
@@ -493,6 +488,35 @@ async def main(args: argparse.Namespace) -> int:
         write_report(args.out, report)
     print(table(rows))
     return 0
+
+
+server_scopes: list[trio.CancelScope] = []
+"""Each started llama-server's scope: cancelling it stops that server."""
+
+
+async def start_llama_server(nursery: trio.Nursery, users: int) -> tuple[Any, dict[str, Any]]:
+    """A llama-server with one slot per user, and the engine settings that reach it; its cancel
+    scope is the last of :data:`server_scopes`."""
+    from goliath.models.managed import ManagedLlamaServer
+    from goliath.models.packaged import DEFAULT_MODEL
+
+    server = ManagedLlamaServer(DEFAULT_MODEL.path(), slots=users)
+
+    async def serve(*, task_status: trio.TaskStatus[trio.CancelScope]) -> None:
+        with trio.CancelScope() as scope:
+            async with trio.open_nursery() as inner:
+                await inner.start(server.serve)
+                task_status.started(scope)
+
+    server_scopes.append(await nursery.start(serve))
+    return server, {
+        "kind": "openai",
+        "url": server.url + "/v1",
+        "model": DEFAULT_MODEL.name,
+        "key": server.api_key,
+        "slots": users,
+        "style": "llama_json_schema",
+    }
 
 
 def captures_folder(keep: str | None) -> Path:
