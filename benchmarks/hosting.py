@@ -140,6 +140,19 @@ async def _cloud(_request: FallbackRequest) -> str:
     return "(cloud)"  # as goliath eval: the benchmark measures where a turn finishes
 
 
+def _scored_bridge() -> type:
+    from goliath.models.openai import OpenAICompatibleModel
+
+    class ScoredBridge(OpenAICompatibleModel):
+        """The bridge to this benchmark's own llama-server, which returns top log-probabilities:
+        scored, as ``goliath serve --slots N`` scores it (``ManagedModel``), so the turn's
+        checks are on as they are in-process and the engines make the same decisions."""
+
+        scores_options = True
+
+    return ScoredBridge
+
+
 def make_agent() -> Agent:
     """The agent ``goliath serve benchmarks.hosting:make_agent`` runs: the ``day`` toolset
     and the suite's facts, the engine named by ``$GOLIATH_HOSTING_ENGINE`` (JSON), recorded."""
@@ -155,7 +168,8 @@ def make_agent() -> Agent:
         from goliath.models.openai import OpenAICompatibleModel
 
         slots = int(spec["slots"])
-        model = OpenAICompatibleModel(
+        bridge = _scored_bridge() if spec["style"] == "llama_json_schema" else OpenAICompatibleModel
+        model = bridge(
             spec["url"],
             spec["model"],
             spec.get("key"),
@@ -251,7 +265,11 @@ async def hosted(
     """One run of ``users`` users against a fresh ``goliath serve``; the calls go to capture."""
     from tests.processes import start_goliath
 
-    env = {ENV_ENGINE: json.dumps(engine), ENV_CAPTURE: str(capture), "GOLIATH_TOKEN": TOKEN}
+    env: dict[str, str | None] = {
+        ENV_ENGINE: json.dumps(engine),
+        ENV_CAPTURE: str(capture),
+        "GOLIATH_TOKEN": TOKEN,
+    }
     process, url, _ = await start_goliath(
         "benchmarks.hosting:make_agent", "--port", "0", "--grace", "30", env=env, seconds=900
     )
