@@ -89,9 +89,17 @@ def near_match_values(exc: Exception, tool: Tool, tool_input: Mapping[str, Any])
             shared = {item: len(named & wanted) for item, named in listed.items()}
             best = max(shared.values(), default=0)
             fits = [item for item, count in shared.items() if best and count == best]
-        if len(fits) == 1 and fits[0] != value:
-            found[name] = fits[0]
+        if len(fits) == 1 and _value_of(fits[0]) != value:
+            found[name] = _value_of(fits[0])
     return found
+
+
+def _value_of(item: str) -> str:
+    """What the tool takes for a listed item: "acc-1 (Everyday checking)" lists an id with
+    its name in brackets, and the id is the value ("there is no account 'checking'; accounts:
+    acc-1 (Everyday checking), acc-2 (Savings)")."""
+    head, bracket, _ = item.partition(" (")
+    return head.strip() if bracket and item.endswith(")") and head.strip() else item
 
 
 _LIST_SPLIT = re.compile(r",\s*|;\s*|\s+or\s+|\s+and\s+")

@@ -1019,3 +1019,24 @@ async def test_a_read_is_widened_once_only() -> None:
     result = await run_turn(model, "find the kettle manual", tools=files.tools)
     assert [a["kind"] for a in files.asked] == ["document", "any"]
     assert result.text == "No kettle manual."
+
+
+def test_a_listed_id_with_its_name_in_brackets_gives_the_id() -> None:
+    @tool
+    def get_statement(account_id: str, year: int) -> str:
+        """One year's statement.
+
+        Args:
+            account_id: The account's id.
+            year: The year.
+        """
+        return account_id
+
+    message = (
+        "there is no account 'checking'; accounts: acc-1 (Everyday checking), acc-2 (Savings), "
+        "acc-4 (Joint (with Alex))"
+    )
+    found = near_match_values(
+        LookupError(message), get_statement, {"account_id": "checking", "year": 2023}
+    )
+    assert found == {"account_id": "acc-1"}
