@@ -34,21 +34,32 @@ def names_a_near_match(exc: Exception, tool: Tool, tool_input: Mapping[str, Any]
     value, is a true "not found"."""
     if not isinstance(exc, LookupError) or isinstance(exc, (KeyError, IndexError)):
         return False
-    message = str(exc).lower()
+    return any(
+        wanted & {singular(w) for w in words(after)}
+        for _, _, wanted, after in _quoted_values(str(exc), tool, tool_input)
+    )
+
+
+def _quoted_values(
+    message: str, tool: Tool, tool_input: Mapping[str, Any]
+) -> list[tuple[str, str, set[str], str]]:
+    """Each text value the error quotes: its parameter, the value, the value's own words
+    (the function's, the parameter's and the error's words before the quote — "no trip" —
+    aside) and what the error says after it."""
+    lowered = message.lower()
     own = _own_words(tool)
+    quoted = []
     for name, value in tool_input.items():
         if not isinstance(value, str) or not value.strip():
             continue
-        at = message.find(value.lower())
+        at = lowered.find(value.lower())
         if at < 0:
             continue
-        after = message[at + len(value) :]
-        said = {singular(w) for w in words(message[:at])}  # the error's own words: "no trip"
+        said = {singular(w) for w in words(message[:at])}
         wanted = {singular(w) for w in words(value)} - own - said
         wanted -= {singular(w) for w in words(name)}
-        if wanted & {singular(w) for w in words(after)}:
-            return True
-    return False
+        quoted.append((name, value, wanted, message[at + len(value) :]))
+    return quoted
 
 
 def near_match_values(exc: Exception, tool: Tool, tool_input: Mapping[str, Any]) -> dict[str, str]:
@@ -65,22 +76,11 @@ def near_match_values(exc: Exception, tool: Tool, tool_input: Mapping[str, Any])
     "Berlin work trip")."""
     if not isinstance(exc, LookupError) or isinstance(exc, (KeyError, IndexError)):
         return {}
-    message = str(exc)
-    lowered = message.lower()
     own = _own_words(tool)
     found: dict[str, str] = {}
-    for name, value in tool_input.items():
-        if not isinstance(value, str) or not value.strip():
-            continue
-        at = lowered.find(value.lower())
-        if at < 0:
-            continue
-        said = {singular(w) for w in words(message[:at])}
-        wanted = {singular(w) for w in words(value)} - own - said
-        wanted -= {singular(w) for w in words(name)}
+    for name, value, wanted, after in _quoted_values(str(exc), tool, tool_input):
         if not wanted:
             continue
-        after = message[at + len(value) :]
         listed = {item: {singular(w) for w in words(item)} - own for item in _listed(after)}
         fits = [
             item for item, named in listed.items() if named and (named <= wanted or wanted <= named)
