@@ -15,6 +15,7 @@ from typing import Any
 
 from ..records import RunResult, StepRecord
 from ..turn.grounding import ungrounded_numbers
+from ..turn.judge import found_nothing
 from .fixtures import Fixture
 
 __all__ = [
@@ -51,13 +52,7 @@ def judged_sequence(steps: Sequence[StepRecord]) -> list[str]:
     kept = []
     for at, step in enumerate(calls):
         following = calls[at + 1] if at + 1 < len(calls) else None
-        missed = step.failed or (
-            not step.writes
-            and not step.skipped
-            and step.result is not None
-            and step.output in (None, "", [], {})
-            and step.result.strip().lower() in ("", "none")
-        )
+        missed = step.failed or found_nothing(step)
         if missed and following is not None and following.tool == step.tool:
             continue
         kept.append(step.tool or "")

@@ -38,7 +38,7 @@ from ..tools import Tool
 from .arguments import Missing, named_parameters
 from .grounding import ungrounded_numbers
 from .lookup import id_parameters
-from .words import singular, words
+from .words import DAY_WORDS, singular, words
 from .write_gate import NAMING_PARAMETERS, adds_item, changes_item, sets_anything
 
 __all__ = [
@@ -72,18 +72,6 @@ hours minute minutes
 )
 """Words that give a number: a value converted from one of them is the user's, not invented.
 ("an hour" gives 60 minutes, "noon" 12:00, "a dozen" 12.)"""
-_DAY_WORDS = frozenset(
-    _WORD.findall(
-        """
-today tonight tomorrow tmrw yesterday monday tuesday wednesday thursday friday saturday
-sunday mon tue tues wed thu thur thurs fri sat sun weekend week month year next last
-january february march april may june july august september october november december
-jan feb mar apr jun jul aug sep sept oct nov dec morning evening afternoon night
-"""
-    )
-)
-"""Words that give a day: a date computed from one of them ("Friday" → 2025-03-14) is the
-user's."""
 _ISO_DAY = re.compile(r"\b\d{4}-\d{1,2}-(\d{1,2})\b")
 """An ISO date is grounded by its day of the month: "Saturday 22 March" grounds ``2025-03-22``."""
 _DATE = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}[./]\d{1,2}(?:[./]\d{2,4})?\b")
@@ -111,8 +99,9 @@ def gives_number(words: str) -> bool:
 
 
 def gives_day(words: str) -> bool:
-    """Whether the user's words name a day ("tomorrow", "Friday", "next week", "12 May")."""
-    return any(word in _DAY_WORDS for word in _WORD.findall(words.lower()))
+    """Whether the user's words name a day ("tomorrow", "Friday", "next week", "12 May"): a
+    date computed from one of them ("Friday" → 2025-03-14) is the user's."""
+    return any(word in DAY_WORDS for word in _WORD.findall(words.lower()))
 
 
 def unsaid_values(
@@ -397,6 +386,7 @@ def widened_filters(tool: Tool, values: Mapping[str, Any], said: str) -> list[st
 
 
 def _default_of(tool: Tool, name: str) -> Any:
+    """The default the tool's own parameters model gives ``name`` (``None`` when none)."""
     field = getattr(tool.parameters, "model_fields", {}).get(name)
     default = getattr(field, "default", None)
     return None if default is PydanticUndefined else default
@@ -404,11 +394,7 @@ def _default_of(tool: Tool, name: str) -> Any:
 
 def _has_default(tool: Tool, name: str, spec: Mapping[str, Any]) -> bool:
     """Whether the optional parameter ``name`` has a default other than none."""
-    if spec.get("default") is not None:
-        return True
-    field = getattr(tool.parameters, "model_fields", {}).get(name)
-    default = getattr(field, "default", None)
-    return default is not None and default is not PydanticUndefined
+    return spec.get("default") is not None or _default_of(tool, name) is not None
 
 
 def unchanged_values(

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..compress import clip
 from ..records import StepRecord
+from .words import DAY_WORDS
 
 __all__ = [
     "denial_note",
@@ -232,11 +233,7 @@ def with_findings(text: str, steps: Sequence[StepRecord]) -> str:
 _PLAIN = frozenset({"true", "false", "none", "null", "ok", "yes", "no"})
 
 
-_WHEN_WORDS = frozenset(
-    """monday tuesday wednesday thursday friday saturday sunday today tomorrow tonight yesterday
-    morning afternoon evening night noon midnight january february march april may june july
-    august september october november december week weekend next this every""".split()  # noqa: SIM905
-)
+_WHEN_WORDS = DAY_WORDS | {"noon", "midnight", "this", "every"}
 """Words that say when a change happens, not what it changes."""
 
 

@@ -18,12 +18,25 @@ __all__ = [
     "Verdict",
     "cap_reached",
     "duplicate_verdict",
+    "found_nothing",
     "last_two_failed",
     "prerequisites_met",
     "same_input",
 ]
 
 Verdict = Literal["execute", "cached", "repeat"]
+
+
+def found_nothing(step: StepRecord) -> bool:
+    """Whether a read that ran returned nothing: an empty value, shown to the model as "none"
+    (a failed or skipped call did not return at all)."""
+    return (
+        not step.writes
+        and not (step.failed or step.skipped)
+        and step.result is not None
+        and step.output in (None, "", [], {})
+        and step.result.strip().lower() in ("", "none", "[]", "{}")
+    )
 
 
 def cap_reached(steps: Sequence[StepRecord], max_steps: int) -> bool:

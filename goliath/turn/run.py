@@ -52,7 +52,7 @@ from .grounding import (
 )
 from .handoff import asks_about_own_data, check_hand_off, nothing_to_change
 from .hooks import OBSERVER_SECONDS, StopRun
-from .judge import cap_reached
+from .judge import cap_reached, found_nothing
 from .lookup import LookUp, lookup_hint
 from .prompts import (
     answer_system,
@@ -419,14 +419,11 @@ class Turn(TurnState):
         if (
             last is None
             or last.kind != "tool"
-            or last.writes
-            or last.failed
-            or last.skipped
             or last.cached
             or last.tool is None
             or last.tool in self.widened
             or not isinstance(last.input, dict)
-            or not _found_nothing(last)
+            or not found_nothing(last)
         ):
             return None
         tool = next((tool for tool in available if tool.name == last.tool), None)
@@ -659,13 +656,6 @@ def _origin_for(exc: BaseException) -> Origin:
         return "budget"
     found = origin_of(exc)
     return found if found is not None else "harness"
-
-
-def _found_nothing(step: StepRecord) -> bool:
-    """Whether a read that ran returned nothing: an empty value, or the "none" it was shown as."""
-    if step.output in (None, "", [], {}):
-        return (step.result or "").strip().lower() in ("", "none", "[]", "{}")
-    return False
 
 
 def _conditional_add(plan: Plan, available: Sequence[Tool], ask: str) -> bool:

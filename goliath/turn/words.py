@@ -13,6 +13,16 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _WORD = re.compile(r"[a-z0-9]+")
 
 
+DAY_WORDS = frozenset(
+    """today tonight tomorrow tmrw yesterday monday tuesday wednesday thursday friday saturday
+    sunday mon tue tues wed thu thur thurs fri sat sun weekend week month year next last
+    january february march april may june july august september october november december
+    jan feb mar apr jun jul aug sep sept oct nov dec morning evening afternoon night""".split()  # noqa: SIM905
+)
+"""Words that name a day or a part of one ("Friday", "tomorrow", "next week", "12 May"),
+for every rule that tells when from what."""
+
+
 def words(text: str) -> list[str]:
     """The lower-case runs of letters and digits in ``text``, a camelCase or snake_case name
     split into its words."""

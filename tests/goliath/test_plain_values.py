@@ -624,7 +624,9 @@ async def test_a_plan_that_writes_then_reads_without_a_condition_is_kept() -> No
 
 
 class Lights:
-    def __init__(self) -> None:
+    def __init__(
+        self, names: tuple[str, ...] = ("Hallway", "Porch light", "Reading light")
+    ) -> None:
         self.switched: list[str] = []
         lights = self
 
@@ -636,10 +638,8 @@ class Lights:
                 name: The light's name.
                 on: On or off.
             """
-            if name not in ("Hallway", "Porch light", "Reading light"):
-                raise LookupError(
-                    f"no light matches {name!r}; there are: Hallway, Porch light, Reading light"
-                )
+            if name not in names:
+                raise LookupError(f"no light matches {name!r}; there are: {', '.join(names)}")
             lights.switched.append(name)
             return f"{name} {'on' if on else 'off'}"
 
@@ -672,23 +672,7 @@ async def test_a_write_not_found_that_names_a_near_match_takes_it_and_is_confirm
 async def test_a_repaired_write_that_names_another_item_is_withheld() -> None:
     """Two listed lights fit "hallway light", so the model fills the call again; it names
     the porch light, which the user did not name: withheld."""
-    switched: list[str] = []
-
-    @tool(writes=True)
-    def set_light(name: str, on: bool) -> str:
-        """Switch one light on or off.
-
-        Args:
-            name: The light's name.
-            on: On or off.
-        """
-        if name not in ("Hallway", "Hallway spot", "Porch light"):
-            raise LookupError(
-                f"no light matches {name!r}; there are: Hallway, Hallway spot, Porch light"
-            )
-        switched.append(name)
-        return f"{name} {'on' if on else 'off'}"
-
+    lights = Lights(("Hallway", "Hallway spot", "Porch light"))
     model = FakeModel(
         [
             use("set_light"),
@@ -697,8 +681,8 @@ async def test_a_repaired_write_that_names_another_item_is_withheld() -> None:
             text("There is no hallway light."),
         ]
     )
-    result = await run_turn(model, "turn the hallway light on", tools=[set_light])
-    assert switched == []
+    result = await run_turn(model, "turn the hallway light on", tools=lights.tools)
+    assert lights.switched == []
     assert "no item like it" in model.calls[-1].prompt
     assert [s.tool for s in result.steps if s.kind == "tool"] == ["set_light"]
 
