@@ -137,14 +137,15 @@ class BudgetEvent(EventBase, tag="budget", frozen=True):
 
 class CheckEvent(EventBase, tag="check", frozen=True):
     """One of the turn's checks decided: the hand-off (``passed``: kept on the device), the
-    write intent or the condition (``passed``: the write goes ahead), or the answer check
-    (``passed: False``: the answer named nothing found and was sent back once).
+    write intent, the condition or the harness's comparison of a found number with the
+    ask's (``passed``: the write goes ahead), or the answer check (``passed: False``: the
+    answer named nothing found and was sent back once).
 
     ``margin`` is the log-probability gap the verdict was read from (the cloud's, or "no"'s,
     lead), ``None`` where the bridge reports no log-probabilities.
     """
 
-    check: Literal["handoff", "intent", "condition", "answer"]
+    check: Literal["handoff", "intent", "condition", "comparison", "answer"]
     passed: bool
     margin: float | None = None
 

@@ -258,9 +258,12 @@ async def condition_met(
     return read_condition(generation, margin)
 
 
-def unmet_note(tool: Tool) -> str:
-    """What the answer is told about a write whose condition the findings ruled out."""
+def unmet_note(tool: Tool, value: str | None = None) -> str:
+    """What the answer is told about a write whose condition the findings ruled out (and the
+    found value it was decided on, where the harness compared a number)."""
+    found = f" ({value})" if value else ""
     return (
-        f"Nothing was changed: what was found shows the request's condition is not met, so "
-        f"{tool.name} was not called. Tell the user what was found and that nothing was changed."
+        f"Nothing was changed: what was found{found} shows the request's condition is not "
+        f"met, so {tool.name} was not called. Tell the user what was found and that nothing "
+        "was changed."
     )

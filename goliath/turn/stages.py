@@ -54,6 +54,8 @@ STAGES: Mapping[str, Stage] = MappingProxyType(
             Stage("intent", output_tokens=16, string_length=8),
             # the condition check replies yes or no
             Stage("condition", output_tokens=16, string_length=8),
+            # the comparison names one found value from a closed list
+            Stage("comparison", output_tokens=48, string_length=120),
         )
     }
 )

@@ -47,7 +47,13 @@ from .arguments import (
     request_arguments,
     validate_arguments,
 )
-from .condition import asks_about_presence, condition_met, states_condition, unmet_note
+from .condition import (
+    asks_about_presence,
+    condition_met,
+    findings,
+    states_condition,
+    unmet_note,
+)
 from .conductor import Plan
 from .dates import plain_days
 from .given import (
@@ -67,6 +73,7 @@ from .lookup import LookUp, ungrounded_ids
 from .prompts import answer_user, arguments_correction, arguments_system, repair_note
 from .repair import drift_note, drifted_values, names_a_near_match, near_match_values
 from .state import TurnState
+from .threshold import threshold_met
 from .write_gate import is_absent, withheld_write
 
 __all__ = ["Escalation", "Skipped", "Withheld", "resume_tool_step", "run_tool_step"]
@@ -188,7 +195,17 @@ async def run_tool_step(
         note = withheld_write(tool, tool_input, turn.steps)
         if note is not None:
             return Withheld(note)
-        if (
+        compared = (
+            await threshold_met(turn.caller, tool_input, turn.ask, findings(turn.steps))
+            if states_condition(turn.ask)
+            else None
+        )
+        if compared is not None:  # "if it's under 19 degrees": the harness compares
+            go, value = compared
+            turn.emit(CheckEvent(check="comparison", passed=go, margin=None))
+            if not go:
+                return Withheld(unmet_note(tool, value.line))
+        elif (
             turn.config.condition_check
             and states_condition(turn.ask)
             and not (asks_about_presence(turn.ask) and is_absent(tool, tool_input, turn.steps))
