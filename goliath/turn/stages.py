@@ -55,7 +55,7 @@ STAGES: Mapping[str, Stage] = MappingProxyType(
             # the condition check replies yes or no
             Stage("condition", output_tokens=16, string_length=8),
             # the comparison names one found value from a closed list
-            Stage("comparison", output_tokens=48, string_length=120),
+            Stage("comparison", output_tokens=64, string_length=120),
         )
     }
 )

@@ -22,6 +22,8 @@ from typing import Any, Literal
 
 import attrs
 
+from .._origin import origin_of
+from ..classify import is_invalid_output
 from ..models import Generation
 from ..records import StepRecord
 from .generation import ModelCaller
@@ -61,9 +63,16 @@ _COMPARISONS: tuple[tuple[str, Operator], ...] = (
 _PATTERN = re.compile(
     r"\b(?P<phrase>"
     + "|".join(f"(?:{phrases})" for phrases, _ in _COMPARISONS)
-    + rf")\s+{_MONEY}(?P<number>{_NUMBER})(?![\d:])"
+    + rf")\s+{_MONEY}(?P<number>{_NUMBER})"
+    + r"(?![\d:]|[.,\s/-]\d|\s?(?:k|m|bn|million|thousand|grand)\b)"
 )
-_CLAUSE_BREAK = re.compile(r"[,;.?!]\s|[,;.?!]$|\bif (?:so|it is|it was|yes)\b|\bthen\b")
+_CLAUSE_BREAK = re.compile(r"[,;:.?!](?:\s|$)|\bif (?:so|yes)\b|\bthen\b")
+_SENTENCE_BREAK = re.compile(r"[.?!](?:\s|$)")
+_CONNECTIVE = re.compile(r"\b(?:if|unless|when|whether|provided|providing|as long as|so long as)\b")
+_YES_NO_QUESTION = re.compile(r"^(?:is|was|are|were|has|have|had|did|does|do|am)\b")
+_IF_SO = re.compile(r"^\s*(?:if (?:so|yes|it is|it was|they are|it does|it did|i have|i am)\b)")
+_NEGATION = re.compile(r"\b(?:not|no|never|nothing|none|otherwise|dont|don)\b|n't\b")
+_JOINED = re.compile(r"\b(?:and|or|but|than|either|both)\b")
 _UNLESS = re.compile(r"\bunless\b")
 _STOP = frozenset(
     """a an the and or of to on in at for from by with my me i it is are be was were this that
@@ -86,9 +95,9 @@ _PLAIN_NUMBER = re.compile(
 
 @attrs.frozen
 class Comparison:
-    """What the ask compares: ``operator`` and ``number``, the clause that says it, and
-    whether the change goes when the comparison holds (``if``) or when it does not
-    (``unless``)."""
+    """What the ask compares: ``operator`` and ``number``, the sentence that says it (its
+    words find the value), and whether the change goes when the comparison holds (``if``)
+    or when it does not (``unless``)."""
 
     operator: Operator
     number: float
@@ -119,25 +128,50 @@ def _number(text: str) -> float:
 
 
 def stated_comparison(ask: str) -> Comparison | None:
-    """The one comparison with a number the ask states, or ``None`` (none, or more than one:
-    the harness does not guess which is the condition)."""
-    spoken = re.sub(r"\s+", " ", ask.lower().replace("\u2019", "'"))
+    """The one comparison with a number the ask makes its condition, or ``None``.
+
+    ``None`` — the harness does not decide — for no comparison or two; one that is not a
+    condition ("book a table for over 4 people if nothing clashes": no "if" opens its own
+    clause); one with a negation, "and", "or" or a second "than" in its condition ("if it is
+    not above 20", "if it is over 18 and I am home", "2 degrees colder than yesterday"); a
+    number with more after it ("2k", "1 000", a date). A yes/no question that makes the
+    comparison ("Is it colder than 18 in here? If so, ...") is a condition too."""
+    spoken = re.sub(r"\s+", " ", ask.lower().replace("\u2019", "'").replace("\u2212", "-"))
     found = list(_PATTERN.finditer(spoken))
     if len(found) != 1:
         return None
     match = found[0]
-    phrase = match.group("phrase")
-    operator = next(op for phrases, op in _COMPARISONS if re.fullmatch(phrases, phrase))
-    start = 0
-    for brk in _CLAUSE_BREAK.finditer(spoken, 0, match.start()):
-        start = brk.end()
-    end_break = _CLAUSE_BREAK.search(spoken, match.end())
-    clause = spoken[start : end_break.start() if end_break else len(spoken)].strip()
+    operator = next(op for phrases, op in _COMPARISONS if re.fullmatch(phrases, match["phrase"]))
+    sentence_start = 0
+    for brk in _SENTENCE_BREAK.finditer(spoken, 0, match.start()):
+        sentence_start = brk.end()
+    sentence_end = _SENTENCE_BREAK.search(spoken, match.end())
+    sentence = spoken[sentence_start : sentence_end.end() if sentence_end else len(spoken)]
+    clause_start = sentence_start
+    for brk in _CLAUSE_BREAK.finditer(spoken, sentence_start, match.start()):
+        clause_start = brk.end()
+    clause_end = _CLAUSE_BREAK.search(spoken, match.end())
+    end = clause_end.start() if clause_end else len(spoken)
+    connectives = list(_CONNECTIVE.finditer(spoken, clause_start, match.start()))
+    if connectives:
+        condition = spoken[connectives[-1].start() : end]
+    else:  # "Is it colder than 18 in here? If so, set it to 20."
+        question = spoken[sentence_start:end].strip()
+        after = spoken[sentence_end.end() :] if sentence_end else ""
+        if not (
+            sentence.rstrip().endswith("?")
+            and _YES_NO_QUESTION.match(question)
+            and _IF_SO.match(after)
+        ):
+            return None
+        condition = question
+    if _NEGATION.search(sentence) or _JOINED.search(condition.replace(match.group(0), " ")):
+        return None
     return Comparison(
         operator=operator,
         number=_number(match.group("number")),
-        clause=clause,
-        go_when_true=not _UNLESS.search(clause),
+        clause=sentence.strip(),
+        go_when_true=not _UNLESS.search(condition),
     )
 
 
@@ -153,10 +187,26 @@ def compare(value: float, comparison: Comparison) -> bool:
     return value >= limit
 
 
+_NAME_KEYS = ("name", "title", "zone", "room", "category", "label", "account", "item", "device")
+_ID_LIKE = re.compile(r"\d|^[a-z]{1,4}-|@")
+_LABEL_CHARS = 40
+
+
+def _label(pairs: Sequence[tuple[str, str]]) -> str:
+    """A row's name, for matching the condition's item: a value under a name-like key
+    (``name``, ``zone``, ``category`` ...), else the first value that is no number, id or
+    date."""
+    for key, value in pairs:
+        if any(part in _NAME_KEYS for part in words(key)) and not _PLAIN_NUMBER.match(value):
+            return value[:_LABEL_CHARS]
+    for _key, value in pairs:
+        if not _PLAIN_NUMBER.match(value) and not _ID_LIKE.search(value.lower()):
+            return value[:_LABEL_CHARS]
+    return ""
+
+
 def _rows(result: str) -> list[tuple[str, list[tuple[str, str]]]]:
-    """A read's result as rows of ``(key, value)`` pairs, each with its label (the row's
-    first value that is not a number, its name as a rule, for matching the condition's
-    item)."""
+    """A read's result as rows of ``(key, value)`` pairs, each with its label (``_label``)."""
     text = result.strip()
     try:
         data = json.loads(text)
@@ -165,22 +215,19 @@ def _rows(result: str) -> list[tuple[str, list[tuple[str, str]]]]:
     if isinstance(data, dict):
         data = [data]
     if isinstance(data, list) and all(isinstance(item, dict) for item in data):
-        return [
-            (
-                next((v for v in item.values() if isinstance(v, str)), ""),
-                [(str(k), _flat(v)) for k, v in item.items()],
-            )
-            for item in data
-        ]
-    rows: list[tuple[str, list[tuple[str, str]]]] = []
+        rows = []
+        for item in data:
+            pairs = [(str(k), _flat(v)) for k, v in item.items()]
+            rows.append((_label(pairs), pairs))
+        return rows
+    rows = []
     single: list[tuple[str, str]] = []
     for line in text.split("\n"):
         listed = re.match(r"^\s*\d+\.\s+(.*)$", line)
         if listed:
-            pairs = [_pair(part) for part in re.split(r",\s+(?=[\w ]+:\s)", listed.group(1))]
-            kept = [pair for pair in pairs if pair is not None]
-            label = next((value for _key, value in kept if not _PLAIN_NUMBER.match(value)), "")
-            rows.append((label, kept))
+            parts = re.split(r",\s+(?=[\w ]+:\s)", listed.group(1))
+            pairs = [pair for pair in map(_pair, parts) if pair is not None]
+            rows.append((_label(pairs), pairs))
         else:
             pair = _pair(line)
             if pair is not None:
@@ -202,46 +249,71 @@ def _pair(text: str) -> tuple[str, str] | None:
 
 
 def found_values(steps: Sequence[StepRecord]) -> list[Found]:
-    """Every plain number the reads returned (a time, a date or an id is not one)."""
+    """Every plain number the reads returned (a time, a date or an id is not one), each
+    line told apart from the others (a row's place where two would read the same)."""
     values: list[Found] = []
     for step in steps:
         rows = _rows(step.result or "")
         listed = len(rows) > 1
-        for label, pairs in rows:
+        for place, (label, pairs) in enumerate(rows, start=1):
             for key, text in pairs:
                 plain = _PLAIN_NUMBER.match(text)
                 if plain:
-                    row = label if listed else ""
+                    row = (label or f"#{place}") if listed else ""
                     values.append(Found(row, key, _number(plain.group("number")), text))
-    return values
+    seen: dict[str, int] = {}
+    unique = []
+    for value in values:
+        count = seen[value.line] = seen.get(value.line, 0) + 1
+        unique.append(value if count == 1 else attrs.evolve(value, row=f"{value.row} ({count})"))
+    return unique
 
 
 def _content(text: str) -> set[str]:
     return {singular(word) for word in words(text) if word not in _STOP and not word.isdigit()}
 
 
-def narrowed(values: Sequence[Found], comparison: Comparison, ask: str) -> list[Found]:
-    """The values the comparison may be about: not a number the ask itself says (the
-    threshold, the new setting), in the rows whose words the condition names most (the
+def _named(value: Found, said: set[str]) -> bool:
+    return bool((_content(value.key) | _content(value.row)) & said)
+
+
+def narrowed(
+    values: Sequence[Found], comparison: Comparison, arguments: Mapping[str, Any] | None = None
+) -> list[Found] | None:
+    """The values the comparison may be about, or ``None`` when the harness must not decide.
+
+    Left out: a number the write carries (the new setting) and one equal to the threshold
+    whose key the condition does not name (a target the model would copy) — but for "at
+    most" or "at least", where a value on the line decides, such a value leaves the
+    decision to the yes/no check. Kept: the rows whose name the condition names most (the
     study's row, the groceries budget), and, among those, the keys it names (``score``)."""
-    said = {_number(n) for n in re.findall(_NUMBER, ask)}
-    left = [value for value in values if value.value not in said] or list(values)
-    clause = _content(comparison.clause)
-    by_row = {value.row: len(_content(value.row) & clause) for value in left}
+    said = _content(comparison.clause)
+    carried = _numbers_in(arguments or {})
+    left = [value for value in values if value.value not in carried]
+    on_the_line = [v for v in left if v.value == comparison.number and not (_content(v.key) & said)]
+    if on_the_line and comparison.operator in ("<=", ">="):
+        return None
+    left = [value for value in left if value not in on_the_line]
+    by_row = {value.row: len(_content(value.row) & said) for value in left}
     best = max(by_row.values(), default=0)
     if best:
         left = [value for value in left if by_row[value.row] == best]
-    named = [value for value in left if _content(value.key) & clause]
+    named = [value for value in left if _content(value.key) & said]
     return named or left
 
 
+_NONE = "none of these"
+
+
 def pick_request_parts(ask: str, choices: Sequence[Found]) -> tuple[str, dict[str, Any]]:
-    """The pick's prompt and schema: the request and the values, one of them to name."""
+    """The pick's prompt and schema: the request and the values, one of them (or none) to
+    name."""
     lines = [f"Request: {ask}", "Found:", *(f"- {value.line}" for value in choices)]
     lines.append("Which found value is the condition about?")
+    options = [value.line for value in choices] + [_NONE]
     schema = {
         "type": "object",
-        "properties": {_FIELD: {"type": "string", "enum": [value.line for value in choices]}},
+        "properties": {_FIELD: {"type": "string", "enum": options}},
         "required": [_FIELD],
         "additionalProperties": False,
     }
@@ -264,22 +336,33 @@ async def threshold_met(
     reads: Sequence[StepRecord],
 ) -> tuple[bool, Found] | None:
     """Whether the write goes, by the ask's comparison over what was found, and the value it
-    was decided on; ``None`` when the harness cannot decide (no comparison, the number is the
-    write's own, nothing found to compare), and the yes/no check then runs."""
+    was decided on; ``None`` when the harness cannot decide (no comparison it can read, the
+    number is the write's own, nothing found to compare, the model names none), and the
+    yes/no check then runs.
+
+    One value left whose key or row the condition names is compared with no model call; any
+    other case asks the model to name one under a closed list with "none of these" ("unless
+    I have at least 3 items" over a list of quantities names none)."""
     comparison = stated_comparison(ask)
-    if comparison is None or _carries(arguments, comparison.number):
+    if comparison is None or comparison.number in _numbers_in(arguments):
         return None
-    values = narrowed(found_values(reads), comparison, ask)
+    values = narrowed(found_values(reads), comparison, arguments)
     if not values:
         return None
-    if len(values) == 1:
+    said = _content(comparison.clause)
+    if len(values) == 1 and _named(values[0], said):
         chosen: Found | None = values[0]
     else:
         choices = values[:_MAX_CHOICES]
         prompt, schema = pick_request_parts(ask, choices)
-        generation = await caller.call(
-            "comparison", PICK_SYSTEM, lambda _compact: prompt, schema, compactable=False
-        )
+        try:
+            generation = await caller.call(
+                "comparison", PICK_SYSTEM, lambda _compact: prompt, schema, compactable=False
+            )
+        except Exception as exc:
+            if origin_of(exc) == "model" and is_invalid_output(exc):
+                return None  # a reply cut short: the yes/no check decides
+            raise
         chosen = _picked(generation, choices)
     if chosen is None:
         return None
@@ -287,7 +370,25 @@ async def threshold_met(
     return holds == comparison.go_when_true, chosen
 
 
-def _carries(arguments: Mapping[str, Any], number: float) -> bool:
-    """Whether the write's own values hold the number (it is the change, not its condition)."""
-    text = json.dumps(dict(arguments), ensure_ascii=False, default=str)
-    return any(_number(found) == number for found in re.findall(_NUMBER, text))
+_CARRIED = re.compile(r"(?<![\w:.,-])" + _NUMBER + r"(?![\w:]|[.,-]\d)")
+
+
+def _numbers_in(arguments: Mapping[str, Any]) -> set[float]:
+    """The standalone numbers the write's values hold (not a time's, a date's or an id's)."""
+    found: set[float] = set()
+    for value in _leaves(arguments):
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, (int, float)):
+            found.add(float(value))
+        elif isinstance(value, str):
+            found.update(_number(text) for text in _CARRIED.findall(value))
+    return found
+
+
+def _leaves(value: Any) -> list[Any]:
+    if isinstance(value, Mapping):
+        return [leaf for item in value.values() for leaf in _leaves(item)]
+    if isinstance(value, (list, tuple)):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return [value]

@@ -10,6 +10,7 @@ from goliath import Agent, Tool, tool
 from goliath.events import CheckEvent
 from goliath.records import StepRecord
 from goliath.testing import FakeModel
+from goliath.turn.stages import STAGES
 from goliath.turn.threshold import (
     PICK_SYSTEM,
     Comparison,
@@ -74,6 +75,11 @@ async def test_a_found_number_below_the_line_lets_the_write_go() -> None:
     assert checks(result) == [("comparison", True)]
     pick = model.calls[3]
     assert pick.label == "comparison" and pick.system == PICK_SYSTEM
+    row = STAGES["comparison"]
+    assert (pick.max_output_tokens, pick.max_string_length) == (
+        row.output_tokens,
+        row.string_length,
+    )
     # the study's row only, and not its target of 18: that is the ask's own number
     assert pick.prompt.splitlines()[2:4] == [
         "- Study current_c: 17.4",
@@ -83,6 +89,7 @@ async def test_a_found_number_below_the_line_lets_the_write_go() -> None:
     assert pick.schema["properties"]["value"]["enum"] == [
         "Study current_c: 17.4",
         "Study humidity_pct: 50",
+        "none of these",
     ]
 
 
@@ -186,13 +193,28 @@ async def test_a_number_the_write_carries_is_its_content_not_its_condition() -> 
     [
         ("if it's under 19 degrees inside, put the heating up to 20.5", ("<", 19.0, True)),
         ("Is it colder than 18 °C in here? If it is, set the heating to 20.", ("<", 18.0, True)),
+        ("Was my sleep score below 80? If so, remind me at 10pm.", ("<", 80.0, True)),
         ("if I've got more than €100 left for groceries, remind me", (">", 100.0, True)),
+        ("set the study to 19.5 if it is below 18", ("<", 18.0, True)),
         ("add milk unless I already have at least 3 items", (">=", 3.0, False)),
         ("text Sam if the bill is at most 40,50", ("<=", 40.5, True)),
-        ("if it's over 30 or under 10, tell me", None),  # two comparisons: not guessed
+        ("if it's below -5, cover the plants", ("<", -5.0, True)),
+        # not one the harness may decide alone
+        ("if it's over 30 or under 10, tell me", None),  # two comparisons
         ("move the meeting to 10:30 if it's before noon", None),
         ("turn the heating up to 20 if I'm home", None),  # "up to" is a setting
         ("remind me at 9 if the shop is open", None),
+        ("turn on the heating if it is not above 20", None),  # a negation
+        ("don't turn on the heating if it's over 20", None),
+        ("unless, as of now, it is over 20 degrees, turn it on", None),  # "unless" cut off
+        ("if nothing clashes, book a table for over 4 people", None),  # not the condition
+        ("remind me at least 2 days before the flight if it is on Friday", None),
+        ("if my balance is over 2k, transfer 200", None),  # more after the number
+        ("if it is over 1 000, transfer it", None),
+        ("if the fare is under 2025-03-14 prices, book it", None),
+        ("if it is over 18 and I am home, turn on the fan", None),  # a second condition
+        ("if it's more than 2 degrees colder than yesterday, heat it", None),
+        ("Is it colder than 18 in here? Set the heating to 20.", None),  # no "if so"
     ],
 )
 def test_the_ask_states_its_comparison(ask: str, expected: tuple[str, float, bool] | None) -> None:
@@ -258,4 +280,65 @@ def test_the_condition_narrows_by_its_item_and_its_words() -> None:
             )
         ]
     )
-    assert [v.line for v in narrowed(values, comparison, ask)] == ["groceries left: 153.33"]
+    kept = narrowed(values, comparison)
+    assert kept is not None and [v.line for v in kept] == ["groceries left: 153.33"]
+
+
+def test_the_new_setting_and_a_copied_threshold_are_not_candidates() -> None:
+    comparison = stated_comparison("if it's under 19 degrees inside, put the heating up to 20.5")
+    assert comparison is not None
+    values = found_values([read("current_c: 18.5\ntarget_c: 19\nnext_target_c: 20.5")])
+    kept = narrowed(values, comparison, {"target_c": 20.5})
+    assert kept is not None and [v.line for v in kept] == ["current_c: 18.5"]
+
+
+def test_a_value_on_the_line_of_at_most_is_left_to_the_yes_no_check() -> None:
+    comparison = stated_comparison("if the study is at most 18 degrees, set it to 19.5")
+    assert comparison is not None
+    values = found_values([read("1. zone: Study, current_c: 18\n2. zone: Hall, current_c: 15")])
+    assert narrowed(values, comparison, {"celsius": 19.5}) is None
+
+
+def test_rows_are_named_by_a_name_key_and_same_lines_told_apart() -> None:
+    named = read(
+        '[{"id": "z1", "zone": "Living room", "current_c": 17.0}, '
+        '{"id": "z2", "zone": "Study", "current_c": 18.4}]'
+    )
+    unnamed = read("1. zone_id: 1, current_c: 17.0\n2. zone_id: 2, current_c: 17.0")
+    lines = [v.line for v in found_values([named])] + [v.line for v in found_values([unnamed])]
+    assert lines[:2] == ["Living room current_c: 17.0", "Study current_c: 18.4"]
+    assert len(set(lines[2:])) == len(lines[2:]) == 4
+
+
+async def test_a_single_value_the_condition_does_not_name_is_picked_or_refused() -> None:
+    items: list[str] = []
+
+    @tool
+    def get_list() -> list[dict[str, Any]]:
+        """The shopping list."""
+        return [{"title": "eggs", "qty": 12}]
+
+    @tool(writes=True)
+    def add_item(title: str) -> str:
+        """Add an item.
+
+        Args:
+            title: The item.
+        """
+        items.append(title)
+        return "added"
+
+    model = FakeModel(
+        [
+            {"json": {"call": "get_list", "then": "add_item"}},
+            {"json": {"call": "add_item"}},
+            {"json": {"title": "milk"}},
+            {"json": {"value": "none of these"}},
+            {"text": "Added milk."},
+        ]
+    )
+    async with Agent(model, tools=[get_list, add_item], auto_approve=True) as agent:
+        result = await agent.run("add milk unless I already have at least 3 items")
+    assert model.calls[3].label == "comparison"  # qty is not what "3 items" counts
+    assert checks(result) == []  # named none: the harness did not decide (the check is off)
+    assert items == ["milk"]
