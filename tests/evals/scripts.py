@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from goliath import Tool
 from goliath.evaluation import Fixture
+from goliath.models import GenerateRequest, Generation
 from goliath.testing import FakeModel
+from goliath.turn.threshold import compare, stated_comparison
 from tests.helpers import answer, answer_plan, hand_off, use
 
 
@@ -32,6 +35,36 @@ def goliath_script(
     leftover = list(replies)
     assert not leftover, f"{fixture.id}: unused arguments {leftover}"
     return [*script, answer_plan(), answer(perfect_answer(fixture))]
+
+
+class PerfectModel(FakeModel):
+    """A scripted model that also names, when the harness asks which found value an ask's
+    comparison is about (the ``comparison`` stage), a value that leads to the fixture's own
+    outcome: one that meets the comparison when the fixture wants the write, one that does not
+    when it wants none. The harness asks only when more than one value is left, so the call is
+    not in the fixed script."""
+
+    def __init__(self, fixture: Fixture, script: Sequence[dict[str, Any]]) -> None:
+        super().__init__(script)
+        self.fixture = fixture
+
+    async def generate(self, request: GenerateRequest) -> Generation:
+        if request.label != "comparison":
+            return await super().generate(request)
+        self.calls.append(request)
+        comparison = stated_comparison(self.fixture.ask)
+        assert comparison is not None and request.schema is not None
+        options = request.schema["properties"]["value"]["enum"]
+        wanted = bool(self.fixture.writes)
+        for line in options:
+            number = line.rpartition(": ")[2].split()[0] if ": " in line else ""
+            try:
+                value = float(number.lstrip("€£$"))
+            except ValueError:
+                continue
+            if (compare(value, comparison) == comparison.go_when_true) == wanted:
+                return Generation(text=json.dumps({"value": line}))
+        return Generation(text=json.dumps({"value": options[-1]}))
 
 
 def naive_script(

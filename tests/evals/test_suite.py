@@ -15,7 +15,7 @@ from goliath.evaluation import Fixture, grade
 from goliath.evaluation.fixtures import split_of, toolset_tools
 from goliath.quarantine import REMOVED
 from goliath.testing import FakeModel
-from tests.evals.scripts import goliath_script, naive_script
+from tests.evals.scripts import PerfectModel, goliath_script, naive_script
 
 FIXTURES = suite.FIXTURES
 
@@ -122,7 +122,7 @@ an accepted loss, counted in every run, the case left as it was written (docs/ev
 async def test_a_perfect_model_passes_every_fixture_in_goliath(fixture: Fixture) -> None:
     """The perfect script passes, no step fails, and the answer's words were in what it saw."""
     tools = tools_for(fixture)
-    model = FakeModel(goliath_script(fixture, tools, fixture.arguments))
+    model = PerfectModel(fixture, goliath_script(fixture, tools, fixture.arguments))
     from goliath.evaluation.runner import history_memory
 
     memory = history_memory(fixture.history)
