@@ -58,19 +58,25 @@ def checks(result: Any) -> list[tuple[str, bool]]:
     return [(e.check, e.passed) for e in result.trace if isinstance(e, CheckEvent)]
 
 
-async def test_a_found_number_below_the_line_lets_the_write_go() -> None:
-    set_to, tools = climate_tools(17.4)
+async def study_turn(study_c: float, **options: Any) -> tuple[list[dict[str, Any]], Any, FakeModel]:
+    """The study ask over a study at ``study_c``, the model naming the study's temperature."""
+    set_to, tools = climate_tools(study_c)
     model = FakeModel(
         [
             PLAN,
             GO_ON,
             SET_STUDY,
-            {"json": {"value": "Study current_c: 17.4"}},
-            {"text": "The study was 17.4 °C, so I set it to 19.5."},
+            {"json": {"value": f"Study current_c: {study_c}"}},
+            {"text": "Done."},
         ]
     )
-    async with Agent(model, tools=tools, auto_approve=True) as agent:
+    async with Agent(model, tools=tools, auto_approve=True, **options) as agent:
         result = await agent.run(STUDY_ASK)
+    return set_to, result, model
+
+
+async def test_a_found_number_below_the_line_lets_the_write_go() -> None:
+    set_to, result, model = await study_turn(17.4)
     assert set_to == [{"zone": "Study", "celsius": 19.5}]
     assert checks(result) == [("comparison", True)]
     pick = model.calls[3]
@@ -94,18 +100,7 @@ async def test_a_found_number_below_the_line_lets_the_write_go() -> None:
 
 
 async def test_a_found_number_over_the_line_withholds_the_write() -> None:
-    set_to, tools = climate_tools(18.5)
-    model = FakeModel(
-        [
-            PLAN,
-            GO_ON,
-            SET_STUDY,
-            {"json": {"value": "Study current_c: 18.5"}},
-            {"text": "The study is 18.5 °C, so I left the heating as it is."},
-        ]
-    )
-    async with Agent(model, tools=tools, auto_approve=True, condition_check=True) as agent:
-        result = await agent.run(STUDY_ASK)
+    set_to, result, model = await study_turn(18.5, condition_check=True)
     assert set_to == []
     assert checks(result) == [("comparison", False)]
     labels = [call.label for call in model.calls]
