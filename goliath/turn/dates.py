@@ -32,7 +32,7 @@ from typing import Any
 from ..tools import Tool
 from .words import words
 
-__all__ = ["day_parameters", "plain_day", "plain_days"]
+__all__ = ["calendar_day", "day_parameters", "plain_day", "plain_days"]
 
 _MONTHS = [
     "january",
@@ -140,6 +140,29 @@ def plain_day(value: str, *, allow_part: bool = True) -> str:
         if part:
             return "today"
     return value
+
+
+_ISO = re.compile(r"^(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})(?![\d])")
+
+
+def calendar_day(value: str) -> tuple[int | None, int, int] | None:
+    """The ``(year, month, day)`` a value names whole ("2025-03-13", "13 March 1992",
+    "March 13", a weekday beside it or a time after an ISO date), the year ``None`` where it
+    gives none; ``None`` for anything else."""
+    text = " ".join(value.split())
+    iso = _ISO.match(text)
+    if iso:
+        return int(iso["year"]), int(iso["month"]), int(iso["day"])
+    match = _DATE.match(text)
+    if not match:
+        return None
+    month_text = (match["month"] or match["month2"]).lower()[:3]
+    month = next(i for i, m in enumerate(_MONTHS, start=1) if m.startswith(month_text))
+    return (
+        (int(match["year"]) if match["year"] else None),
+        month,
+        int(match["day"] or match["day2"]),
+    )
 
 
 def plain_days(tool: Tool, values: Mapping[str, Any]) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from .._origin import origin_of
 from ..classify import is_invalid_output
 from ..models import Generation
 from ..records import StepRecord
+from .clause import condition_at, spoken
 from .generation import ModelCaller
 from .words import singular, words
 
@@ -34,9 +35,12 @@ __all__ = [
     "Comparison",
     "Found",
     "compare",
+    "content_words",
     "found_values",
+    "leaves",
     "narrowed",
     "pick_request_parts",
+    "result_rows",
     "stated_comparison",
     "threshold_met",
 ]
@@ -66,14 +70,8 @@ _PATTERN = re.compile(
     + rf")\s+{_MONEY}(?P<number>{_NUMBER})"
     + r"(?![\d:]|[.,\s/-]\d|\s?(?:k|m|bn|million|thousand|grand)\b)"
 )
-_CLAUSE_BREAK = re.compile(r"[,;:.?!](?:\s|$)|\bif (?:so|yes)\b|\bthen\b")
-_SENTENCE_BREAK = re.compile(r"[.?!](?:\s|$)")
-_CONNECTIVE = re.compile(r"\b(?:if|unless|when|whether|provided|providing|as long as|so long as)\b")
-_YES_NO_QUESTION = re.compile(r"^(?:is|was|are|were|has|have|had|did|does|do|am)\b")
-_IF_SO = re.compile(r"^\s*(?:if (?:so|yes|it is|it was|they are|it does|it did|i have|i am)\b)")
 _NEGATION = re.compile(r"\b(?:not|no|never|nothing|none|otherwise|dont|don)\b|n't\b")
 _JOINED = re.compile(r"\b(?:and|or|but|than|either|both)\b")
-_UNLESS = re.compile(r"\bunless\b")
 _STOP = frozenset(
     """a an the and or of to on in at for from by with my me i it is are be was were this that
     its it's if unless only than then so please can could would you your do does did there
@@ -136,42 +134,23 @@ def stated_comparison(ask: str) -> Comparison | None:
     not above 20", "if it is over 18 and I am home", "2 degrees colder than yesterday"); a
     number with more after it ("2k", "1 000", a date). A yes/no question that makes the
     comparison ("Is it colder than 18 in here? If so, ...") is a condition too."""
-    spoken = re.sub(r"\s+", " ", ask.lower().replace("\u2019", "'").replace("\u2212", "-"))
-    found = list(_PATTERN.finditer(spoken))
+    text = spoken(ask)
+    found = list(_PATTERN.finditer(text))
     if len(found) != 1:
         return None
     match = found[0]
     operator = next(op for phrases, op in _COMPARISONS if re.fullmatch(phrases, match["phrase"]))
-    sentence_start = 0
-    for brk in _SENTENCE_BREAK.finditer(spoken, 0, match.start()):
-        sentence_start = brk.end()
-    sentence_end = _SENTENCE_BREAK.search(spoken, match.end())
-    sentence = spoken[sentence_start : sentence_end.end() if sentence_end else len(spoken)]
-    clause_start = sentence_start
-    for brk in _CLAUSE_BREAK.finditer(spoken, sentence_start, match.start()):
-        clause_start = brk.end()
-    clause_end = _CLAUSE_BREAK.search(spoken, match.end())
-    end = clause_end.start() if clause_end else len(spoken)
-    connectives = list(_CONNECTIVE.finditer(spoken, clause_start, match.start()))
-    if connectives:
-        condition = spoken[connectives[-1].start() : end]
-    else:  # "Is it colder than 18 in here? If so, set it to 20."
-        question = spoken[sentence_start:end].strip()
-        after = spoken[sentence_end.end() :] if sentence_end else ""
-        if not (
-            sentence.rstrip().endswith("?")
-            and _YES_NO_QUESTION.match(question)
-            and _IF_SO.match(after)
-        ):
-            return None
-        condition = question
-    if _NEGATION.search(sentence) or _JOINED.search(condition.replace(match.group(0), " ")):
+    clause = condition_at(text, match.start(), match.end())
+    if clause is None:
+        return None
+    condition = clause.text
+    if _NEGATION.search(clause.sentence) or _JOINED.search(condition.replace(match.group(0), " ")):
         return None
     return Comparison(
         operator=operator,
         number=_number(match.group("number")),
-        clause=sentence.strip(),
-        go_when_true=not _UNLESS.search(condition),
+        clause=clause.sentence,
+        go_when_true=clause.go_when_true,
     )
 
 
@@ -205,7 +184,7 @@ def _label(pairs: Sequence[tuple[str, str]]) -> str:
     return ""
 
 
-def _rows(result: str) -> list[tuple[str, list[tuple[str, str]]]]:
+def result_rows(result: str) -> list[tuple[str, list[tuple[str, str]]]]:
     """A read's result as rows of ``(key, value)`` pairs, each with its label (``_label``)."""
     text = result.strip()
     try:
@@ -233,7 +212,7 @@ def _rows(result: str) -> list[tuple[str, list[tuple[str, str]]]]:
             if pair is not None:
                 single.append(pair)
     if single:
-        rows.insert(0, ("", single))
+        rows.insert(0, (_label(single), single))
     return rows
 
 
@@ -253,7 +232,7 @@ def found_values(steps: Sequence[StepRecord]) -> list[Found]:
     line told apart from the others (a row's place where two would read the same)."""
     values: list[Found] = []
     for step in steps:
-        rows = _rows(step.result or "")
+        rows = result_rows(step.result or "")
         listed = len(rows) > 1
         for place, (label, pairs) in enumerate(rows, start=1):
             for key, text in pairs:
@@ -269,12 +248,13 @@ def found_values(steps: Sequence[StepRecord]) -> list[Found]:
     return unique
 
 
-def _content(text: str) -> set[str]:
+def content_words(text: str) -> set[str]:
+    """The words that name things (singular), not the little ones or the numbers."""
     return {singular(word) for word in words(text) if word not in _STOP and not word.isdigit()}
 
 
 def _named(value: Found, said: set[str]) -> bool:
-    return bool((_content(value.key) | _content(value.row)) & said)
+    return bool((content_words(value.key) | content_words(value.row)) & said)
 
 
 def narrowed(
@@ -287,18 +267,20 @@ def narrowed(
     most" or "at least", where a value on the line decides, such a value leaves the
     decision to the yes/no check. Kept: the rows whose name the condition names most (the
     study's row, the groceries budget), and, among those, the keys it names (``score``)."""
-    said = _content(comparison.clause)
+    said = content_words(comparison.clause)
     carried = _numbers_in(arguments or {})
     left = [value for value in values if value.value not in carried]
-    on_the_line = [v for v in left if v.value == comparison.number and not (_content(v.key) & said)]
+    on_the_line = [
+        v for v in left if v.value == comparison.number and not (content_words(v.key) & said)
+    ]
     if on_the_line and comparison.operator in ("<=", ">="):
         return None
     left = [value for value in left if value not in on_the_line]
-    by_row = {value.row: len(_content(value.row) & said) for value in left}
+    by_row = {value.row: len(content_words(value.row) & said) for value in left}
     best = max(by_row.values(), default=0)
     if best:
         left = [value for value in left if by_row[value.row] == best]
-    named = [value for value in left if _content(value.key) & said]
+    named = [value for value in left if content_words(value.key) & said]
     return named or left
 
 
@@ -349,7 +331,7 @@ async def threshold_met(
     values = narrowed(found_values(reads), comparison, arguments)
     if not values:
         return None
-    said = _content(comparison.clause)
+    said = content_words(comparison.clause)
     if len(values) == 1 and _named(values[0], said):
         chosen: Found | None = values[0]
     else:
@@ -376,7 +358,7 @@ _CARRIED = re.compile(r"(?<![\w:.,-])" + _NUMBER + r"(?![\w:]|[.,-]\d)")
 def _numbers_in(arguments: Mapping[str, Any]) -> set[float]:
     """The standalone numbers the write's values hold (not a time's, a date's or an id's)."""
     found: set[float] = set()
-    for value in _leaves(arguments):
+    for value in leaves(arguments):
         if isinstance(value, bool):
             continue
         if isinstance(value, (int, float)):
@@ -386,9 +368,10 @@ def _numbers_in(arguments: Mapping[str, Any]) -> set[float]:
     return found
 
 
-def _leaves(value: Any) -> list[Any]:
+def leaves(value: Any) -> list[Any]:
+    """Every value inside ``value``, nested mappings and lists opened."""
     if isinstance(value, Mapping):
-        return [leaf for item in value.values() for leaf in _leaves(item)]
+        return [leaf for item in value.values() for leaf in leaves(item)]
     if isinstance(value, (list, tuple)):
-        return [leaf for item in value for leaf in _leaves(item)]
+        return [leaf for item in value for leaf in leaves(item)]
     return [value]

@@ -16,7 +16,7 @@ import copy
 import math
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 import pydantic
@@ -56,6 +56,7 @@ from .condition import (
 )
 from .conductor import Plan
 from .dates import plain_days
+from .flag import flag_met
 from .given import (
     copied_ask,
     copy_note,
@@ -72,6 +73,7 @@ from .judge import duplicate_verdict, last_two_failed, prerequisites_met
 from .lookup import LookUp, ungrounded_ids
 from .prompts import answer_user, arguments_correction, arguments_system, repair_note
 from .repair import drift_note, drifted_values, names_a_near_match, near_match_values
+from .same_day import day_met
 from .state import TurnState
 from .threshold import threshold_met
 from .write_gate import is_absent, withheld_write
@@ -195,16 +197,12 @@ async def run_tool_step(
         note = withheld_write(tool, tool_input, turn.steps)
         if note is not None:
             return Withheld(note)
-        compared = (
-            await threshold_met(turn.caller, tool_input, turn.ask, findings(turn.steps))
-            if states_condition(turn.ask)
-            else None
-        )
-        if compared is not None:  # "if it's under 19 degrees": the harness compares
-            go, value = compared
-            turn.emit(CheckEvent(check="comparison", passed=go, margin=None))
+        decided = await _decided_condition(turn, tool_input)
+        if decided is not None:  # "if it's under 19", "if it's unlocked", "if it's today"
+            check, go, line = decided
+            turn.emit(CheckEvent(check=check, passed=go, margin=None))
             if not go:
-                return Withheld(unmet_note(tool, value.line))
+                return Withheld(unmet_note(tool, line))
         elif (
             turn.config.condition_check
             and states_condition(turn.ask)
@@ -229,6 +227,29 @@ async def run_tool_step(
     return await _decide_and_run(
         turn, tool, plan.brief, tool_input, ctx, skipped=skipped, earlier=earlier
     )
+
+
+async def _decided_condition(
+    turn: TurnState, tool_input: Mapping[str, Any]
+) -> tuple[Literal["comparison", "state", "day"], bool, str] | None:
+    """A condition the harness decides from what the reads found, before any yes/no question:
+    a number compared ("if it's under 19 degrees"), a state ("if the front door is
+    unlocked"), a day ("if it's Noor's birthday today"). ``(check, go, found line)``, or
+    ``None`` when none of them can decide."""
+    reads = findings(turn.steps)
+    if not reads:
+        return None
+    if states_condition(turn.ask):
+        compared = await threshold_met(turn.caller, tool_input, turn.ask, reads)
+        if compared is not None:
+            return "comparison", compared[0], compared[1].line
+    state = flag_met(tool_input, turn.ask, reads)
+    if state is not None:
+        return "state", state[0], state[1].line
+    day = day_met(tool_input, turn.ask, reads, turn.facts)
+    if day is not None:
+        return "day", day[0], day[1].line
+    return None
 
 
 async def resume_tool_step(

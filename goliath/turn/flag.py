@@ -1,0 +1,173 @@
+"""A condition on a yes/no state, decided by the harness: "if the front door is unlocked".
+
+"If the front door is unlocked, lock it", "if the porch light is still on, switch it off",
+"only if I haven't done the car insurance yet, move it to Friday": the read returns the state
+as a flag (``locked: false``, ``on: true``, ``done: false``), and the condition names it. Asked
+yes or no, the 1.5B model withheld the write the user asked for (dev, 2026-12-04: the front
+door's ``locked: false`` and the model said "no", +0.64; on the held-out halves it said "no" to
+8 of 9 writes that should go). Reading a flag is not a job for a language model: here the
+condition's state word is matched to a flag the reads returned, the flag's row is found by the
+write's own values or the condition's words, and the harness decides
+(docs/design.md, "A state or a day the harness checks").
+
+A state word is the flag's key ("locked", "charging", "armed"), its ``un-`` form
+("unlocked"), or a common opposite ("off" for ``on``, "closed" for ``open``, "open" or
+"pending" for ``done``); "on" and "off" count only where they end the clause ("if it's still
+on", "left on all night"), never as a preposition ("on Tuesday"). No decision — the yes/no
+check runs as before — with two flags or two states named, more than one negation, "and" or
+"or" in the condition, or no single row the condition is about.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from ..records import StepRecord
+from .clause import Clause, condition_at, spoken
+from .threshold import content_words, leaves, result_rows
+from .words import words
+
+__all__ = ["Flag", "StateCondition", "flag_met", "found_flags", "stated_state"]
+
+_TRUE = frozenset({"true", "yes"})
+_FALSE = frozenset({"false", "no"})
+_SWITCH_KEYS = frozenset({"state", "status", "power", "switch"})
+_DONE = ("done", "completed", "complete", "finished", "ticked off", "checked off")
+_NOT_DONE = ("open", "pending", "outstanding", "undone", "unfinished", "incomplete", "to do")
+_OPPOSITES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "on": (("on",), ("off",)),
+    "open": (("open",), ("closed", "shut")),
+    "closed": (("closed", "shut"), ("open",)),
+    "done": (_DONE, _NOT_DONE),
+    "completed": (_DONE, _NOT_DONE),
+    "complete": (_DONE, _NOT_DONE),
+    "finished": (_DONE, _NOT_DONE),
+    "enabled": (("enabled",), ("disabled",)),
+    "armed": (("armed",), ("disarmed",)),
+    "connected": (("connected",), ("disconnected",)),
+    "online": (("online",), ("offline",)),
+    "active": (("active",), ("inactive",)),
+}
+_SWITCH_WORD = r"(?=\s*(?:$|[,;:.?!-]|(?:all|still|now|right now|again|at the moment|anymore)\b))"
+_NEGATION = re.compile(r"\b(?:not|never|no longer)\b|n't\b")
+_JOINED = re.compile(r"\b(?:and|or|but|either|both)\b")
+
+
+@attrs.frozen
+class Flag:
+    """One yes/no value a read returned: its row's name (for a list), key and value, and every
+    value of its row (to find the row a write names by its id)."""
+
+    row: str
+    key: str
+    value: bool
+    row_values: tuple[str, ...] = ()
+
+    @property
+    def line(self) -> str:
+        """How a withheld write's note names it: ``Front door locked: false``."""
+        return f"{self.row} {self.key}: {'true' if self.value else 'false'}".strip()
+
+
+@attrs.frozen
+class StateCondition:
+    """The flag key a condition names, the value that makes the condition true, and the
+    clause (its words find the row; ``go_when_true`` is turned round for "unless")."""
+
+    key: str
+    holds_when: bool
+    clause: Clause
+
+
+def found_flags(steps: Sequence[StepRecord]) -> list[Flag]:
+    """Every ``true``/``false`` (or ``yes``/``no``) value the reads returned, and a switch
+    written as ``state: on``/``off`` (read as ``on: true``/``false``)."""
+    flags: list[Flag] = []
+    for step in steps:
+        rows = result_rows(step.result or "")
+        for label, pairs in rows:
+            values = tuple(value.lower() for _key, value in pairs)
+            for key, text in pairs:
+                low = text.strip().lower()
+                if low in _TRUE or low in _FALSE:
+                    flags.append(Flag(label, key, low in _TRUE, values))
+                elif low in ("on", "off") and set(words(key)) & _SWITCH_KEYS:
+                    flags.append(Flag(label, "on", low == "on", values))
+    return flags
+
+
+def _forms(key: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The words that say a flag is set, and those that say it is not."""
+    last = (words(key) or [key])[-1]
+    if last in _OPPOSITES:
+        return _OPPOSITES[last]
+    return (last,), (f"un{last}",)
+
+
+def _pattern(form: str) -> re.Pattern[str]:
+    switch = _SWITCH_WORD if form in ("on", "off") else ""
+    return re.compile(rf"\b{re.escape(form)}\b{switch}")
+
+
+def stated_state(ask: str, keys: Sequence[str]) -> StateCondition | None:
+    """The one state the ask's condition names among the flags' ``keys``, or ``None``."""
+    text = spoken(ask)
+    found: dict[tuple[str, bool], Clause] = {}
+    for key in dict.fromkeys(_key_word(key) for key in keys):
+        set_forms, unset_forms = _forms(key)
+        for forms, holds in ((set_forms, True), (unset_forms, False)):
+            for form in forms:
+                for match in _pattern(form).finditer(text):
+                    clause = condition_at(text, match.start(), match.end())
+                    if clause is not None:
+                        found[(key, holds)] = clause
+    if len(found) != 1:
+        return None
+    (key, holds), clause = next(iter(found.items()))
+    negations = len(_NEGATION.findall(clause.text))
+    if negations > 1 or _JOINED.search(clause.text):
+        return None
+    return StateCondition(key, holds != bool(negations), clause)
+
+
+def _key_word(key: str) -> str:
+    return (words(key) or [key])[-1]
+
+
+def _row_of(flags: Sequence[Flag], clause: Clause, arguments: Mapping[str, Any]) -> Flag | None:
+    """The flag the condition is about: the one row, the row whose id or name the write
+    carries, else the row whose name the condition names most."""
+    if len(flags) == 1:
+        return flags[0]
+    carried = [v.strip().lower() for v in leaves(arguments) if isinstance(v, str) and v.strip()]
+    exact = [flag for flag in flags if set(carried) & set(flag.row_values)]
+    if len(exact) == 1:
+        return exact[0]
+    said = content_words(clause.text) | content_words(" ".join(carried))
+    scores = [len(content_words(flag.row) & said) for flag in flags]
+    best = max(scores, default=0)
+    chosen = [flag for flag, score in zip(flags, scores, strict=True) if score == best]
+    return chosen[0] if best and len(chosen) == 1 else None
+
+
+def flag_met(
+    arguments: Mapping[str, Any], ask: str, reads: Sequence[StepRecord]
+) -> tuple[bool, Flag] | None:
+    """Whether the write goes, by the state the ask's condition names over the flag the
+    reads returned, and that flag; ``None`` when the harness cannot decide."""
+    flags = found_flags(reads)
+    if not flags:
+        return None
+    condition = stated_state(ask, [flag.key for flag in flags])
+    if condition is None:
+        return None
+    about = [flag for flag in flags if _key_word(flag.key) == condition.key]
+    flag = _row_of(about, condition.clause, arguments)
+    if flag is None:
+        return None
+    holds = flag.value == condition.holds_when
+    return holds == condition.clause.go_when_true, flag
