@@ -68,7 +68,7 @@ def found_days(steps: Sequence[StepRecord]) -> list[FoundDay]:
             for key, text in pairs:
                 day = calendar_day(text)
                 if day is not None:
-                            days.append(FoundDay(label, key, text, *day, row_values=values))
+                    days.append(FoundDay(label, key, text, *day, row_values=values))
     return days
 
 
