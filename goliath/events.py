@@ -145,7 +145,9 @@ class CheckEvent(EventBase, tag="check", frozen=True):
     lead), ``None`` where the bridge reports no log-probabilities.
     """
 
-    check: Literal["handoff", "intent", "condition", "comparison", "state", "day", "answer"]
+    check: Literal[
+        "handoff", "intent", "condition", "comparison", "state", "day", "evidence", "answer"
+    ]
     passed: bool
     margin: float | None = None
 

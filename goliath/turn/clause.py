@@ -68,7 +68,11 @@ def condition_at(text: str, start: int, end: int) -> Clause | None:
         clause_start = brk.end()
     clause_end = _CLAUSE_BREAK.search(text, end)
     stop = clause_end.start() if clause_end else len(text)
-    connectives = list(_CONNECTIVE.finditer(text, clause_start, start))
+    connectives = [
+        found
+        for found in _CONNECTIVE.finditer(text, clause_start, start)
+        if not (found.group() == "when" and sentence.rstrip().endswith("?"))
+    ]  # "When is Mum's birthday?" asks; it states no condition
     whether = list(_WHETHER.finditer(text, clause_start, start))
     if connectives and not (whether and whether[-1].start() > connectives[-1].start()):
         condition = text[connectives[-1].start() : stop]

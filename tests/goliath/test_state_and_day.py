@@ -13,6 +13,7 @@ from goliath.events import CheckEvent
 from goliath.records import StepRecord
 from goliath.testing import FakeModel
 from goliath.turn.clause import condition_at, spoken
+from goliath.turn.evidence import evidence_met
 from goliath.turn.flag import flag_met, found_flags
 from goliath.turn.same_day import day_met, today_from
 
@@ -289,3 +290,63 @@ def test_a_second_condition_is_no_answer_to_a_question() -> None:
     ask = "Can you make sure the front door's locked? Only lock it if it's open."
     assert clause_of(ask, "locked") is None
     assert flag_met({"name": "Front door"}, ask, [read(LOCKS)]) is None
+
+
+EMAILS = (
+    "1. id: 2, from: Hannah Weber, subject: Onboarding guide, date: 2025-03-10\n"
+    "2. id: 3, from: Noor Haddad, subject: Lunch - Thai place?, date: 2025-03-10"
+)
+
+
+@pytest.mark.parametrize(
+    ("ask", "go"),
+    [
+        ("Did Hannah email about the onboarding guide? If so, tell her it's Wednesday.", True),
+        ("if Hannah asked for the onboarding guide, reply that it's coming Wednesday", True),
+        ("reply to Noor unless Noor already wrote about lunch", False),
+        ("Has Noor asked about lunch? If not, ask her.", False),
+    ],
+)
+def test_a_named_thing_found_decides_the_condition(ask: str, go: bool) -> None:
+    decided = evidence_met(ask, [read(EMAILS)])
+    assert decided is not None and decided[0] is go
+
+
+@pytest.mark.parametrize(
+    "ask",
+    [
+        # nothing found is never taken as proof: the read may have looked in the wrong place
+        "If Mum hasn't texted me yet today, send her a good morning.",
+        "Did Hannah email about the budget? If so, reply that it's fine.",
+        # no name in the condition; a weekday is no name
+        "if my bank emailed me, reply that I'll call them tomorrow",
+        "Is Thursday 12:00 open? If it is, add lunch with Olivia.",
+        # a second condition
+        "if Hannah asked for the onboarding guide and it's urgent, reply now",
+    ],
+)
+def test_a_condition_no_row_shows_is_left_to_the_check(ask: str) -> None:
+    assert evidence_met(ask, [read(EMAILS)]) is None
+
+
+def test_a_question_that_opens_with_when_is_no_condition() -> None:
+    assert clause_of("When is Mum's birthday? Remind me the day before.", "mum") is None
+    assert clause_of("when it's under 18, put the heating on", "under") is not None
+
+
+@pytest.mark.parametrize(
+    ("ask", "result"),
+    [
+        # a state, a number: the flag's and the comparison's to decide, never "found"
+        ("if the Front door is unlocked, lock it", LOCKS),
+        ("book it if flights to Lisbon drop below 150", "1. to: Lisbon, flights: 3, price: 180"),
+    ],
+)
+def test_a_state_or_a_number_is_never_evidence(ask: str, result: str) -> None:
+    assert evidence_met(ask, [read(result)]) is None
+
+
+def test_nothing_planned_is_a_negated_condition() -> None:
+    rows = "1. city: Lisbon, day: Sunday, title: Fado night planned"
+    decided = evidence_met("if nothing's planned in Lisbon on Sunday, add a walk", [read(rows)])
+    assert decided is not None and decided[0] is False
