@@ -12,7 +12,8 @@ write's own values or the condition's words, and the harness decides
 
 A state word is the flag's key ("locked", "charging", "armed"), its ``un-`` form
 ("unlocked"), or a common opposite ("off" for ``on``, "closed" for ``open``, "open" or
-"pending" for ``done``); "on" and "off" count only where they end the clause ("if it's still
+"pending" for ``done``); a status in words ("status: taken at 07:31", "status: not logged
+yet") is read as ``done``, which "taken", "logged", "done", "completed" name; "on" and "off" count only where they end the clause ("if it's still
 on", "left on all night"), never as a preposition ("on Tuesday"). No decision — the yes/no
 check runs as before — with two flags or two states named, more than one negation, "and" or
 "or" in the condition, or no single row the condition is about.
@@ -36,7 +37,21 @@ __all__ = ["Flag", "StateCondition", "flag_met", "found_flags", "stated_state"]
 _TRUE = frozenset({"true", "yes"})
 _FALSE = frozenset({"false", "no"})
 _SWITCH_KEYS = frozenset({"state", "status", "power", "switch"})
-_DONE = ("done", "completed", "complete", "finished", "ticked off", "checked off")
+_DONE = (
+    "done",
+    "completed",
+    "complete",
+    "finished",
+    "ticked off",
+    "checked off",
+    "taken",
+    "take",
+    "took",
+    "logged",
+    "log",
+)
+_DONE_STATUS = frozenset({"done", "completed", "complete", "finished", "taken", "logged", "paid"})
+_NOT_DONE_STATUS = frozenset({"skipped", "missed", "pending", "due", "overdue", "open", "todo"})
 _NOT_DONE = ("open", "pending", "outstanding", "undone", "unfinished", "incomplete", "to do")
 _OPPOSITES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "on": (("on",), ("off",)),
@@ -54,23 +69,27 @@ _OPPOSITES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 _SWITCH_WORD = r"(?=\s*(?:$|[,;:.?!-]|(?:all|still|now|right now|again|at the moment|anymore)\b))"
 _NEGATION = re.compile(r"\b(?:not|never|no longer)\b|n't\b")
+_NAMED = re.compile(r"^(?![^:]*\d:\d)[^@]*[a-z]{3}", re.IGNORECASE)
 _JOINED = re.compile(r"\b(?:and|or|but|either|both)\b")
 
 
 @attrs.frozen
 class Flag:
-    """One yes/no value a read returned: its row's name (for a list), key and value, and every
-    value of its row (to find the row a write names by its id)."""
+    """One yes/no value a read returned: its row's name (for a list), key and value, the
+    line as the read wrote it, and the row's other values (to find the row a write or the
+    condition names)."""
 
     row: str
     key: str
     value: bool
-    row_values: tuple[str, ...] = ()
+    written: str = ""
+    others: tuple[str, ...] = ()
 
     @property
     def line(self) -> str:
         """How a withheld write's note names it: ``Front door locked: false``."""
-        return f"{self.row} {self.key}: {'true' if self.value else 'false'}".strip()
+        written = self.written or f"{self.key}: {'true' if self.value else 'false'}"
+        return f"{self.row} {written}".strip()
 
 
 @attrs.frozen
@@ -90,14 +109,35 @@ def found_flags(steps: Sequence[StepRecord]) -> list[Flag]:
     for step in steps:
         rows = result_rows(step.result or "")
         for label, pairs in rows:
-            values = tuple(value.lower() for _key, value in pairs)
-            for key, text in pairs:
+            for place, (key, text) in enumerate(pairs):
                 low = text.strip().lower()
+                others = tuple(v.lower() for i, (_k, v) in enumerate(pairs) if i != place)
+                name = "" if label == text else label
+                if not name:  # "medication: Vitamin D3 1000 IU" names the row well enough
+                    name = next(
+                        (v for i, (_k, v) in enumerate(pairs) if i != place and _NAMED.search(v)),
+                        "",
+                    )
                 if low in _TRUE or low in _FALSE:
-                    flags.append(Flag(label, key, low in _TRUE, values))
+                    flags.append(Flag(name, key, low in _TRUE, "", others))
                 elif low in ("on", "off") and set(words(key)) & _SWITCH_KEYS:
-                    flags.append(Flag(label, "on", low == "on", values))
+                    flags.append(Flag(name, "on", low == "on", f"{key}: {text}", others))
+                elif set(words(key)) & _SWITCH_KEYS:
+                    done = _done_status(low)
+                    if done is not None:
+                        flags.append(Flag(name, "done", done, f"{key}: {text}", others))
     return flags
+
+
+def _done_status(status: str) -> bool | None:
+    """A status written as words, read as done or not: "taken at 07:31" (done), "not logged
+    yet", "skipped" (not done); ``None`` when it names no completion."""
+    said = words(status)
+    if set(said) & _NOT_DONE_STATUS:
+        return False
+    if not set(said) & _DONE_STATUS:
+        return None
+    return not (_NEGATION.search(status) or "yet" in said)
 
 
 def _forms(key: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -138,17 +178,22 @@ def _key_word(key: str) -> str:
     return (words(key) or [key])[-1]
 
 
-def _row_of(flags: Sequence[Flag], clause: Clause, arguments: Mapping[str, Any]) -> Flag | None:
+def _row_of(
+    flags: Sequence[Flag], condition: StateCondition, arguments: Mapping[str, Any]
+) -> Flag | None:
     """The flag the condition is about: the one row, the row whose id or name the write
-    carries, else the row whose name the condition names most."""
+    carries, else the row whose other values the condition and the write name most (never
+    by the state words themselves)."""
     if len(flags) == 1:
         return flags[0]
     carried = [v.strip().lower() for v in leaves(arguments) if isinstance(v, str) and v.strip()]
-    exact = [flag for flag in flags if set(carried) & set(flag.row_values)]
+    exact = [flag for flag in flags if set(carried) & set(flag.others)]
     if len(exact) == 1:
         return exact[0]
-    said = content_words(clause.text) | content_words(" ".join(carried))
-    scores = [len(content_words(flag.row) & said) for flag in flags]
+    set_forms, unset_forms = _forms(condition.key)
+    state = content_words(" ".join((*set_forms, *unset_forms)))
+    said = (content_words(condition.clause.text) | content_words(" ".join(carried))) - state
+    scores = [len(content_words(" ".join(flag.others)) & said) for flag in flags]
     best = max(scores, default=0)
     chosen = [flag for flag, score in zip(flags, scores, strict=True) if score == best]
     return chosen[0] if best and len(chosen) == 1 else None
@@ -166,7 +211,7 @@ def flag_met(
     if condition is None:
         return None
     about = [flag for flag in flags if _key_word(flag.key) == condition.key]
-    flag = _row_of(about, condition.clause, arguments)
+    flag = _row_of(about, condition, arguments)
     if flag is None:
         return None
     holds = flag.value == condition.holds_when

@@ -350,3 +350,36 @@ def test_nothing_planned_is_a_negated_condition() -> None:
     rows = "1. city: Lisbon, day: Sunday, title: Fado night planned"
     decided = evidence_met("if nothing's planned in Lisbon on Sunday, add a walk", [read(rows)])
     assert decided is not None and decided[0] is False
+
+
+MEDICATION = (
+    "1. time: 07:30, medication: Cetirizine 10 mg, status: taken at 07:31\n"
+    "2. time: 08:00, medication: Vitamin D3 1000 IU, status: not logged yet\n"
+    "3. time: 13:00, medication: Iron, status: skipped"
+)
+
+
+@pytest.mark.parametrize(
+    ("ask", "medication", "go"),
+    [
+        ("did I take my vitamin D this morning? if not, log it now", "Vitamin D3", True),
+        ("Have I logged the vitamin D today? Log it if I haven't.", "Vitamin D3", True),
+        ("if I haven't logged my allergy tablet today, log it now", "Cetirizine", False),
+        ("Did I take my hay fever pill? Log it if I didn't.", "Cetirizine 10 mg", False),
+        ("if I skipped the iron, remind me tonight", "Iron", None),  # "skipped" names no flag
+    ],
+)
+def test_a_status_in_words_is_read_as_done_or_not(
+    ask: str, medication: str, go: bool | None
+) -> None:
+    decided = flag_met({"medication": medication}, ask, [read(MEDICATION)])
+    assert (None if decided is None else decided[0]) is go
+
+
+def test_the_row_is_never_chosen_by_the_state_words() -> None:
+    # "logged" is in the condition and in one row's status: it must not pick that row
+    ask = "if I haven't logged my allergy tablet today, log it now"
+    assert flag_met({"medication": "allergy tablet"}, ask, [read(MEDICATION)]) is None
+    decided = flag_met({"medication": "Cetirizine"}, ask, [read(MEDICATION)])
+    assert decided is not None
+    assert decided[1].line == "Cetirizine 10 mg status: taken at 07:31"
