@@ -22,7 +22,7 @@ import re
 
 import attrs
 
-__all__ = ["Clause", "condition_at", "spoken"]
+__all__ = ["Clause", "asks_then_acts", "condition_at", "spoken"]
 
 _CLAUSE_BREAK = re.compile(r"[,;:.?!](?:\s|$)|\bif (?:so|yes)\b|\bthen\b|\s[-\u2013\u2014]\s")
 _SENTENCE_BREAK = re.compile(r"[.?!](?:\s|$)")
@@ -90,6 +90,20 @@ def condition_at(text: str, start: int, end: int) -> Clause | None:
     if answer is None:
         return None
     return Clause(sentence.strip(), condition.strip(), answer)
+
+
+def asks_then_acts(ask: str) -> bool:
+    """Whether the ask puts a question and makes the change hang on its answer ("front door
+    unlocked? lock it then", "check whether it's locked and lock it if it isn't")."""
+    text = spoken(ask)
+    for brk in _SENTENCE_BREAK.finditer(text):
+        if text[brk.start()] == "?" and _answer(text[brk.end() :]) is not None:
+            return True
+    whether = _WHETHER.search(text)
+    if whether is None:
+        return False
+    cut = _WHETHER_END.search(text, whether.end())
+    return cut is not None and _answer(text[cut.start() :]) is not None
 
 
 def _answer(rest: str) -> bool | None:

@@ -27,6 +27,7 @@ from ..extensions import Plan
 from ..models import GenerateRequest, Generation
 from ..records import StepRecord
 from ..tools import Tool
+from .clause import asks_then_acts
 from .generation import ModelCaller
 from .handoff import purpose
 from .words import singular, words
@@ -142,10 +143,10 @@ def check_first(plan: Plan, tools: Sequence[Tool], ask: str) -> Plan:
       ``add_itinerary_item``) runs first. "Add the tile museum to my Lisbon plans on Saturday
       unless it's already in there" was planned as the add alone, and added it twice (dev).
 
-    Only for a condition said with "if", "unless", "provided" or "as long as" ("add milk and
-    make sure it's on the list" wants the read after the add); any other plan is returned as
-    it is."""
-    if plan.kind != "tool" or not _STRICT_CONDITION.search(ask.lower()):
+    Only for a condition said with "if", "unless", "provided" or "as long as", or a question
+    the change hangs on ("front door unlocked? lock it then"); "add milk and make sure it's on
+    the list" wants the read after the add. Any other plan is returned as it is."""
+    if plan.kind != "tool" or not (_STRICT_CONDITION.search(ask.lower()) or asks_then_acts(ask)):
         return plan
     by_name = {tool.name: tool for tool in tools}
     first = by_name.get(plan.tool or "")

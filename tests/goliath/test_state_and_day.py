@@ -12,7 +12,7 @@ from goliath import Agent, Tool, tool
 from goliath.events import CheckEvent
 from goliath.records import StepRecord
 from goliath.testing import FakeModel
-from goliath.turn.clause import condition_at, spoken
+from goliath.turn.clause import asks_then_acts, condition_at, spoken
 from goliath.turn.evidence import evidence_met
 from goliath.turn.flag import flag_met, found_flags
 from goliath.turn.same_day import day_met, today_from
@@ -383,3 +383,35 @@ def test_the_row_is_never_chosen_by_the_state_words() -> None:
     decided = flag_met({"medication": "Cetirizine"}, ask, [read(MEDICATION)])
     assert decided is not None
     assert decided[1].line == "Cetirizine 10 mg status: taken at 07:31"
+
+
+@pytest.mark.parametrize(
+    ("ask", "expected"),
+    [
+        ("front door unlocked? lock it then", True),
+        ("Did Hannah email? If so, reply that it's fine.", True),
+        ("Check whether the door is locked, and lock it if it isn't.", True),
+        ("Is the door locked?", False),
+        ("What time is it? Set an alarm for 7.", False),
+        ("check the door and lock it", False),
+    ],
+)
+def test_a_question_the_change_hangs_on(ask: str, expected: bool) -> None:
+    assert asks_then_acts(ask) is expected
+
+
+async def test_a_write_planned_before_the_look_is_turned_round_for_a_question() -> None:
+    done, tools = locks_tools(front_locked=False)
+    model = FakeModel(
+        [
+            {"json": {"call": "set_lock", "then": "list_locks"}},
+            {"json": {"call": "set_lock"}},
+            {"json": {"name": "Front door", "locked": True}},
+            {"text": "It was unlocked; I locked it."},
+        ]
+    )
+    async with Agent(model, tools=tools, auto_approve=True) as agent:
+        result = await agent.run("front door unlocked? lock it then")
+    assert [step.tool for step in result.steps if step.kind == "tool"] == ["list_locks", "set_lock"]
+    assert done == ["Front door"]
+    assert checks(result) == [("state", True)]
