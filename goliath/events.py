@@ -145,9 +145,7 @@ class CheckEvent(EventBase, tag="check", frozen=True):
     lead), ``None`` where the bridge reports no log-probabilities.
     """
 
-    check: Literal[
-        "handoff", "intent", "condition", "comparison", "state", "day", "evidence", "answer"
-    ]
+    check: Literal["handoff", "intent", "condition", "comparison", "state", "day", "answer"]
     passed: bool
     margin: float | None = None
 

@@ -30,6 +30,11 @@ _CONNECTIVE = re.compile(r"\b(?:if|unless|when|provided|providing|as long as|so 
 _WHETHER = re.compile(r"\bwhether\b|\bcheck (?:if|that)\b")
 _WHETHER_END = re.compile(r"[,;:.?!](?:\s|$)|\b(?:and|then|if)\b")
 _UNLESS = re.compile(r"^unless\b")
+_NOT_A_CONDITION = re.compile(
+    r"\b(?:sure|know|knows|ask|asks|asking|wonder|wondering|remember|even|see|tell me|find out)"
+    r"(?:\s+\S+){0,3}\s*$"
+)
+_ELSE = re.compile(r"\belse\b|\botherwise\b.*\botherwise\b")
 _ANSWER = re.compile(
     r"\bif (?:(?P<so>so|yes)|(?P<no>not|no)"
     r"|(?:it|they|i|you|he|she|that|there|one|we)\s*"
@@ -74,22 +79,35 @@ def condition_at(text: str, start: int, end: int) -> Clause | None:
         if not (found.group() == "when" and sentence.rstrip().endswith("?"))
     ]  # "When is Mum's birthday?" asks; it states no condition
     whether = list(_WHETHER.finditer(text, clause_start, start))
+    opener = None
     if connectives and not (whether and whether[-1].start() > connectives[-1].start()):
-        condition = text[connectives[-1].start() : stop]
+        opener = connectives[-1]
+    elif whether:
+        opener = whether[-1]
+    if opener is not None and _NOT_A_CONDITION.search(
+        text[max(0, opener.start() - 40) : opener.start()]
+    ):
+        return None  # "not sure if ...", "ask him if ...", "even if ..."
+    if _ELSE.search(text):
+        return None  # two branches: which one a write belongs to is not read here
+    if connectives and opener is connectives[-1]:
+        condition = text[opener.start() : stop]
+        if False in _answers(text[stop:]):
+            return None  # "if it's done, tick it off; if not, move it"
         return Clause(sentence.strip(), condition.strip(), not _UNLESS.match(condition))
     if whether:  # "check whether the door is locked and lock it if it isn't"
         cut = _WHETHER_END.search(text, end)
         stop = cut.start() if cut else len(text)
         condition = text[whether[-1].end() : stop]
-        answer = _answer(text[stop:])
+        answers = _answers(text[stop:])
     elif sentence.rstrip().endswith("?"):  # "Is it colder than 18 in here? If so, ..."
         condition = text[clause_start:stop]
-        answer = _answer(text[sentence_end.end() :] if sentence_end else "")
+        answers = _answers(text[sentence_end.end() :] if sentence_end else "")
     else:
         return None
-    if answer is None:
-        return None
-    return Clause(sentence.strip(), condition.strip(), answer)
+    if len(answers) != 1:
+        return None  # no answer, or "if so ... if not ...": no single way
+    return Clause(sentence.strip(), condition.strip(), answers.pop())
 
 
 def asks_then_acts(ask: str) -> bool:
@@ -106,10 +124,15 @@ def asks_then_acts(ask: str) -> bool:
     return cut is not None and _answer(text[cut.start() :]) is not None
 
 
+def _answers(rest: str) -> set[bool]:
+    """Which ways the answers after a question go: "if so", "then", "if it is" (``True``);
+    "if not", "if it isn't", "otherwise" (``False``); empty with no answer."""
+    return {
+        not (match["no"] or match["neg"] or match["otherwise"]) for match in _ANSWER.finditer(rest)
+    }
+
+
 def _answer(rest: str) -> bool | None:
-    """Which way the answer after a question goes: "if so", "then", "if it is" (``True``);
-    "if not", "if it isn't", "otherwise" (``False``); ``None`` with no answer."""
-    match = _ANSWER.search(rest)
-    if match is None:
-        return None
-    return not (match["no"] or match["neg"] or match["otherwise"])
+    """The one way the answers after a question go, or ``None``."""
+    answers = _answers(rest)
+    return answers.pop() if len(answers) == 1 else None

@@ -142,7 +142,10 @@ def plain_day(value: str, *, allow_part: bool = True) -> str:
     return value
 
 
-_ISO = re.compile(r"^(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})(?![\d])")
+_ISO = re.compile(
+    r"^(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})(?:[t ]\d{2}:\d{2}(?::\d{2})?\S*)?$",
+    re.IGNORECASE,
+)
 
 
 def calendar_day(value: str) -> tuple[int | None, int, int] | None:

@@ -30,7 +30,7 @@ import attrs
 from ..records import StepRecord
 from .clause import Clause, condition_at, spoken
 from .threshold import content_words, leaves, result_rows
-from .words import words
+from .words import DAY_WORDS, words
 
 __all__ = ["Flag", "StateCondition", "flag_met", "found_flags", "stated_state"]
 
@@ -50,8 +50,18 @@ _DONE = (
     "logged",
     "log",
 )
-_DONE_STATUS = frozenset({"done", "completed", "complete", "finished", "taken", "logged", "paid"})
-_NOT_DONE_STATUS = frozenset({"skipped", "missed", "pending", "due", "overdue", "open", "todo"})
+_COMPLETION = r"(?:done|completed|complete|finished|taken|logged|paid)"
+_DONE_STATUS = re.compile(rf"{_COMPLETION}(?:\s+(?:at|on)\s+[\w:./-]+)?")
+_NOT_DONE_STATUS = re.compile(
+    rf"not\s+(?:yet\s+)?{_COMPLETION}(?:\s+yet)?|skipped|missed|pending|overdue|to ?do"
+)
+_STATUS_PART = re.compile(r"[,;(]|\s[-\u2013\u2014]\s")
+_AUXILIARIES = frozenset({"is", "has", "was", "are", "were", "been"})
+_QUANTIFIERS = re.compile(
+    r"\b(?:nobody|no one|nothing|none|anyone|anybody|anything|everyone|everybody|everything"
+    r"|any|all|every|each|some|someone|somebody|something)\b"
+)
+_LATER = frozenset(DAY_WORDS - {"today", "tonight", "morning", "evening", "afternoon", "night"})
 _NOT_DONE = ("open", "pending", "outstanding", "undone", "unfinished", "incomplete", "to do")
 _OPPOSITES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "on": (("on",), ("off",)),
@@ -130,22 +140,23 @@ def found_flags(steps: Sequence[StepRecord]) -> list[Flag]:
 
 
 def _done_status(status: str) -> bool | None:
-    """A status written as words, read as done or not: "taken at 07:31" (done), "not logged
-    yet", "skipped" (not done); ``None`` when it names no completion."""
-    said = words(status)
-    if set(said) & _NOT_DONE_STATUS:
+    """A status written as words, read as done or not, from its first part alone: "taken at
+    07:31", "paid, not yet cleared" (done); "not logged yet", "skipped" (not done); ``None``
+    for anything else ("logged out", "completed with errors", "in progress")."""
+    first = _STATUS_PART.split(status.strip().lower(), maxsplit=1)[0].strip()
+    if _DONE_STATUS.fullmatch(first):
+        return True
+    if _NOT_DONE_STATUS.fullmatch(first):
         return False
-    if not set(said) & _DONE_STATUS:
-        return None
-    return not (_NEGATION.search(status) or "yet" in said)
+    return None
 
 
 def _forms(key: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The words that say a flag is set, and those that say it is not."""
-    last = (words(key) or [key])[-1]
-    if last in _OPPOSITES:
-        return _OPPOSITES[last]
-    return (last,), (f"un{last}",)
+    """The words that say a flag is set, and those that say it is not (``key`` as
+    :func:`_key_word` gives it)."""
+    if key in _OPPOSITES:
+        return _OPPOSITES[key]
+    return (key,), ((f"un{key}",) if " " not in key else ())
 
 
 def _pattern(form: str) -> re.Pattern[str]:
@@ -169,34 +180,63 @@ def stated_state(ask: str, keys: Sequence[str]) -> StateCondition | None:
         return None
     (key, holds), clause = next(iter(found.items()))
     negations = len(_NEGATION.findall(clause.text))
-    if negations > 1 or _JOINED.search(clause.text):
-        return None
+    if negations > 1 or _JOINED.search(clause.text) or _QUANTIFIERS.search(clause.text):
+        return None  # "if nobody's home": whose state is not the row's
+    if set(words(clause.text)) & _LATER:
+        return None  # "if Tasca is open on Sunday": a flag says how things are now
     return StateCondition(key, holds != bool(negations), clause)
 
 
 def _key_word(key: str) -> str:
-    return (words(key) or [key])[-1]
+    """The key as the condition would say it: ``is_locked`` → "locked", ``all_day`` → "all
+    day" (never "day" alone)."""
+    said = words(key) or [key]
+    while len(said) > 1 and said[0] in _AUXILIARIES:
+        said = said[1:]
+    return " ".join(said)
 
 
 def _row_of(
     flags: Sequence[Flag], condition: StateCondition, arguments: Mapping[str, Any]
 ) -> Flag | None:
-    """The flag the condition is about: the one row, the row whose id or name the write
-    carries, else the row whose other values the condition and the write name most (never
-    by the state words themselves)."""
-    if len(flags) == 1:
-        return flags[0]
+    """The flag the condition is about. A row the condition names (by its other values,
+    never by the state words) is that one, and the write must not name another; with none
+    named ("if it's unlocked, lock it"), the row the write names by an id or name. A listed
+    row neither names is no answer; a single record with no name is its own subject."""
     carried = [v.strip().lower() for v in leaves(arguments) if isinstance(v, str) and v.strip()]
-    exact = [flag for flag in flags if set(carried) & set(flag.others)]
-    if len(exact) == 1:
-        return exact[0]
     set_forms, unset_forms = _forms(condition.key)
     state = content_words(" ".join((*set_forms, *unset_forms)))
-    said = (content_words(condition.clause.text) | content_words(" ".join(carried))) - state
+    by_condition = _best(flags, content_words(condition.clause.text) - state)
+    exact = [flag for flag in flags if set(carried) & set(flag.others)]
+    by_write = exact[0] if len(exact) == 1 else _best(flags, content_words(" ".join(carried)))
+    named = content_words(" ".join(carried))
+    unrelated = not any(named & content_words(" ".join(flag.others)) for flag in flags)
+    if named and unrelated and any(flag.row for flag in flags):
+        return None  # the write is about something no row is: "also turn off the porch light"
+    if by_condition is not None:
+        return (
+            by_condition
+            if by_write in (None, by_condition) and not _names_other(carried, by_condition, flags)
+            else None
+        )
+    if by_write is not None:
+        return by_write
+    if len(flags) == 1 and not flags[0].row:
+        return flags[0]
+    return None
+
+
+def _best(flags: Sequence[Flag], said: set[str]) -> Flag | None:
+    """The one flag whose row's other values share most words with ``said`` (at least one)."""
     scores = [len(content_words(" ".join(flag.others)) & said) for flag in flags]
     best = max(scores, default=0)
     chosen = [flag for flag, score in zip(flags, scores, strict=True) if score == best]
     return chosen[0] if best and len(chosen) == 1 else None
+
+
+def _names_other(carried: Sequence[str], chosen: Flag, flags: Sequence[Flag]) -> bool:
+    """Whether the write names a row other than ``chosen`` outright (by a whole value)."""
+    return any(flag is not chosen and set(carried) & set(flag.others) for flag in flags)
 
 
 def flag_met(

@@ -37,7 +37,11 @@ _OFFSET = {"today": 0, "tonight": 0, "tomorrow": 1, "tmrw": 1, "yesterday": -1}
 _YEARLY = frozenset({"birthday", "bday", "anniversary"})
 _NEGATION = re.compile(r"\b(?:not|never)\b|n't\b")
 _JOINED = re.compile(r"\b(?:and|or|but|either|both)\b")
-_TODAY_FACTS = frozenset({"today", "date"})
+_SPAN = re.compile(
+    r"\b(?:from|within|by|before|after|until|till|since|than|ago|past|next|last|week|weeks"
+    r"|days|months|nobody|no one|anyone|everyone)\b"
+)
+_TODAY_FACTS = frozenset({"today", "date", "now", "datetime"})
 
 
 @attrs.frozen
@@ -72,18 +76,40 @@ def found_days(steps: Sequence[StepRecord]) -> list[FoundDay]:
     return days
 
 
-def today_from(facts: Mapping[str, str] | None) -> datetime.date:
-    """Today: the app's fact named "today" or "date" where it holds a whole date with a
-    year, else the machine's clock."""
+def today_from(facts: Mapping[str, str] | None) -> datetime.date | None:
+    """Today: the app's fact named "today", "date" or "now" where it holds a whole date with a
+    year; ``None`` where such a fact holds anything else (a weekday, a date with no year: the
+    app's today is not the machine's); the machine's clock where the app gives none."""
+    given = False
     for name, value in (facts or {}).items():
         if set(words(name)) & _TODAY_FACTS and isinstance(value, str):
+            given = True
             day = calendar_day(value)
             if day is not None and day[0] is not None:
                 try:
                     return datetime.date(day[0], day[1], day[2])
                 except ValueError:
                     continue
-    return datetime.date.today()
+    return None if given else datetime.date.today()
+
+
+def _row_of(
+    named: Sequence[FoundDay], said: set[str], arguments: Mapping[str, Any]
+) -> FoundDay | None:
+    """The date the condition is about: the row its words name (the write must not name
+    another outright), else the row the write names, else the only one."""
+    carried = {v.strip().lower() for v in leaves(arguments) if isinstance(v, str) and v.strip()}
+    scores = [len(content_words(day.row) & said) for day in named]
+    best = max(scores)
+    by_condition = [day for day, score in zip(named, scores, strict=True) if score == best]
+    by_write = [day for day in named if carried & set(day.row_values)]
+    if best:
+        if len(by_condition) != 1 or any(day is not by_condition[0] for day in by_write):
+            return None
+        return by_condition[0]
+    if len(by_write) == 1:
+        return by_write[0]
+    return named[0] if len(named) == 1 else None
 
 
 def day_met(
@@ -104,23 +130,21 @@ def day_met(
     if len(conditions) != 1:
         return None
     offset, clause = conditions[0]
-    if len(_NEGATION.findall(clause.text)) > 1 or _JOINED.search(clause.text):
-        return None
+    if (
+        len(_NEGATION.findall(clause.text)) > 1
+        or _JOINED.search(clause.text)
+        or _SPAN.search(clause.text)
+    ):
+        return None  # "more than a week from today", "due by today": not the day itself
     said = content_words(clause.text)
     named = [day for day in found_days(reads) if content_words(day.key) & said]
     if not named:
         return None
-    carried = {v.strip().lower() for v in leaves(arguments) if isinstance(v, str) and v.strip()}
-    said |= content_words(" ".join(carried))
-    scores = [
-        (bool(carried & set(day.row_values)), len(content_words(day.row) & said)) for day in named
-    ]
-    best = max(scores)
-    chosen = [day for day, score in zip(named, scores, strict=True) if score == best]
-    if len(chosen) != 1 or (len(named) > 1 and best == (False, 0)):
+    found = _row_of(named, said, arguments)
+    today = today_from(facts)
+    if found is None or today is None:
         return None
-    found = chosen[0]
-    target = today_from(facts) + datetime.timedelta(days=offset)
+    target = today + datetime.timedelta(days=offset)
     yearly = found.year is None or bool(set(words(found.key)) & _YEARLY)
     same = (found.month, found.day) == (target.month, target.day) and (
         yearly or found.year == target.year

@@ -56,7 +56,6 @@ from .condition import (
 )
 from .conductor import Plan
 from .dates import plain_days
-from .evidence import evidence_met
 from .flag import flag_met
 from .given import (
     copied_ask,
@@ -232,11 +231,10 @@ async def run_tool_step(
 
 async def _decided_condition(
     turn: TurnState, tool_input: Mapping[str, Any]
-) -> tuple[Literal["comparison", "state", "day", "evidence"], bool, str] | None:
+) -> tuple[Literal["comparison", "state", "day"], bool, str] | None:
     """A condition the harness decides from what the reads found, before any yes/no question:
     a number compared ("if it's under 19 degrees"), a state ("if the front door is
-    unlocked"), a day ("if it's Noor's birthday today"), a named thing found ("did Hannah
-    email about the guide? if so ..."). ``(check, go, found line)``, or
+    unlocked"), a day ("if it's Noor's birthday today"). ``(check, go, found line)``, or
     ``None`` when none of them can decide."""
     reads = findings(turn.steps)
     if not reads:
@@ -251,9 +249,6 @@ async def _decided_condition(
     day = day_met(tool_input, turn.ask, reads, turn.facts)
     if day is not None:
         return "day", day[0], day[1].line
-    found = evidence_met(turn.ask, reads)
-    if found is not None:
-        return "evidence", found[0], clip(found[1], 160)
     return None
 
 

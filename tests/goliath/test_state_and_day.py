@@ -13,7 +13,6 @@ from goliath.events import CheckEvent
 from goliath.records import StepRecord
 from goliath.testing import FakeModel
 from goliath.turn.clause import asks_then_acts, condition_at, spoken
-from goliath.turn.evidence import evidence_met
 from goliath.turn.flag import flag_met, found_flags
 from goliath.turn.same_day import day_met, today_from
 
@@ -179,7 +178,10 @@ def test_today_is_the_apps_fact_else_the_clock() -> None:
     assert today_from(MONDAY) == datetime.date(2025, 3, 10)
     assert today_from({"date": "2025-12-24"}) == datetime.date(2025, 12, 24)
     assert today_from({"user": "Jordan"}) == datetime.date.today()
-    assert today_from({"today": "Monday"}) == datetime.date.today()  # no whole date
+    # the app gives a today that is no whole date: its today is not the machine's
+    assert today_from({"today": "Monday"}) is None
+    assert today_from({"today": "Thursday 13 March"}) is None
+    assert today_from({"now": "2025-03-10T09:00"}) == datetime.date(2025, 3, 10)
 
 
 def locks_tools(front_locked: bool) -> tuple[list[str], list[Tool]]:
@@ -292,64 +294,9 @@ def test_a_second_condition_is_no_answer_to_a_question() -> None:
     assert flag_met({"name": "Front door"}, ask, [read(LOCKS)]) is None
 
 
-EMAILS = (
-    "1. id: 2, from: Hannah Weber, subject: Onboarding guide, date: 2025-03-10\n"
-    "2. id: 3, from: Noor Haddad, subject: Lunch - Thai place?, date: 2025-03-10"
-)
-
-
-@pytest.mark.parametrize(
-    ("ask", "go"),
-    [
-        ("Did Hannah email about the onboarding guide? If so, tell her it's Wednesday.", True),
-        ("if Hannah asked for the onboarding guide, reply that it's coming Wednesday", True),
-        ("reply to Noor unless Noor already wrote about lunch", False),
-        ("Has Noor asked about lunch? If not, ask her.", False),
-    ],
-)
-def test_a_named_thing_found_decides_the_condition(ask: str, go: bool) -> None:
-    decided = evidence_met(ask, [read(EMAILS)])
-    assert decided is not None and decided[0] is go
-
-
-@pytest.mark.parametrize(
-    "ask",
-    [
-        # nothing found is never taken as proof: the read may have looked in the wrong place
-        "If Mum hasn't texted me yet today, send her a good morning.",
-        "Did Hannah email about the budget? If so, reply that it's fine.",
-        # no name in the condition; a weekday is no name
-        "if my bank emailed me, reply that I'll call them tomorrow",
-        "Is Thursday 12:00 open? If it is, add lunch with Olivia.",
-        # a second condition
-        "if Hannah asked for the onboarding guide and it's urgent, reply now",
-    ],
-)
-def test_a_condition_no_row_shows_is_left_to_the_check(ask: str) -> None:
-    assert evidence_met(ask, [read(EMAILS)]) is None
-
-
 def test_a_question_that_opens_with_when_is_no_condition() -> None:
     assert clause_of("When is Mum's birthday? Remind me the day before.", "mum") is None
     assert clause_of("when it's under 18, put the heating on", "under") is not None
-
-
-@pytest.mark.parametrize(
-    ("ask", "result"),
-    [
-        # a state, a number: the flag's and the comparison's to decide, never "found"
-        ("if the Front door is unlocked, lock it", LOCKS),
-        ("book it if flights to Lisbon drop below 150", "1. to: Lisbon, flights: 3, price: 180"),
-    ],
-)
-def test_a_state_or_a_number_is_never_evidence(ask: str, result: str) -> None:
-    assert evidence_met(ask, [read(result)]) is None
-
-
-def test_nothing_planned_is_a_negated_condition() -> None:
-    rows = "1. city: Lisbon, day: Sunday, title: Fado night planned"
-    decided = evidence_met("if nothing's planned in Lisbon on Sunday, add a walk", [read(rows)])
-    assert decided is not None and decided[0] is False
 
 
 MEDICATION = (
@@ -415,3 +362,146 @@ async def test_a_write_planned_before_the_look_is_turned_round_for_a_question() 
     assert [step.tool for step in result.steps if step.kind == "tool"] == ["list_locks", "set_lock"]
     assert done == ["Front door"]
     assert checks(result) == [("state", True)]
+
+
+# Asks built to break the rules (a review): each must be decided right, or not at all.
+PAYMENTS = "1. id: t1, title: Car insurance renewal, status: in progress\n2. id: t2, title: Expense report, status: done"
+ONE_LOCK = "1. id: lock-1, name: Front door, locked: false"
+FRIDAY = "1. title: Pick up dry cleaning, due: Friday, done: false"
+CONTACTS = (
+    "1. name: Noor Haddad, birthday: 13 March 1992\n2. name: Sam Lee, birthday: 10 March 1990"
+)
+
+
+@pytest.mark.parametrize(
+    ("ask", "arguments", "result", "go"),
+    [
+        # one row in the reads is not the row the condition names
+        (
+            "If I've finished the car insurance renewal, tick it off",
+            {"task_id": "t1"},
+            PAYMENTS,
+            None,
+        ),
+        ("If the garage is unlocked, lock it", {"name": "Garage"}, ONE_LOCK, None),
+        (
+            "If Friday afternoon is still open, book the dentist then",
+            {"title": "Dentist"},
+            FRIDAY,
+            None,
+        ),
+        # the condition's row, not the write's
+        (
+            "If the garage is unlocked, lock the front door as well",
+            {"name": "Front door"},
+            LOCKS,
+            None,
+        ),
+        # a status read from its first part only, or not at all
+        (
+            "If I haven't taken my Metformin this morning, log it",
+            {"medication": "Metformin"},
+            "1. medication: Metformin, status: taken at 08:02, next dose due 20:00",
+            False,
+        ),
+        (
+            "If I haven't done the City Power bill yet, pay it",
+            {"bill": "City Power"},
+            "1. bill: City Power, status: paid, not yet cleared",
+            False,
+        ),
+        (
+            "If I'm still logged in on the old laptop, sign it out",
+            {"device": "Old laptop"},
+            "1. device: Old laptop, status: logged out",
+            None,
+        ),
+        (
+            "If the photo backup is complete, delete the photos",
+            {"album": "Camera roll"},
+            "1. name: Photo backup, status: completed with errors",
+            None,
+        ),
+        # quantifiers, two branches, later days, a key's last word alone
+        ("If nobody's home, arm the alarm", {"mode": "away"}, "name: Alex\nhome: true", None),
+        (
+            "If the expense report is done, tick it off; otherwise move it to Friday",
+            {"id": 102, "due": "Friday"},
+            TASKS,
+            None,
+        ),
+        (
+            "If I've got nothing else that day, book the dentist",
+            {"title": "Dentist"},
+            "1. title: Team offsite, all_day: true",
+            None,
+        ),
+        (
+            "If Tasca is open on Sunday, book a table",
+            {"name": "Tasca"},
+            "name: Tasca\nopen: true",
+            None,
+        ),
+        # not a condition at all
+        (
+            "Not sure if I locked the front door, can you lock it?",
+            {"name": "Front door"},
+            LOCKS,
+            None,
+        ),
+        ("Text Sam and ask him if the back door is unlocked", {"to": "Sam"}, LOCKS, None),
+        (
+            "Turn on the counter strip even if the porch light is on",
+            {"name": "Counter strip"},
+            LIGHTS,
+            None,
+        ),
+        # the write is about something no row is
+        (
+            "if the back door's not locked, lock it. also turn off the porch light",
+            {"name": "Porch light"},
+            LOCKS,
+            None,
+        ),
+    ],
+)
+def test_what_the_review_built_is_decided_right_or_not_at_all(
+    ask: str, arguments: dict[str, Any], result: str, go: bool | None
+) -> None:
+    decided = flag_met(arguments, ask, [read(result)])
+    assert (None if decided is None else decided[0]) is go
+
+
+@pytest.mark.parametrize(
+    ("ask", "arguments", "result"),
+    [
+        # the condition is Noor's birthday; the write goes to Sam
+        (
+            "If it's Noor's birthday today, remind Sam to bring the cake",
+            {"to": "Sam Lee"},
+            CONTACTS,
+        ),
+        # a range is no day; "from today", "by today" are not today
+        (
+            "Unless I'm on holiday today, set my 7am alarm",
+            {"time": "07:00"},
+            "holiday: 2025-03-08 to 2025-03-15",
+        ),
+        (
+            "Order a cake for Noor unless her birthday is more than a week from today",
+            {"item": "cake"},
+            CONTACT,
+        ),
+        (
+            "If the rent is due by today, pay it",
+            {"payee": "Landlord"},
+            "rent: 900\ndue: 2025-03-07",
+        ),
+        # "ask ... if" states no condition
+        ("Ask Noor if it's her birthday today", {"to": "Noor Haddad"}, CONTACT),
+    ],
+)
+def test_a_day_the_review_built_is_not_decided(
+    ask: str, arguments: dict[str, Any], result: str
+) -> None:
+    assert day_met(arguments, ask, [read(result)], MONDAY) is None
