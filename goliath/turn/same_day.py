@@ -34,6 +34,13 @@ __all__ = ["FoundDay", "day_met", "found_days", "today_from"]
 
 _DAY_WORD = re.compile(r"\b(?P<word>today|tonight|tomorrow|tmrw|yesterday)\b")
 _OFFSET = {"today": 0, "tonight": 0, "tomorrow": 1, "tmrw": 1, "yesterday": -1}
+_SAID = {
+    "today": "today",
+    "tonight": "today",
+    "tomorrow": "tomorrow",
+    "tmrw": "tomorrow",
+    "yesterday": "yesterday",
+}
 _YEARLY = frozenset({"birthday", "bday", "anniversary"})
 _NEGATION = re.compile(r"\b(?:not|never)\b|n't\b")
 _JOINED = re.compile(r"\b(?:and|or|but|either|both)\b")
@@ -55,11 +62,15 @@ class FoundDay:
     month: int
     day: int
     row_values: tuple[str, ...] = ()
+    against: str = ""
 
     @property
     def line(self) -> str:
-        """How a withheld write's note names it: ``Noor Haddad birthday: 13 March 1992``."""
-        return f"{self.row} {self.key}: {self.text}".strip()
+        """How a withheld write's note names it, with the day it was compared with:
+        ``Noor Haddad birthday: 13 March 1992; today is 10 March 2025`` (the answer is told
+        both, so it does not call the found day today)."""
+        found = f"{self.row} {self.key}: {self.text}".strip()
+        return f"{found}; {self.against}" if self.against else found
 
 
 def found_days(steps: Sequence[StepRecord]) -> list[FoundDay]:
@@ -126,10 +137,10 @@ def day_met(
     for match in _DAY_WORD.finditer(text):
         clause = condition_at(text, match.start(), match.end())
         if clause is not None:
-            conditions.append((_OFFSET[match["word"]], clause))
+            conditions.append((match["word"], clause))
     if len(conditions) != 1:
         return None
-    offset, clause = conditions[0]
+    word, clause = conditions[0]
     if (
         len(_NEGATION.findall(clause.text)) > 1
         or _JOINED.search(clause.text)
@@ -144,7 +155,8 @@ def day_met(
     today = today_from(facts)
     if found is None or today is None:
         return None
-    target = today + datetime.timedelta(days=offset)
+    target = today + datetime.timedelta(days=_OFFSET[word])
+    found = attrs.evolve(found, against=f"{_SAID[word]} is {target.day} {target:%B %Y}")
     yearly = found.year is None or bool(set(words(found.key)) & _YEARLY)
     same = (found.month, found.day) == (target.month, target.day) and (
         yearly or found.year == target.year
