@@ -29,7 +29,7 @@ import attrs
 
 from ..records import StepRecord
 from .clause import Clause, condition_at, spoken
-from .threshold import content_words, leaves, result_rows
+from .threshold import carried_texts, content_words, result_rows
 from .words import DAY_WORDS, words
 
 __all__ = ["Flag", "StateCondition", "flag_met", "found_flags", "stated_state"]
@@ -203,7 +203,7 @@ def _row_of(
     never by the state words) is that one, and the write must not name another; with none
     named ("if it's unlocked, lock it"), the row the write names by an id or name. A listed
     row neither names is no answer; a single record with no name is its own subject."""
-    carried = [v.strip().lower() for v in leaves(arguments) if isinstance(v, str) and v.strip()]
+    carried = carried_texts(arguments)
     set_forms, unset_forms = _forms(condition.key)
     state = content_words(" ".join((*set_forms, *unset_forms)))
     by_condition = _best(flags, content_words(condition.clause.text) - state)

@@ -27,7 +27,7 @@ import attrs
 from ..records import StepRecord
 from .clause import condition_at, spoken
 from .dates import calendar_day
-from .threshold import content_words, leaves, result_rows
+from .threshold import carried_texts, content_words, result_rows
 from .words import words
 
 __all__ = ["FoundDay", "day_met", "found_days", "today_from"]
@@ -109,7 +109,7 @@ def _row_of(
 ) -> FoundDay | None:
     """The date the condition is about: the row its words name (the write must not name
     another outright), else the row the write names, else the only one."""
-    carried = {v.strip().lower() for v in leaves(arguments) if isinstance(v, str) and v.strip()}
+    carried = set(carried_texts(arguments))
     scores = [len(content_words(day.row) & said) for day in named]
     best = max(scores)
     by_condition = [day for day, score in zip(named, scores, strict=True) if score == best]

@@ -34,6 +34,7 @@ __all__ = [
     "PICK_SYSTEM",
     "Comparison",
     "Found",
+    "carried_texts",
     "compare",
     "content_words",
     "found_values",
@@ -366,6 +367,11 @@ def _numbers_in(arguments: Mapping[str, Any]) -> set[float]:
         elif isinstance(value, str):
             found.update(_number(text) for text in _CARRIED.findall(value))
     return found
+
+
+def carried_texts(arguments: Mapping[str, Any]) -> list[str]:
+    """The write's text values, lower case, for finding the row it names."""
+    return [v.strip().lower() for v in leaves(arguments) if isinstance(v, str) and v.strip()]
 
 
 def leaves(value: Any) -> list[Any]:
