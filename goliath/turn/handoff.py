@@ -35,6 +35,7 @@ __all__ = [
     "KINDS",
     "HandOffVerdict",
     "asks_about_own_data",
+    "asks_to_be_told",
     "check_hand_off",
     "hand_off_schema",
     "hand_off_system",
@@ -203,6 +204,26 @@ def is_question(ask: str) -> bool:
     return bool(said) and (
         said[0] in _QUESTION_WORDS or said[0] in _READ_OPENERS or ask.rstrip().endswith("?")
     )
+
+
+_TELL_WORDS = frozenset(
+    re.findall(
+        r"[a-z]+",
+        """what whats which when where who whos whose how why whether show tell read check see
+        look know confirm sure ensure verify""",
+    )
+)
+"""Words that ask to be told or to have something checked, anywhere in a request ("add milk
+and tell me what's left", "move it, then show me Friday", "let me know if ...", "and make sure
+it's on my list")."""
+
+
+def asks_to_be_told(ask: str) -> bool:
+    """Whether ``ask`` asks to be told or shown anything, in any of its parts: a question mark,
+    or a word that asks for an answer. "Add call the bank to my to-do list" asks nothing: once
+    its write ran, a read of the list is not what the user wanted (docs/design.md, "Nothing read
+    after the asked change")."""
+    return "?" in ask or bool(_TELL_WORDS & set(words(ask.replace("'", ""))))
 
 
 def nothing_to_change(verdict: HandOffVerdict, ask: str, tools: Sequence[Tool]) -> bool:

@@ -74,23 +74,38 @@ def ungrounded_ids(
     names = id_parameters(tool)
     if not names:
         return []
-    corpus = "\n".join(
-        [
-            *seen,
-            *(
-                text
-                for step in steps
-                if step.kind == "tool"
-                for text in (*_texts(step.result), *_texts(step.output))
-            ),
-        ]
+    said = "\n".join(seen).lower()
+    found = "\n".join(
+        text
+        for step in steps
+        if step.kind == "tool"
+        for text in (*_texts(step.result), *_texts(step.output))
     ).lower()
+    corpus = f"{said}\n{found}"
+    untimed = f"{_TIMES.sub(' ', said)}\n{found}"
     missing = []
     for name in names:
         given = _given(values.get(name))
-        if not given or any(not _shown(text, corpus) for text in given):
+        if not given or any(
+            not _shown(text, untimed if text.isdigit() else corpus) for text in given
+        ):
             missing.append(name)
     return missing
+
+
+_MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec"
+_TIMES = re.compile(
+    r"\b(?:at|by|until|till|from|before|after|around|about)\s+\d{1,2}(?:[:.]\d\d)?\b"
+    r"|\b\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.|h|o'clock)\b"
+    r"|\b\d{1,2}[:.]\d\d\b"
+    rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})[a-z]*\b"
+    rf"|\b(?:{_MONTHS})[a-z]*\s+\d{{1,2}}(?:st|nd|rd|th)?\b"
+    r"|\b\d{1,2}(?:st|nd|rd|th)\b"
+)
+"""Times and days in what the user said ("at 1", "1pm", "7:30", "15 June", "the 3rd"): a
+number there is a time, not an item's id. "Reply to Noor's email saying Baan Thai at 1 is
+perfect" let the worker's ``email_id: 1`` pass as said, and the reply went to whichever email
+was number 1 (docs/design.md, "Ids come from a look-up")."""
 
 
 def _shown(value: str, corpus: str) -> bool:

@@ -18,7 +18,13 @@ from typing import Any
 from ..tools import Tool
 from .words import singular, words
 
-__all__ = ["drift_note", "drifted_values", "names_a_near_match", "near_match_values"]
+__all__ = [
+    "drift_note",
+    "drifted_values",
+    "names_a_near_match",
+    "names_an_empty_value",
+    "near_match_values",
+]
 
 _FILLER_WORDS = frozenset({"a", "an", "the", "my", "of", "to", "in", "on", "at", "for", "and"})
 
@@ -38,6 +44,25 @@ def names_a_near_match(exc: Exception, tool: Tool, tool_input: Mapping[str, Any]
         wanted & {singular(w) for w in words(after)}
         for _, _, wanted, after in _quoted_values(str(exc), tool, tool_input)
     )
+
+
+def names_an_empty_value(exc: Exception, tool: Tool, tool_input: Mapping[str, Any]) -> bool:
+    """Whether a write's ``ValueError`` names, by its own name, a parameter the call left
+    empty ("give a target temperature (target_c) or a mode" after ``target_c: null``): the
+    value was in the ask and the worker did not write it, so the call is filled again once,
+    with the error in view (docs/design.md, "A read that failed on the form of a value is
+    filled again"). An error about a value the call did give ("cannot read the day '15th'")
+    is not this: the 1.5B model wrote the same value again when shown it."""
+    if not isinstance(exc, ValueError):
+        return False
+    schema = tool.schema if isinstance(tool.schema, dict) else {}
+    message = str(exc)
+    for name in schema.get("properties") or {}:
+        value = tool_input.get(name)
+        empty = value is None or (isinstance(value, (str, list, dict)) and not value)
+        if empty and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", message):
+            return True
+    return False
 
 
 def _quoted_values(

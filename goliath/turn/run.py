@@ -50,7 +50,7 @@ from .grounding import (
     with_change,
     with_findings,
 )
-from .handoff import asks_about_own_data, check_hand_off, nothing_to_change
+from .handoff import asks_about_own_data, asks_to_be_told, check_hand_off, nothing_to_change
 from .hooks import OBSERVER_SECONDS, StopRun
 from .judge import cap_reached, found_nothing
 from .lookup import LookUp, lookup_hint
@@ -210,6 +210,8 @@ class Turn(TurnState):
         self, available: list[Tool], context_text: str | None, failed: InvalidPlan | None
     ) -> Plan | InvalidPlan:
         plan = await self._next_plan(available, context_text, failed)
+        if isinstance(plan, Plan) and self._read_after_change(plan, available):
+            return Plan(kind="answer", brief="reply")  # the change was the ask: say it is done
         if isinstance(plan, Plan) and plan.kind == "answer":
             reader = hit_reader(available, self.steps, self.ask)  # a hit is read first
             if reader is not None:
@@ -231,6 +233,25 @@ class Turn(TurnState):
                         self.planned = [plan.tool or "", *self.planned]
                     return Plan(kind="tool", brief=opener.description, tool=opener.name)
         return plan
+
+    def _read_after_change(self, plan: Plan, available: list[Tool]) -> bool:
+        """Whether ``plan`` reads after the turn's write ran, for an ask that asks to be told
+        nothing: "add call the bank to my to-do list" became ``create_task`` then
+        ``list_tasks``, and the answer recited the list (docs/design.md, "Nothing read after
+        the asked change")."""
+        if plan.kind != "tool":
+            return False
+        tools = {tool.name: tool for tool in available}
+        tool = tools.get(plan.tool or "")
+        if tool is None or tool.writes:
+            return False
+        if any(name in tools and tools[name].writes for name in self.planned or ()):
+            return False  # a read that a planned change waits for (a look-up)
+        changed = any(
+            step.kind == "tool" and step.writes and not (step.skipped or step.failed or step.cached)
+            for step in self.steps
+        )
+        return changed and not asks_to_be_told(self.ask)
 
     async def _next_plan(
         self, available: list[Tool], context_text: str | None, failed: InvalidPlan | None

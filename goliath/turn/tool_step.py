@@ -72,11 +72,17 @@ from .intent import asks_for_write, withheld_note
 from .judge import duplicate_verdict, last_two_failed, prerequisites_met
 from .lookup import LookUp, ungrounded_ids
 from .prompts import answer_user, arguments_correction, arguments_system, repair_note
-from .repair import drift_note, drifted_values, names_a_near_match, near_match_values
+from .repair import (
+    drift_note,
+    drifted_values,
+    names_a_near_match,
+    names_an_empty_value,
+    near_match_values,
+)
 from .same_day import day_met
 from .state import TurnState
 from .threshold import threshold_met
-from .write_gate import is_absent, withheld_write
+from .write_gate import adds_item, is_absent, read_nothing, withheld_write
 
 __all__ = ["Escalation", "Skipped", "Withheld", "resume_tool_step", "run_tool_step"]
 
@@ -206,7 +212,13 @@ async def run_tool_step(
         elif (
             turn.config.condition_check
             and states_condition(turn.ask)
-            and not (asks_about_presence(turn.ask) and is_absent(tool, tool_input, turn.steps))
+            and not (
+                asks_about_presence(turn.ask)
+                and (
+                    is_absent(tool, tool_input, turn.steps)
+                    or (adds_item(tool.name) and read_nothing(turn.steps))
+                )
+            )
         ):  # "unless it's already there", and nothing like it was found: it goes ahead
             condition = await condition_met(turn.caller, tool, tool_input, turn.ask, turn.steps)
             if condition is not None:
@@ -530,6 +542,7 @@ async def _execute(
         text = str(without_instructions(report_tool_error(tool, exc, step), lines=True))
         if not isinstance(exc, GoliathError) and (  # a refusal written for the model stands
             (not tool.writes and isinstance(exc, (ValueError, TypeError)))  # a value's form
+            or (tool.writes and names_an_empty_value(exc, tool, tool_input))  # one left out
             or names_a_near_match(
                 exc, tool, tool_input
             )  # "no trip 'Marrakech trip'; there are: ..."

@@ -32,6 +32,7 @@ from typing import Any
 
 from ..records import StepRecord
 from ..tools import Tool
+from .judge import found_nothing
 from .words import singular
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "adds_item",
     "changes_item",
     "is_absent",
+    "read_nothing",
     "sets_anything",
     "withheld_write",
 ]
@@ -113,6 +115,19 @@ def is_absent(tool: Tool, arguments: Mapping[str, Any], steps: Sequence[StepReco
     if not values or not wanted:
         return False
     return not any(wanted & _words(value) for value in values)
+
+
+def read_nothing(steps: Sequence[StepRecord]) -> bool:
+    """Whether the turn's reads ran and every one of them found nothing: "add Coastline Radio to
+    my Running playlist unless it's already on it" read the playlist searched for the song and
+    got no items, so nothing there can be the item; asked, the 1.5B model withheld the add
+    (dev, 2026-12-05; docs/design.md, "Nothing read after the asked change")."""
+    reads = [
+        step
+        for step in steps
+        if step.kind == "tool" and not step.writes and not (step.failed or step.skipped)
+    ]
+    return bool(reads) and all(found_nothing(step) for step in reads)
 
 
 def _verb(name: str) -> str:

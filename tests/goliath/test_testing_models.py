@@ -65,8 +65,8 @@ class TestTestModel:
     ) -> None:
         model = TestModel()
         agent = Agent(model, tools=[list_items, add_item, price], auto_approve=True)
-        async with agent:
-            result = await agent.run("do everything")
+        async with agent:  # an ask that asks to be told: a read may follow the change
+            result = await agent.run("do everything, then tell me the price")
         assert _tools(result) == ["list_items", "add_item", "price"]
         assert not any(step.failed for step in result.steps)
         assert result.steps[1].input == {"item": "item", "count": 1}

@@ -1,0 +1,298 @@
+"""Four rules measured on dev on 2026-12-05 (third session): nothing read after the asked change,
+a number said as a time is no id, a write that left out a value its error names is filled
+again, and an add whose condition is "unless it's already there" goes ahead when every read
+found nothing (goliath/turn/run.py, lookup.py, repair.py, write_gate.py; docs/design.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from goliath import Agent, tool
+from goliath.events import CheckEvent
+from goliath.testing import FakeModel
+from goliath.tools import Tool
+from goliath.turn.handoff import asks_to_be_told
+from goliath.turn.lookup import ungrounded_ids
+from goliath.turn.repair import names_an_empty_value
+
+from ..spec.helpers import answer_plan, args, labels, run_turn, text
+
+
+class Home:
+    """A task list, an inbox and a thermostat, recording each call's arguments."""
+
+    def __init__(self) -> None:
+        self.inputs: dict[str, list[dict[str, Any]]] = {}
+        self.tasks: list[str] = ["Pick up prescription"]
+        self.playlist: list[str] = []
+        home = self
+
+        @tool
+        def list_tasks() -> list[dict[str, Any]]:
+            """The open tasks."""
+            home.record("list_tasks")
+            return [{"title": title} for title in home.tasks]
+
+        @tool(writes=True)
+        def create_task(title: str) -> str:
+            """Add a task.
+
+            Args:
+                title: What to do.
+            """
+            home.record("create_task", title=title)
+            home.tasks.append(title)
+            return "added"
+
+        @tool
+        def list_emails() -> list[dict[str, Any]]:
+            """The inbox, newest first, with each email's id."""
+            home.record("list_emails")
+            return [{"id": 7, "from": "Noor Haddad", "subject": "Lunch - Thai place?"}]
+
+        @tool(writes=True)
+        def reply_to_email(email_id: int, body: str) -> str:
+            """Reply to an email.
+
+            Args:
+                email_id: The email's id, as list_emails shows it.
+                body: The reply.
+            """
+            home.record("reply_to_email", email_id=email_id, body=body)
+            return "sent"
+
+        @tool(writes=True)
+        def set_thermostat(target_c: float | None = None, mode: str | None = None) -> str:
+            """Set the heating.
+
+            Args:
+                target_c: The temperature to heat to, in °C.
+                mode: heat, cool or off.
+            """
+            home.record("set_thermostat", target_c=target_c, mode=mode)
+            if target_c is None and mode is None:
+                raise ValueError("give a target temperature (target_c) or a mode")
+            return "set"
+
+        @tool
+        def get_playlist(name: str, search: str | None = None) -> list[dict[str, Any]]:
+            """A playlist's songs, optionally only those matching a search.
+
+            Args:
+                name: The playlist.
+                search: Only songs whose title matches.
+            """
+            home.record("get_playlist", name=name, search=search)
+            return [{"title": title} for title in home.playlist if not search or search in title]
+
+        @tool(writes=True)
+        def add_to_playlist(playlist: str, song: str) -> str:
+            """Add a song to a playlist.
+
+            Args:
+                playlist: The playlist.
+                song: The song's title.
+            """
+            home.record("add_to_playlist", playlist=playlist, song=song)
+            home.playlist.append(song)
+            return "added"
+
+        self.tools: list[Tool] = [
+            list_tasks,
+            create_task,
+            list_emails,
+            reply_to_email,
+            set_thermostat,
+            get_playlist,
+            add_to_playlist,
+        ]
+
+    def record(self, function: str, /, **values: Any) -> None:
+        self.inputs.setdefault(function, []).append(values)
+
+
+@pytest.fixture
+def home() -> Home:
+    return Home()
+
+
+# ---------------------------------------------------------------- nothing read after the change
+
+
+async def test_a_read_planned_after_the_asked_change_is_not_run(home: Home) -> None:
+    model = FakeModel(
+        [
+            {"json": {"call": "create_task", "then": "list_tasks"}},
+            args(title="Call the bank about my card"),
+            text("Added 'Call the bank about my card' to your to-do list."),
+        ]
+    )
+    result = await run_turn(
+        model, "add call the bank about my card to my to-do list", tools=home.tools
+    )
+    assert "list_tasks" not in home.inputs
+    assert [step.tool for step in result.steps if step.kind == "tool"] == ["create_task"]
+    assert labels(model) == ["conductor", "arguments", "answer"]
+
+
+async def test_a_read_the_ask_asks_for_still_runs_after_the_change(home: Home) -> None:
+    model = FakeModel(
+        [
+            {"json": {"call": "create_task", "then": "list_tasks"}},
+            args(title="Call the bank"),
+            text("Added it; you have two tasks."),
+        ]
+    )
+    await run_turn(model, "add call the bank and tell me what's left", tools=home.tools)
+    assert home.inputs["list_tasks"] == [{}]
+
+
+async def test_a_read_after_a_change_that_did_not_run_still_runs(home: Home) -> None:
+    """Nothing changed (the person declined): the planned read is the turn's to make."""
+    model = FakeModel(
+        [
+            {"json": {"call": "create_task", "then": "list_tasks"}},
+            args(title="Call the bank"),
+            text("Nothing added; you have one task."),
+        ]
+    )
+    await run_turn(
+        model,
+        "add call the bank to my to-do list",
+        tools=home.tools,
+        auto_approve=False,
+        confirm=lambda request: False,
+    )
+    assert home.tasks == ["Pick up prescription"]
+    assert home.inputs["list_tasks"] == [{}]
+
+
+@pytest.mark.parametrize(
+    ("ask", "told"),
+    [
+        ("add call the bank about my card to my to-do list", False),
+        ("put dish soap on my shopping list", False),
+        ("add milk and tell me what's left on the list", True),
+        ("move it to Friday, then show me Friday", True),
+        ("add bread, and let me know if anything else is due", True),
+        ("is the porch light on? switch it off", True),
+    ],
+)
+def test_asks_to_be_told(ask: str, told: bool) -> None:
+    assert asks_to_be_told(ask) is told
+
+
+# ---------------------------------------------------------------- a time is no id
+
+
+@pytest.mark.parametrize(
+    "ask",
+    [
+        "reply to Noor's email saying Baan Thai at 1 is perfect",
+        "reply that 7pm works",
+        "tell her 7:30 is fine",
+        "reply that the 3rd works",
+        "reply that 7 March is fine",
+    ],
+)
+def test_a_number_said_as_a_time_or_day_is_no_id(home: Home, ask: str) -> None:
+    reply = next(t for t in home.tools if t.name == "reply_to_email")
+    value = next(word for word in ("1", "7", "3") if word in ask)
+    assert ungrounded_ids(reply, {"email_id": int(value), "body": "ok"}, [], [ask]) == [
+        "email_id"
+    ]
+
+
+def test_a_number_said_as_the_item_is_an_id(home: Home) -> None:
+    reply = next(t for t in home.tools if t.name == "reply_to_email")
+    assert ungrounded_ids(reply, {"email_id": 4, "body": "ok"}, [], ["reply to email 4"]) == []
+
+
+async def test_an_id_said_only_as_a_time_is_looked_up_first(home: Home) -> None:
+    model = FakeModel(
+        [
+            {"json": {"call": "reply_to_email", "then": "answer_the_user"}},
+            args(email_id=1, body="Baan Thai at 1 is perfect"),
+            {"json": {"call": "list_emails"}},  # the look-up
+            {"json": {"call": "reply_to_email"}},
+            args(email_id=7, body="Baan Thai at 1 is perfect"),
+            text("Replied to Noor."),
+        ]
+    )
+    await run_turn(
+        model, "reply to Noor's email saying Baan Thai at 1 is perfect", tools=home.tools
+    )
+    assert home.inputs["list_emails"] == [{}]
+    assert home.inputs["reply_to_email"] == [{"email_id": 7, "body": "Baan Thai at 1 is perfect"}]
+
+
+# ---------------------------------------------------------------- a value left out, named
+
+
+async def test_a_write_that_left_out_a_value_its_error_names_is_filled_again(home: Home) -> None:
+    model = FakeModel(
+        [
+            {"json": {"call": "set_thermostat", "then": "answer_the_user"}},
+            args(target_c=None, mode=None),
+            args(target_c=20.5, mode=None),  # the repair: the error in view, no plan call
+            text("The heating is set to 20.5."),
+        ]
+    )
+    result = await run_turn(model, "put the heating up to 20.5", tools=home.tools)
+    assert [c["target_c"] for c in home.inputs["set_thermostat"]] == [None, 20.5]
+    assert labels(model) == ["conductor", "arguments", "arguments", "answer"]
+    assert "That call failed" in model.calls[2].prompt
+    assert [s.failed for s in result.steps if s.kind == "tool"] == [True, False]
+
+
+def test_an_error_about_a_value_given_is_not_a_value_left_out(home: Home) -> None:
+    thermostat = next(t for t in home.tools if t.name == "set_thermostat")
+    given = ValueError("target_c 45 is above the maximum of 30")
+    assert not names_an_empty_value(given, thermostat, {"target_c": 45, "mode": None})
+    left_out = ValueError("give a target temperature (target_c) or a mode")
+    assert names_an_empty_value(left_out, thermostat, {"target_c": None, "mode": None})
+    assert not names_an_empty_value(
+        LookupError("give target_c"), thermostat, {"target_c": None, "mode": None}
+    )
+
+
+# ---------------------------------------------------------------- every read found nothing
+
+
+async def test_an_add_unless_there_goes_ahead_when_the_read_found_nothing(home: Home) -> None:
+    model = FakeModel(
+        [
+            {"json": {"call": "get_playlist", "then": "add_to_playlist"}},
+            args(name="Running", search="Coastline Radio"),
+            {"json": {"call": "add_to_playlist"}},
+            args(playlist="Running", song="Coastline Radio"),
+            text("Added Coastline Radio to Running."),
+        ]
+    )
+    async with Agent(model, tools=home.tools, auto_approve=True, condition_check=True) as agent:
+        result = await agent.run(
+            "add Coastline Radio to my Running playlist unless it's already on it"
+        )
+    assert "condition" not in labels(model)  # no yes/no question: nothing there to be it
+    assert home.playlist == ["Coastline Radio"]
+    assert not [e for e in result.trace if isinstance(e, CheckEvent) and e.check == "condition"]
+
+
+async def test_an_add_unless_there_is_asked_about_when_the_read_found_items(home: Home) -> None:
+    home.playlist = ["Coastline Radio (live)"]
+    model = FakeModel(
+        [
+            {"json": {"call": "get_playlist", "then": "add_to_playlist"}},
+            args(name="Running", search="Coastline"),
+            {"json": {"call": "add_to_playlist"}},
+            args(playlist="Running", song="Coastline Radio"),
+            {"json": {"go": "no"}, "scores": {"yes": -2.0, "no": -0.1}},
+            text("It is already there."),
+        ]
+    )
+    async with Agent(model, tools=home.tools, auto_approve=True, condition_check=True) as agent:
+        await agent.run("add Coastline Radio to my Running playlist unless it's already on it")
+    assert "condition" in labels(model)
+    assert home.playlist == ["Coastline Radio (live)"]
