@@ -17,7 +17,7 @@ from goliath.turn.handoff import asks_to_be_told
 from goliath.turn.lookup import ungrounded_ids
 from goliath.turn.repair import names_an_empty_value
 
-from ..spec.helpers import answer_plan, args, labels, run_turn, text
+from ..spec.helpers import args, labels, run_turn, text
 
 
 class Home:
@@ -200,9 +200,7 @@ def test_asks_to_be_told(ask: str, told: bool) -> None:
 def test_a_number_said_as_a_time_or_day_is_no_id(home: Home, ask: str) -> None:
     reply = next(t for t in home.tools if t.name == "reply_to_email")
     value = next(word for word in ("1", "7", "3") if word in ask)
-    assert ungrounded_ids(reply, {"email_id": int(value), "body": "ok"}, [], [ask]) == [
-        "email_id"
-    ]
+    assert ungrounded_ids(reply, {"email_id": int(value), "body": "ok"}, [], [ask]) == ["email_id"]
 
 
 def test_a_number_said_as_the_item_is_an_id(home: Home) -> None:
