@@ -177,6 +177,11 @@ _COMMANDS = _VERBS | {
 }
 """First words of a request (not of its content: "Water twice a day now" is the new text)."""
 _FILLER = frozenset({"a", "an", "the", "my", "me", "new", "for", "to", "please", "some", "one"})
+_PLACEHOLDERS = frozenset(
+    {"something", "anything", "thing", "things", "stuff", "whatever", "someone", "somebody"}
+)
+"""Words that stand for a value the user has not said yet ("add something to my list")."""
+_GLUE_WORDS = frozenset({"on", "in", "at", "of", "into", "onto", "and", "it", "this", "that"})
 
 
 def copied_ask(
@@ -222,9 +227,22 @@ def copied_ask(
             and bool(nouns & set(said))
             and set(said) <= nouns | _VERBS | _FILLER  # "set a reminder", not "Reading light"
         )
-        if whole or kind:
+        if whole or kind or _placeholder(said, asked, tool, nouns):
             copied.append(name)
     return copied
+
+
+def _placeholder(said: list[str], asked: list[str], tool: Tool, nouns: set[str]) -> bool:
+    """Whether a value is the request's own words around a placeholder and nothing else: "add
+    something to my list" as the task's title (dev `tasks-add-missing-title-1` added that task;
+    the user had not said what). Besides the placeholder, only the request's verbs, glue words,
+    the kind of thing the tool makes and the words of its parameters' names may be left."""
+    if not (_PLACEHOLDERS & set(said)) or not set(said) <= set(asked):
+        return False
+    schema = tool.schema if isinstance(tool.schema, dict) else {}
+    named = {word for parameter in schema.get("properties") or {} for word in words(parameter)}
+    spare = _COMMANDS | _FILLER | _PLACEHOLDERS | _GLUE_WORDS | nouns | named
+    return set(said) <= spare
 
 
 def copy_note(names: Sequence[str]) -> str:

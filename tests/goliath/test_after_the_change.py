@@ -36,11 +36,12 @@ class Home:
             return [{"title": title} for title in home.tasks]
 
         @tool(writes=True)
-        def create_task(title: str) -> str:
+        def create_task(title: str, list_name: str | None = None) -> str:
             """Add a task.
 
             Args:
                 title: What to do.
+                list_name: The list to add it to.
             """
             home.record("create_task", title=title)
             home.tasks.append(title)
@@ -294,3 +295,47 @@ async def test_an_add_unless_there_is_asked_about_when_the_read_found_items(home
         await agent.run("add Coastline Radio to my Running playlist unless it's already on it")
     assert "condition" in labels(model)
     assert home.playlist == ["Coastline Radio (live)"]
+
+
+# ---------------------------------------------------------------- a placeholder is no value
+
+
+@pytest.mark.parametrize(
+    ("title", "copied"),
+    [
+        ("add something to my list", True),
+        ("something", True),
+        ("something for Noor", False),
+        ("buy something nice", False),
+    ],
+)
+def test_a_value_that_only_stands_for_one_is_the_request_copied(title: str, copied: bool) -> None:
+    from goliath.turn.given import copied_ask
+
+    @tool(writes=True)
+    def create_task(title: str, list_name: str | None = None) -> str:
+        """Add a task.
+
+        Args:
+            title: What to do.
+            list_name: The list.
+        """
+        return "added"
+
+    ask = "add something to my list for Wednesday, something for Noor, buy something nice"
+    assert bool(copied_ask(create_task, {"title": title}, ask)) is copied
+
+
+async def test_an_add_of_something_unsaid_asks_the_user(home: Home) -> None:
+    model = FakeModel(
+        [
+            {"json": {"call": "create_task", "then": "answer_the_user"}},
+            args(title="add something to my list"),
+            args(title="something"),  # the retry, with the copy note: still no value
+            text("What should I add to your list?"),
+        ]
+    )
+    result = await run_turn(model, "add something to my list for Wednesday", tools=home.tools)
+    assert "create_task" not in home.inputs
+    assert [s.skipped for s in result.steps if s.kind == "tool"] == [True]
+    assert "copied the request into title" in model.calls[2].prompt
