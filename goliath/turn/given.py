@@ -381,7 +381,9 @@ def widened_filters(tool: Tool, values: Mapping[str, Any], said: str) -> list[st
     conversation) was the model's guess, and an empty result is the sign it guessed wrong.
     A value with a digit or a day word is a date or number the model resolved from the ask
     ("today" → "2025-03-10"): dropping it would answer about other days, so it stays, as do
-    booleans and required parameters."""
+    booleans and required parameters. A list of texts with an item nobody named, and a number
+    nobody said, are guesses too (a recipe search with ``ingredients: [..., flour, eggs]`` and
+    ``max_minutes: 30`` for "how much feta for the spinach pie?")."""
     if tool.writes:
         return []
     schema = tool.schema if isinstance(tool.schema, dict) else {}
@@ -391,16 +393,42 @@ def widened_filters(tool: Tool, values: Mapping[str, Any], said: str) -> list[st
     dropped = []
     for name, value in values.items():
         spec = properties.get(name)
-        if name in required or not isinstance(spec, Mapping) or not isinstance(value, str):
-            continue
-        if not value.strip() or _DIGIT.search(value) or gives_day(value):
+        if name in required or not isinstance(spec, Mapping):
             continue
         if value == spec.get("default", _default_of(tool, name)):
+            continue
+        if _guessed_list(value, heard) or _guessed_number(value, said):
+            dropped.append(name)  # "ingredients: [spinach, feta, flour, eggs]", "max_minutes: 30"
+            continue
+        if not isinstance(value, str):
+            continue
+        if not value.strip() or _DIGIT.search(value) or gives_day(value):
             continue
         named = {singular(word) for word in words(value)} - _GLUE
         if named and not named & heard:
             dropped.append(name)
     return dropped
+
+
+def _guessed_list(value: Any, heard: set[str]) -> bool:
+    """A list of texts with an item the user did not name: "how much feta do I need for the
+    spinach pie?" searched recipes with ``ingredients: [spinach, feta cheese, flour, eggs,
+    butter, ...]`` and found nothing (dev `typed-feta-for-six-1`)."""
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        return False
+    return any(
+        (named := {singular(word) for word in words(item)} - _GLUE) and not named & heard
+        for item in value
+        if not _DIGIT.search(item) and not gives_day(item)
+    )
+
+
+def _guessed_number(value: Any, said: str) -> bool:
+    """A number the user did not say ("max_minutes: 30" for a recipe search)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    number = f"{value:g}" if isinstance(value, float) else str(value)
+    return re.search(rf"(?<![\d.]){re.escape(number)}(?![\d])", said) is None
 
 
 def _default_of(tool: Tool, name: str) -> Any:

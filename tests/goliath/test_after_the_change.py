@@ -339,3 +339,45 @@ async def test_an_add_of_something_unsaid_asks_the_user(home: Home) -> None:
     assert "create_task" not in home.inputs
     assert [s.skipped for s in result.steps if s.kind == "tool"] == [True]
     assert "copied the request into title" in model.calls[2].prompt
+
+
+# ---------------------------------------------------------------- guessed lists and numbers
+
+
+def test_a_guessed_list_or_number_is_dropped_from_a_read_that_found_nothing() -> None:
+    from goliath.turn.given import widened_filters
+
+    @tool
+    def search_recipes(
+        query: str,
+        ingredients: list[str] | None = None,
+        max_minutes: int | None = None,
+        servings: int = 4,
+    ) -> list[str]:
+        """Recipes.
+
+        Args:
+            query: Words of the name.
+            ingredients: Only recipes with all of these.
+            max_minutes: Only recipes at most this long.
+            servings: For how many.
+        """
+        return []
+
+    guessed = {
+        "query": "spinach pie",
+        "ingredients": ["spinach", "feta cheese", "flour", "eggs"],
+        "max_minutes": 30,
+        "servings": 6,
+    }
+    ask = "how much feta do I need to make the spinach pie for 6 people?"
+    assert widened_filters(search_recipes, guessed, ask) == ["ingredients", "max_minutes"]
+    said = {**guessed, "ingredients": ["spinach", "feta"], "max_minutes": 45}
+    assert (
+        widened_filters(search_recipes, said, "a spinach and feta pie for 6, under 45 minutes")
+        == []
+    )
+    assert widened_filters(search_recipes, {**guessed, "servings": 4}, ask) == [
+        "ingredients",
+        "max_minutes",
+    ]  # the default is no guess
