@@ -397,7 +397,7 @@ def widened_filters(tool: Tool, values: Mapping[str, Any], said: str) -> list[st
             continue
         if value == spec.get("default", _default_of(tool, name)):
             continue
-        if _guessed_list(value, heard) or _guessed_number(value, said):
+        if _guessed_list(value, heard) or _guessed_number(name, value, said):
             dropped.append(name)  # "ingredients: [spinach, feta, flour, eggs]", "max_minutes: 30"
             continue
         if not isinstance(value, str):
@@ -411,24 +411,34 @@ def widened_filters(tool: Tool, values: Mapping[str, Any], said: str) -> list[st
 
 
 def _guessed_list(value: Any, heard: set[str]) -> bool:
-    """A list of texts with an item the user did not name: "how much feta do I need for the
-    spinach pie?" searched recipes with ``ingredients: [spinach, feta cheese, flour, eggs,
-    butter, ...]`` and found nothing (dev `typed-feta-for-six-1`)."""
+    """A list of texts most of whose items the user did not name: "how much feta do I need for
+    the spinach pie?" searched recipes with ``ingredients: [spinach, feta cheese, flour, eggs,
+    butter, ...]`` and found nothing (dev `typed-feta-for-six-1`). A list with half or more
+    of its items said ("groceries and eating out" as ``[Groceries, Restaurants]``) stays."""
     if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
         return False
-    return any(
-        (named := {singular(word) for word in words(item)} - _GLUE) and not named & heard
+    unheard = [
+        item
         for item in value
-        if not _DIGIT.search(item) and not gives_day(item)
-    )
+        if (named := {singular(word) for word in words(item)} - _GLUE) and not named & heard
+    ]
+    return len(unheard) * 2 > len(value)
 
 
-def _guessed_number(value: Any, said: str) -> bool:
-    """A number the user did not say ("max_minutes: 30" for a recipe search)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+_DATED = re.compile(r"year|month|week|day|date", re.IGNORECASE)
+
+
+def _guessed_number(name: str, value: Any, said: str) -> bool:
+    """A number the user did not say ("max_minutes: 30" for a recipe search): not in their
+    digits, with no number in words beside them ("under thirty minutes" may be it), and not a
+    window of days or a year worked out from "last year" or "this month"."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or _DATED.search(name):
+        return False
+    text = said.lower().replace(",", "")
+    if any(word in _NUMBER_WORDS for word in _WORD.findall(text)):
         return False
     number = f"{value:g}" if isinstance(value, float) else str(value)
-    return re.search(rf"(?<![\d.]){re.escape(number)}(?![\d])", said) is None
+    return re.search(rf"(?<![\d.]){re.escape(number)}(?![\d])", text) is None
 
 
 def _default_of(tool: Tool, name: str) -> Any:

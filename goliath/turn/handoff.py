@@ -210,8 +210,12 @@ _TELL_WORDS = frozenset(
     re.findall(
         r"[a-z]+",
         """what whats which when where who whos whose how why whether show tell read check see
-        look know confirm sure ensure verify""",
+        look know confirm sure ensure verify open display anything""",
     )
+)
+_TELL_PHRASES = re.compile(
+    r"\b(?:give|get|find|pull up|bring up|read out)\s+me\b"
+    r"|(?:\band|\bthen|\balso|,)\s+(?:list|give|get|find|pull up|bring up)\b"
 )
 """Words that ask to be told or to have something checked, anywhere in a request ("add milk
 and tell me what's left", "move it, then show me Friday", "let me know if ...", "and make sure
@@ -223,7 +227,12 @@ def asks_to_be_told(ask: str) -> bool:
     or a word that asks for an answer. "Add call the bank to my to-do list" asks nothing: once
     its write ran, a read of the list is not what the user wanted (docs/design.md, "Nothing read
     after the asked change")."""
-    return "?" in ask or bool(_TELL_WORDS & set(words(ask.replace("'", ""))))
+    spoken = ask.lower().replace("\u2019", "'")
+    return (
+        "?" in ask
+        or bool(_TELL_WORDS & set(words(spoken.replace("'", ""))))
+        or _TELL_PHRASES.search(spoken) is not None
+    )
 
 
 def nothing_to_change(verdict: HandOffVerdict, ask: str, tools: Sequence[Tool]) -> bool:

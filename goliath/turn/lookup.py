@@ -22,6 +22,7 @@ import attrs
 
 from ..records import StepRecord
 from ..tools import Tool
+from .words import words
 
 __all__ = ["LookUp", "id_parameters", "lookup_hint", "ungrounded_ids"]
 
@@ -74,7 +75,7 @@ def ungrounded_ids(
     names = id_parameters(tool)
     if not names:
         return []
-    said = "\n".join(seen).lower()
+    said = "\n".join(seen).lower().replace("\u2019", "'")
     found = "\n".join(
         text
         for step in steps
@@ -82,30 +83,36 @@ def ungrounded_ids(
         for text in (*_texts(step.result), *_texts(step.output))
     ).lower()
     corpus = f"{said}\n{found}"
-    untimed = f"{_TIMES.sub(' ', said)}\n{found}"
     missing = []
     for name in names:
         given = _given(values.get(name))
         if not given or any(
-            not _shown(text, untimed if text.isdigit() else corpus) for text in given
+            not (_named_number(text, said, _id_words(tool, name)) or _shown(text, found))
+            if text.isdigit()
+            else not _shown(text, corpus)
+            for text in given
         ):
             missing.append(name)
     return missing
 
 
-_MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec"
-_TIMES = re.compile(
-    r"\b(?:at|by|until|till|from|before|after|around|about)\s+\d{1,2}(?:[:.]\d\d)?\b"
-    r"|\b\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.|h|o'clock)\b"
-    r"|\b\d{1,2}[:.]\d\d\b"
-    rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})[a-z]*\b"
-    rf"|\b(?:{_MONTHS})[a-z]*\s+\d{{1,2}}(?:st|nd|rd|th)?\b"
-    r"|\b\d{1,2}(?:st|nd|rd|th)\b"
-)
-"""Times and days in what the user said ("at 1", "1pm", "7:30", "15 June", "the 3rd"): a
-number there is a time, not an item's id. "Reply to Noor's email saying Baan Thai at 1 is
-perfect" let the worker's ``email_id: 1`` pass as said, and the reply went to whichever email
-was number 1 (docs/design.md, "Ids come from a look-up")."""
+def _id_words(tool: Tool, name: str) -> set[str]:
+    """Words that may stand before an item's number in what the user says: "id", "number",
+    and the parameter's and function's own nouns ("email 4" for ``reply_to_email``'s
+    ``email_id``)."""
+    own = {word for word in (*words(name), *words(tool.name)) if len(word) > 2}
+    return (own - {"ids"}) | {"id", "number", "no", "num", "item"}
+
+
+def _named_number(value: str, said: str, id_words: set[str]) -> bool:
+    """Whether the user's (or the app's) words give the number as an item's, after one of
+    ``id_words`` or "#" ("email 4", "task #104", "id: 7"). Any other number there is a time, a
+    count or an amount: "reply to Noor's email saying Baan Thai at 1 is perfect" let the
+    worker's ``email_id: 1`` pass as said, and the reply went to whichever email was number 1
+    (dev, 2026-12-05; docs/design.md, "Ids come from a look-up")."""
+    before = "|".join(re.escape(word) for word in sorted(id_words))
+    pattern = rf"(?:#\s*|\b(?:{before})s?\b\.?\s*[:#]?\s*){re.escape(value)}(?![\w-])"
+    return re.search(pattern, said) is not None
 
 
 def _shown(value: str, corpus: str) -> bool:

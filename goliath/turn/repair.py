@@ -51,18 +51,23 @@ def names_an_empty_value(exc: Exception, tool: Tool, tool_input: Mapping[str, An
     empty ("give a target temperature (target_c) or a mode" after ``target_c: null``): the
     value was in the ask and the worker did not write it, so the call is filled again once,
     with the error in view (docs/design.md, "A read that failed on the form of a value is
-    filled again"). An error about a value the call did give ("cannot read the day '15th'")
-    is not this: the 1.5B model wrote the same value again when shown it."""
+    filled again"). An error about a value the call did give ("cannot read the day '15th'",
+    "target_c 35 is above the maximum; use mode 'boost'") is not this: every parameter the
+    error names must be empty. Shown a value it gave, the 1.5B model wrote it again."""
     if not isinstance(exc, ValueError):
         return False
     schema = tool.schema if isinstance(tool.schema, dict) else {}
     message = str(exc)
-    for name in schema.get("properties") or {}:
-        value = tool_input.get(name)
-        empty = value is None or (isinstance(value, (str, list, dict)) and not value)
-        if empty and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", message):
-            return True
-    return False
+    named = [
+        name
+        for name in schema.get("properties") or {}
+        if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", message)
+    ]
+    return bool(named) and all(_empty(tool_input.get(name)) for name in named)
+
+
+def _empty(value: Any) -> bool:
+    return value is None or (isinstance(value, (str, list, dict)) and not value)
 
 
 def _quoted_values(

@@ -82,7 +82,7 @@ from .repair import (
 from .same_day import day_met
 from .state import TurnState
 from .threshold import threshold_met
-from .write_gate import adds_item, is_absent, read_nothing, withheld_write
+from .write_gate import adds_item, is_absent, names_the_place, read_nothing, withheld_write
 
 __all__ = ["Escalation", "Skipped", "Withheld", "resume_tool_step", "run_tool_step"]
 
@@ -216,7 +216,11 @@ async def run_tool_step(
                 asks_about_presence(turn.ask)
                 and (
                     is_absent(tool, tool_input, turn.steps)
-                    or (adds_item(tool.name) and read_nothing(turn.steps))
+                    or (
+                        adds_item(tool.name)
+                        and names_the_place(turn.ask)
+                        and read_nothing(turn.steps)
+                    )
                 )
             )
         ):  # "unless it's already there", and nothing like it was found: it goes ahead

@@ -41,6 +41,7 @@ __all__ = [
     "adds_item",
     "changes_item",
     "is_absent",
+    "names_the_place",
     "read_nothing",
     "sets_anything",
     "withheld_write",
@@ -121,13 +122,26 @@ def read_nothing(steps: Sequence[StepRecord]) -> bool:
     """Whether the turn's reads ran and every one of them found nothing: "add Coastline Radio to
     my Running playlist unless it's already on it" read the playlist searched for the song and
     got no items, so nothing there can be the item; asked, the 1.5B model withheld the add
-    (dev, 2026-12-05; docs/design.md, "Nothing read after the asked change")."""
-    reads = [
-        step
-        for step in steps
-        if step.kind == "tool" and not step.writes and not (step.failed or step.skipped)
-    ]
-    return bool(reads) and all(found_nothing(step) for step in reads)
+    (dev, 2026-12-05; docs/design.md, "An add 'unless it's already there' goes ahead when every
+    read found nothing"). A read that failed or was skipped saw nothing either way: then this
+    says nothing."""
+    reads = [step for step in steps if step.kind == "tool" and not step.writes]
+    if not reads or any(step.failed or step.skipped for step in reads):
+        return False
+    return all(found_nothing(step) for step in reads)
+
+
+_ALREADY_THERE = re.compile(
+    r"\balready\b|\b(?:there|on it|in it|on them|in them)\b"
+    r"|\bon (?:my |the |our )?(?:[a-z]+ )?(?:list|playlist|calendar)\b"
+)
+
+
+def names_the_place(ask: str) -> bool:
+    """Whether a presence condition speaks of the item being somewhere ("unless it's already
+    on it", "if it's not on my list", "unless they're there"), not of something else that is
+    or is not so ("if it's not going to rain")."""
+    return _ALREADY_THERE.search(ask.lower().replace("\u2019", "'")) is not None
 
 
 def _verb(name: str) -> str:

@@ -179,6 +179,12 @@ async def test_a_read_after_a_change_that_did_not_run_still_runs(home: Home) -> 
         ("move it to Friday, then show me Friday", True),
         ("add bread, and let me know if anything else is due", True),
         ("is the porch light on? switch it off", True),
+        ("add eggs to my list and give me the whole list", True),
+        ("add milk and list everything on it", True),
+        ("delete the spam email and open the one from my boss", True),
+        ("text Mum I'm on my way and get me directions home", True),
+        ("move the dentist to Friday, anything else on that day", True),
+        ("add bread and display my list", True),
     ],
 )
 def test_asks_to_be_told(ask: str, told: bool) -> None:
@@ -196,6 +202,10 @@ def test_asks_to_be_told(ask: str, told: bool) -> None:
         "tell her 7:30 is fine",
         "reply that the 3rd works",
         "reply that 7 March is fine",
+        "reply to Sam's email saying I'll be 7 minutes late",
+        "reply that a table for 3 is perfect",
+        "reply that 1 works for me",
+        "reply that I can do 1 o\u2019clock",
     ],
 )
 def test_a_number_said_as_a_time_or_day_is_no_id(home: Home, ask: str) -> None:
@@ -204,9 +214,20 @@ def test_a_number_said_as_a_time_or_day_is_no_id(home: Home, ask: str) -> None:
     assert ungrounded_ids(reply, {"email_id": int(value), "body": "ok"}, [], [ask]) == ["email_id"]
 
 
-def test_a_number_said_as_the_item_is_an_id(home: Home) -> None:
+@pytest.mark.parametrize(
+    "ask", ["reply to email 4", "reply to #4", "answer number 4 with ok", "reply to id: 4"]
+)
+def test_a_number_said_as_the_item_is_an_id(home: Home, ask: str) -> None:
     reply = next(t for t in home.tools if t.name == "reply_to_email")
-    assert ungrounded_ids(reply, {"email_id": 4, "body": "ok"}, [], ["reply to email 4"]) == []
+    assert ungrounded_ids(reply, {"email_id": 4, "body": "ok"}, [], [ask]) == []
+
+
+def test_a_number_a_result_showed_is_an_id(home: Home) -> None:
+    from goliath.records import StepRecord
+
+    reply = next(t for t in home.tools if t.name == "reply_to_email")
+    found = StepRecord(index=0, kind="tool", brief="b", tool="list_emails", result="1. id: 4")
+    assert ungrounded_ids(reply, {"email_id": 4, "body": "ok"}, [found], ["reply at 4"]) == []
 
 
 async def test_an_id_said_only_as_a_time_is_looked_up_first(home: Home) -> None:
@@ -250,6 +271,8 @@ def test_an_error_about_a_value_given_is_not_a_value_left_out(home: Home) -> Non
     thermostat = next(t for t in home.tools if t.name == "set_thermostat")
     given = ValueError("target_c 45 is above the maximum of 30")
     assert not names_an_empty_value(given, thermostat, {"target_c": 45, "mode": None})
+    advice = ValueError("target_c 35 is above the maximum 30; use mode 'boost'")
+    assert not names_an_empty_value(advice, thermostat, {"target_c": 35, "mode": None})
     left_out = ValueError("give a target temperature (target_c) or a mode")
     assert names_an_empty_value(left_out, thermostat, {"target_c": None, "mode": None})
     assert not names_an_empty_value(
@@ -366,7 +389,7 @@ def test_a_guessed_list_or_number_is_dropped_from_a_read_that_found_nothing() ->
 
     guessed = {
         "query": "spinach pie",
-        "ingredients": ["spinach", "feta cheese", "flour", "eggs"],
+        "ingredients": ["spinach", "feta cheese", "flour", "eggs", "butter"],
         "max_minutes": 30,
         "servings": 6,
     }
@@ -381,3 +404,40 @@ def test_a_guessed_list_or_number_is_dropped_from_a_read_that_found_nothing() ->
         "ingredients",
         "max_minutes",
     ]  # the default is no guess
+    # a number in words may be it; a list half said stays
+    assert widened_filters(search_recipes, guessed, "feta for the spinach pie, under thirty") == [
+        "ingredients"
+    ]
+    half = {"query": "pie", "ingredients": ["spinach", "feta", "flour", "eggs"]}
+    assert widened_filters(search_recipes, half, "a spinach and feta pie") == []
+
+
+def test_a_window_of_days_or_a_year_is_never_a_guessed_number() -> None:
+    from goliath.turn.given import widened_filters
+
+    @tool
+    def list_transactions(days: int | None = None, year: int | None = None) -> list[str]:
+        """Transactions.
+
+        Args:
+            days: Only the last this many days.
+            year: Only this year.
+        """
+        return []
+
+    values = {"days": 14, "year": 2024}
+    assert widened_filters(list_transactions, values, "what did I spend last year?") == []
+
+
+def test_a_presence_condition_names_a_place_and_a_failed_read_saw_nothing() -> None:
+    from goliath.records import StepRecord
+    from goliath.turn.write_gate import names_the_place, read_nothing
+
+    assert names_the_place("add Coastline Radio to my Running playlist unless it's already on it")
+    assert names_the_place("add milk if it's not on my shopping list")
+    assert not names_the_place("add a BBQ on Saturday if it's not going to rain")
+    empty = StepRecord(index=0, kind="tool", brief="b", tool="get_list", result="none")
+    failed = StepRecord(index=1, kind="tool", brief="b", tool="search_notes", failed=True)
+    assert read_nothing([empty])
+    assert not read_nothing([empty, failed])
+    assert not read_nothing([])
