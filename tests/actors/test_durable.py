@@ -99,7 +99,8 @@ class TestConfirmations:
             runtime = agent.runtime
             inbox = Inbox()
             await runtime.handle(
-                Run(turn_id="late2", ask="add jam then wait", conversation_id="c"), inbox
+                Run(turn_id="late2", ask="add jam then wait and tell me", conversation_id="c"),
+                inbox,
             )
             ask = await inbox.next(ConfirmAsk)
             await trio.sleep(6)  # declined; the slow step runs now
@@ -318,7 +319,7 @@ class TestCancelAfterAWrite:
             runtime = agent.runtime
             inbox = Inbox()
             await runtime.handle(
-                Run(turn_id="cw", ask="add jam then wait", conversation_id="r"), inbox
+                Run(turn_id="cw", ask="add jam then wait and tell me", conversation_id="r"), inbox
             )
             ask = await inbox.next(ConfirmAsk)
             await runtime.handle(
@@ -338,7 +339,7 @@ class TestCancelAfterAWrite:
             )
             await replies.next(ResultMessage)
         conductor = next(c for c in model.calls[before:] if c.label == "conductor")
-        assert "add jam then wait" in conductor.prompt
+        assert "add jam then wait and tell me" in conductor.prompt
         assert "create_task" in conductor.prompt  # the cancelled turn's step log (the tools
         # themselves are listed in the system prompt, not here)
         assert created == ["jam"]
@@ -359,7 +360,7 @@ class TestCancelAfterAWrite:
                 await replies.next(ResultMessage)
             inbox = Inbox()
             await runtime.handle(
-                Run(turn_id="cw", ask="add jam then wait", conversation_id="f"), inbox
+                Run(turn_id="cw", ask="add jam then wait and tell me", conversation_id="f"), inbox
             )
             ask = await inbox.next(ConfirmAsk)
             await runtime.handle(
@@ -375,7 +376,12 @@ class TestCancelAfterAWrite:
             await runtime.handle(GetMemory(turn_id="m1", conversation_id="f"), memory)
             state = (await memory.next(MemoryReply)).state
             assert state.summary == "Goal: chat\nDone: q1"
-            assert [e.ask for e in state.recent] == ["q2", "q3", "q4", "add jam then wait"]
+            assert [e.ask for e in state.recent] == [
+                "q2",
+                "q3",
+                "q4",
+                "add jam then wait and tell me",
+            ]
             assert state.recent[-1].interrupted
             replies = Inbox()
             await runtime.handle(Run(turn_id="q5", ask="q5", conversation_id="f"), replies)
@@ -383,7 +389,7 @@ class TestCancelAfterAWrite:
             await runtime.handle(GetMemory(turn_id="m2", conversation_id="f"), memory)
             state = (await memory.next(MemoryReply)).state
             assert state.summary == "Goal: chat\nDone: q1 | q2 | q3"
-            assert [e.ask for e in state.recent] == ["q4", "add jam then wait", "q5"]
+            assert [e.ask for e in state.recent] == ["q4", "add jam then wait and tell me", "q5"]
 
 
 def planning_reply(request: GenerateRequest) -> dict[str, Any]:
@@ -430,7 +436,8 @@ class TestResumedPlans:
         async with first:
             inbox = Inbox()
             await first.runtime.handle(
-                Run(turn_id="plan", ask="add plums and count", conversation_id="c"), inbox
+                Run(turn_id="plan", ask="add plums and tell me the count", conversation_id="c"),
+                inbox,
             )
             ask = await inbox.next(ConfirmAsk)
             first.runtime.stop_turns("restart")  # parked at its checkpoint, as at shutdown

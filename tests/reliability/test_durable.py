@@ -73,7 +73,7 @@ class TestCancelAfterAWrite:
                 async with http.stream(
                     "POST",
                     "/v1/conversations/k/runs",
-                    json={"ask": "add jam then wait", "turn_id": "t1"},
+                    json={"ask": "add jam then wait and tell me", "turn_id": "t1"},
                 ) as response:
                     async for name, data in iter_sse(response):
                         events.append((name, data))
@@ -97,7 +97,9 @@ class TestCancelAfterAWrite:
                 ]
                 memory = (await http.get("/v1/conversations/k/memory")).json()
                 [exchange] = memory["recent"]
-                assert exchange["ask"] == "add jam then wait" and exchange["interrupted"]
+                assert (
+                    exchange["ask"] == "add jam then wait and tell me" and exchange["interrupted"]
+                )
                 assert [s["tool"] for s in exchange["steps"]] == ["create_task", "slow_job"]
                 again = parse_sse(
                     (
@@ -109,7 +111,7 @@ class TestCancelAfterAWrite:
                 assert again[-1][0] == "result"
                 recalled = (await http.get("/v1/conversations/k/memory")).json()
                 assert [e["ask"] for e in recalled["recent"]] == [
-                    "add jam then wait",
+                    "add jam then wait and tell me",
                     "what did you do?",
                 ]
         assert written(writes) == ["jam"]
@@ -156,7 +158,7 @@ class TestCancelAfterAWrite:
                 async with http.stream(
                     "POST",
                     "/v1/conversations/s/runs",
-                    json={"ask": "add tea then wait", "turn_id": "t3"},
+                    json={"ask": "add tea then wait and tell me", "turn_id": "t3"},
                 ) as response:
                     async for name, data in iter_sse(response):
                         if name == "confirm_request":

@@ -1,7 +1,7 @@
 """Agents for daemon tests: a scripted model that answers, writes after approval, or waits.
 
-Asks: ``add X`` writes X (after approval); ``add X then wait`` writes X, then runs the slow
-tool; ``log X`` runs a slow write (it writes X, then takes long: a crash or cancel lands while
+Asks: ``add X`` writes X (after approval); ``add X then wait and tell me`` writes X, then
+runs the slow tool (an ask that asks to be told: a read after the write runs); ``log X`` runs a slow write (it writes X, then takes long: a crash or cancel lands while
 it runs); ``wait`` runs the slow tool; anything else is answered. The scribe's brief lists
 every folded ask (``Done: q1 | q2``). With ``GOLIATH_WRITES_FILE``
 set, every write also appends its title (and the tool's idempotency key) to that file, so a
@@ -31,12 +31,12 @@ def scripted_reply(request: GenerateRequest) -> dict[str, Any]:
             return {"json": {"call": "create_task"}}
         if ask.startswith("log ") and "log_slowly(" not in request.prompt:
             return {"json": {"call": "log_slowly"}}
-        waits = ask.startswith("wait") or ask.endswith(" then wait")
+        waits = ask.startswith("wait") or " then wait" in ask
         if waits and "slow_job(" not in request.prompt:
             return {"json": {"call": "slow_job"}}
         return {"json": {"call": "answer_the_user"}}
     if request.label == "arguments":
-        title = ask.removeprefix("add ").removeprefix("log ").removesuffix(" then wait")
+        title = ask.removeprefix("add ").removeprefix("log ").split(" then wait", 1)[0]
         return {"json": {"title": title}}
     if request.label == "scribe":
         return {"text": folded_brief(request.prompt)}
