@@ -166,6 +166,36 @@ def named_parameters(tool: Tool, what: str) -> set[str]:
     return {name for name in properties if f" {_words(name)} " in said}
 
 
+_SHOWN_KEY = re.compile(r"(?:^|[|,\n]|\d\.)\s*([a-z][a-z _]{0,24}?):\s", re.IGNORECASE)
+_PARTS = re.compile(r",|;|\band\b")
+
+
+def shown_keys(texts: Sequence[str]) -> frozenset[str]:
+    """The keys of the ``key: value`` lines the worker was shown (``from`` in "id: 4, from:
+    Riverside Leisure Centre", ``time now`` in the facts), lower case."""
+    return frozenset(
+        match.group(1).strip().lower() for text in texts for match in _SHOWN_KEY.finditer(text)
+    )
+
+
+def names_only_shown_keys(tool: Tool, missing: Missing, keys: frozenset[str]) -> bool:
+    """Whether a write's ``missing`` names only keys of lines the worker was shown — none of
+    them a parameter — while every required value is given: "missing: from" on
+    ``archive_email(email_id=4)`` after a search showed "from: Riverside Leisure Centre",
+    "missing: time now" from the facts. The 1.5B model copies a key it read into
+    ``missing``; the call lacks nothing it can take, and is made (docs/design.md, "What
+    missing means")."""
+    if not tool.writes or named_parameters(tool, missing.what):
+        return False
+    if _blank_required(tool, missing.values) or any(
+        missing.values.get(name) is None for name in tool.schema.get("required", [])
+    ):
+        return False
+    parts = [part.strip().lower() for part in _PARTS.split(missing.what)]
+    parts = [part for part in parts if part]
+    return bool(parts) and all(part in keys for part in parts)
+
+
 def _missing_is_moot(tool: Tool, what: str, data: dict[str, Any]) -> bool:
     """Whether a ``missing`` text leaves the call able to run: every required value is given,
     and the call is a read, or what it names are only optional parameters."""

@@ -32,7 +32,14 @@ from typing import Any
 from ..tools import Tool
 from .words import words
 
-__all__ = ["calendar_day", "day_parameters", "plain_day", "plain_days"]
+__all__ = [
+    "calendar_day",
+    "day_of_month",
+    "day_parameters",
+    "next_weekday",
+    "plain_day",
+    "plain_days",
+]
 
 _MONTHS = [
     "january",
@@ -168,14 +175,68 @@ def calendar_day(value: str) -> tuple[int | None, int, int] | None:
     )
 
 
-def plain_days(tool: Tool, values: Mapping[str, Any]) -> dict[str, Any]:
+_DAY_OF_MONTH = re.compile(
+    r"^(?:on\s+)?(?:the\s+)?(?P<day>\d{1,2})(?:st|nd|rd|th)(?:\s+of\s+the\s+month)?$",
+    re.IGNORECASE,
+)
+
+
+def day_of_month(value: str, today: datetime.date | None) -> str:
+    """A day named only by its day of the month ("the 15th", "1st") as the next such day on
+    or after ``today``, in ISO 8601 ("2025-03-15"): "make it due on the 15th" has no month,
+    and a parser that reads "14 March" refuses "15th". Unchanged without ``today``, for a
+    number with no ordinal ("15" may be a count), or a day no month holds."""
+    match = _DAY_OF_MONTH.match(" ".join(value.split()))
+    if match is None or today is None:
+        return value
+    day = int(match["day"])
+    year, month = today.year, today.month
+    for _ in range(12):  # the 31st: the next month that has one
+        if (year, month) != (today.year, today.month) or day >= today.day:
+            try:
+                return datetime.date(year, month, day).isoformat()
+            except ValueError:
+                pass
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    return value
+
+
+_WEEKDAY_ONLY = re.compile(rf"^(?:on\s+)?(?:next\s+)?(?P<weekday>{_WEEKDAY})$", re.IGNORECASE)
+
+
+def next_weekday(value: str, said: str, today: datetime.date | None) -> str:
+    """Today's weekday, when the user said "next" before it, as the date a week from today:
+    "what do I have next Monday?" asked on a Monday became ``day="monday"``, which a tool
+    reads as today. Said on another day, "next Monday" is left to the tool (people differ on
+    whether it is the coming one); a weekday the user did not say "next" before stays."""
+    match = _WEEKDAY_ONLY.match(" ".join(value.split()))
+    if match is None or today is None:
+        return value
+    named = match["weekday"].lower()[:3]
+    weekday = next(i for i, day in enumerate(_WEEKDAYS) if day.startswith(named))
+    if weekday != today.weekday():
+        return value
+    if not re.search(rf"\bnext\s+{_WEEKDAYS[weekday][:3]}", said, re.IGNORECASE):
+        return value
+    return (today + datetime.timedelta(days=7)).isoformat()
+
+
+def plain_days(
+    tool: Tool,
+    values: Mapping[str, Any],
+    *,
+    today: datetime.date | None = None,
+    said: str = "",
+) -> dict[str, Any]:
     """``values`` with every day parameter written plainly (a part of the day is dropped only
-    where the parameter's description names no time)."""
+    where the parameter's description names no time; a day of the month alone is dated from
+    ``today``, and so is "next Monday" said on a Monday — ``said`` is the user's words)."""
     out = dict(values)
     schema = tool.schema if isinstance(tool.schema, dict) else {}
     properties = schema.get("properties") or {}
     for name in day_parameters(tool):
         value = out.get(name)
         if isinstance(value, str) and value.strip():
+            value = next_weekday(day_of_month(value, today), said, today)
             out[name] = plain_day(value, allow_part=not _holds_a_time(name, properties.get(name)))
     return out

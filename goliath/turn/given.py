@@ -47,6 +47,7 @@ __all__ = [
     "gives_day",
     "gives_number",
     "repeated_filters",
+    "self_as_other",
     "sets_anew",
     "unchanged_values",
     "undictated_texts",
@@ -578,6 +579,45 @@ def undictated_texts(
         for name, found in texts.items()
         if found and not found <= asked and len(found & known) * 2 < len(found)
     ]
+
+
+_USER_KEYS = frozenset({"user", "user name", "username", "user_name", "my name"})
+"""Fact keys an app gives the user's own name under (``facts={"user": "Jordan"}``)."""
+_SELF_WORDS = frozenset({"me", "myself", "mine", "us", "ourselves", "self"})
+"""Words by which the user names themselves as whom a change is for ("send it to me")."""
+
+
+def self_as_other(
+    tool: Tool, values: Mapping[str, Any], facts: Mapping[str, str], said: str
+) -> list[str]:
+    """The values of the write ``tool`` that name the user themselves where the user named
+    nobody: "share the Iceland album" names no one to share it with, and the 1.5B model
+    took the one name it had, the user's own from the facts (``person="Jordan"``) — the
+    album was shared with its owner. A text (or a list of texts) that is only the user's
+    name, when the user's words (``said``) hold neither that name nor "me"/"myself", was
+    not given: the turn asks whom it is for. A name beside others (``attendees=["Hannah",
+    "Jordan"]``) is the model adding the user to a group, and stands."""
+    if not tool.writes:
+        return []
+    mine = {
+        value.strip().lower()
+        for key, value in facts.items()
+        if key.strip().lower() in _USER_KEYS and isinstance(value, str) and value.strip()
+    }
+    if not mine:
+        return []
+    heard = set(words(said))
+    if heard & _SELF_WORDS or any(set(words(name)) <= heard for name in mine):
+        return []
+
+    def only_mine(value: Any) -> bool:
+        if isinstance(value, str):
+            return value.strip().lower() in mine
+        if isinstance(value, list) and value:
+            return all(isinstance(item, str) and item.strip().lower() in mine for item in value)
+        return False
+
+    return [name for name, value in values.items() if only_mine(value)]
 
 
 def unknown_item_values(tool: Tool, missing: Missing) -> list[str]:

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..tools import Tool
-from .words import singular, words
+from .words import REQUEST_VERBS, singular, words
 
 __all__ = [
     "drift_note",
@@ -86,7 +86,10 @@ def _quoted_values(
         if at < 0:
             continue
         said = {singular(w) for w in words(message[:at])}
-        wanted = {singular(w) for w in words(value)} - own - said
+        named = words(value)
+        if len(named) > 1 and named[0] in REQUEST_VERBS:  # "move the Porto flights": the request's
+            named = named[1:]  # verb, copied with the item, names no item
+        wanted = {singular(w) for w in named} - own - said
         wanted -= {singular(w) for w in words(name)}
         quoted.append((name, value, wanted, message[at + len(value) :]))
     return quoted

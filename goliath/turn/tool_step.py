@@ -44,7 +44,9 @@ from .arguments import (
     Arguments,
     Missing,
     context_steps,
+    names_only_shown_keys,
     request_arguments,
+    shown_keys,
     validate_arguments,
 )
 from .condition import (
@@ -61,6 +63,7 @@ from .given import (
     copied_ask,
     copy_note,
     repeated_filters,
+    self_as_other,
     unchanged_values,
     undictated_texts,
     unknown_item_values,
@@ -79,7 +82,7 @@ from .repair import (
     names_an_empty_value,
     near_match_values,
 )
-from .same_day import day_met
+from .same_day import day_met, today_from
 from .state import TurnState
 from .threshold import threshold_met
 from .write_gate import adds_item, is_absent, names_the_place, read_nothing, withheld_write
@@ -139,7 +142,9 @@ async def run_tool_step(
     if filled is None:
         return Escalation("tool-args-invalid")
     if isinstance(filled, Arguments):  # "Saturday 22 March" -> "22 March" (dates.py)
-        filled = Arguments(plain_days(tool, filled.values))
+        said = " ".join([turn.ask, *(exchange.ask for exchange in turn.view.recent)])
+        today = today_from(turn.facts)
+        filled = Arguments(plain_days(tool, filled.values, today=today, said=said))
     repaired_by_error = bool(turn.steps) and turn.steps[-1].index in turn.near_values
     if (
         turn.repairing is not None
@@ -165,6 +170,7 @@ async def run_tool_step(
             unsaid_values(tool, filled.values, turn.steps, seen, said)
             or unchanged_values(tool, filled.values, turn.steps, said)
             or undictated_texts(tool, filled.values, turn.steps, seen, said)
+            or self_as_other(tool, filled.values, turn.facts, said)
         )
         if unsaid:  # a number nobody gave: ask the user, never write it (docs/design.md)
             filled = Missing(", ".join(unsaid), filled.values)
@@ -422,6 +428,13 @@ async def _arguments(turn: TurnState, tool: Tool, brief: str) -> Arguments | Mis
             notes = (*repair, copy_note(copied))
             continue
         if isinstance(reply, Missing):
+            facts = [f"{key}: {value}" for key, value in turn.facts.items()]
+            keys = shown_keys([*facts, *(step.result or "" for step in shown)])
+            if names_only_shown_keys(tool, reply, keys):  # "missing: from", a key it read
+                try:
+                    return Arguments(validate_arguments(tool, reply.values))
+                except pydantic.ValidationError:
+                    pass
             return reply
         notes = (*repair, arguments_correction(reply.error))
     return None

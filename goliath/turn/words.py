@@ -23,6 +23,15 @@ DAY_WORDS = frozenset(
 for every rule that tells when from what."""
 
 
+REQUEST_VERBS = frozenset(
+    """add create make set send put save schedule start log remind tell write take book change
+    move update mark tick complete finish remove delete cancel rename archive reschedule
+    please""".split()  # noqa: SIM905
+)
+"""Words a request opens with, naming the change and not the item ("move the Porto flights"
+names the task "Porto flights"), for every rule that takes a copied value for the item."""
+
+
 def words(text: str) -> list[str]:
     """The lower-case runs of letters and digits in ``text``, a camelCase or snake_case name
     split into its words."""

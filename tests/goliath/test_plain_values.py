@@ -844,6 +844,21 @@ def remove_item(item: str, list_name: str) -> str:
         ("no item matches 'WD 40 can' on Hardware", "WD 40 can", None),
         # a word of the value that is the tool's own ("item") aside
         ("no item matches 'tape'; there are: Tape measure", "tape", "Tape measure"),
+        # the request's verb copied with the item names no item
+        (
+            "no item matches 'move the Porto flights'; there are: Pay rent, "
+            "Book flights for Porto, Flights to Oslo",
+            "move the Porto flights",
+            "Book flights for Porto",
+        ),
+        # the verb aside, what is left must still fit one item
+        (
+            "no item matches 'move the car'; there are: Move car to garage, Car insurance",
+            "move the car",
+            None,
+        ),
+        # a one-word value is the item, even when it is a verb
+        ("no item matches 'book'; there are: Book club, Pay rent", "book", "Book club"),
     ],
 )
 def test_near_match_values_takes_the_one_listed_item_that_fits(

@@ -1,0 +1,253 @@
+"""Rules measured on dev on 2026-12-05 (fourth session): the user's own name is no one else,
+a ``missing`` that names only a key the worker read lacks nothing, and a day of the month
+alone is dated from today (goliath/turn/given.py, arguments.py, dates.py; the near-match
+repair's copied verb is in test_plain_values.py; docs/design.md)."""
+
+from __future__ import annotations
+
+import datetime
+import re
+from typing import Any
+
+import pytest
+
+from goliath import tool
+from goliath.testing import FakeModel
+from goliath.tools import Tool
+from goliath.turn.dates import day_of_month, next_weekday
+from goliath.turn.given import self_as_other
+
+from ..spec.helpers import args, run_turn, text
+
+FACTS = {"today": "Monday 10 March 2025", "user": "Jordan"}
+
+
+class Photos:
+    """Albums that can be shared, recording each share."""
+
+    def __init__(self) -> None:
+        self.shared: list[dict[str, Any]] = []
+        photos = self
+
+        @tool
+        def list_albums() -> list[dict[str, Any]]:
+            """The albums, with each album's id."""
+            return [{"id": "alb-1", "name": "Iceland 2023", "shared_with": "nobody"}]
+
+        @tool(writes=True)
+        def share_album(album_id: str, person: str) -> str:
+            """Share an album with someone.
+
+            Args:
+                album_id: The album's id, as list_albums shows it.
+                person: Whom to share it with.
+            """
+            photos.shared.append({"album_id": album_id, "person": person})
+            return "shared"
+
+        self.share_album = share_album
+        self.tools: list[Tool] = [list_albums, share_album]
+
+
+@pytest.mark.parametrize(
+    ("ask", "values", "flagged"),
+    [
+        ("share the Iceland album", {"album_id": "alb-1", "person": "Jordan"}, ["person"]),
+        ("share the Iceland album", {"album_id": "alb-1", "person": " jordan "}, ["person"]),
+        ("share the Iceland album with me", {"album_id": "alb-1", "person": "Jordan"}, []),
+        ("share the Iceland album with Jordan", {"album_id": "alb-1", "person": "Jordan"}, []),
+        ("share the Iceland album", {"album_id": "alb-1", "person": "Hannah"}, []),
+        ("share the Iceland album", {"album_id": "alb-1", "person": "Jordan Lee"}, []),
+    ],
+)
+def test_the_users_own_name_names_no_one_else(
+    ask: str, values: dict[str, Any], flagged: list[str]
+) -> None:
+    assert self_as_other(Photos().share_album, values, FACTS, ask) == flagged
+
+
+def test_the_users_name_beside_others_or_in_a_read_stands() -> None:
+    @tool(writes=True)
+    def create_event(title: str, attendees: list[str]) -> str:
+        """Add an event.
+
+        Args:
+            title: The event.
+            attendees: Who comes.
+        """
+        return title
+
+    @tool
+    def find_contact(name: str) -> str:
+        """Find a contact.
+
+        Args:
+            name: The name.
+        """
+        return name
+
+    group = {"title": "Lunch", "attendees": ["Hannah", "Jordan"]}
+    assert self_as_other(create_event, group, FACTS, "lunch with Hannah on Friday") == []
+    alone = {"title": "Lunch", "attendees": ["Jordan"]}
+    assert self_as_other(create_event, alone, FACTS, "book lunch on Friday") == ["attendees"]
+    assert self_as_other(find_contact, {"name": "Jordan"}, FACTS, "find my card") == []
+    assert self_as_other(create_event, alone, {"today": "Monday"}, "book lunch") == []
+
+
+async def test_a_share_with_nobody_named_asks_whom_instead_of_the_user() -> None:
+    photos = Photos()
+    model = FakeModel(
+        [
+            {"json": {"call": "list_albums", "then": "share_album"}},
+            args(),
+            {"json": {"call": "share_album", "then": "answer_the_user"}},
+            args(album_id="alb-1", person="Jordan"),
+            text("Who should I share Iceland 2023 with?"),
+        ]
+    )
+    result = await run_turn(model, "share the Iceland album", tools=photos.tools, facts=FACTS)
+    assert photos.shared == []
+    shares = [step for step in result.steps if step.tool == "share_album"]
+    assert [step.skipped for step in shares] == [True]
+    assert "missing: person" in (shares[0].result or "")
+
+
+# ---------------------------------------------------------------- "missing" naming a key it read
+
+
+class Inbox:
+    """A searchable inbox whose emails can be archived."""
+
+    def __init__(self) -> None:
+        self.archived: list[int] = []
+        inbox = self
+
+        @tool
+        def search_emails(query: str) -> list[dict[str, Any]]:
+            """Search the inbox; each hit with its id.
+
+            Args:
+                query: Words to look for.
+            """
+            return [{"id": 4, "from": "Riverside Leisure Centre", "subject": "Swim pass"}]
+
+        @tool(writes=True)
+        def archive_email(email_id: int) -> str:
+            """Archive an email.
+
+            Args:
+                email_id: The email's id, as search_emails shows it.
+            """
+            inbox.archived.append(email_id)
+            return "archived"
+
+        self.archive_email = archive_email
+        self.tools: list[Tool] = [search_emails, archive_email]
+
+
+def _archive_script(missing: str) -> FakeModel:
+    return FakeModel(
+        [
+            {"json": {"call": "search_emails", "then": "archive_email"}},
+            args(query="leisure centre"),
+            {"json": {"call": "archive_email", "then": "answer_the_user"}},
+            args(email_id=4, missing=missing),
+            text("Archived the email from Riverside Leisure Centre."),
+        ]
+    )
+
+
+@pytest.mark.parametrize("missing", ["from", "From", "time now", "from, subject"])
+async def test_a_write_missing_only_a_key_it_was_shown_is_made(missing: str) -> None:
+    inbox = Inbox()
+    await run_turn(
+        _archive_script(missing),
+        "archive the email from the leisure centre",
+        tools=inbox.tools,
+        facts={"time now": "09:00"},
+    )
+    assert inbox.archived == [4]
+
+
+@pytest.mark.parametrize("missing", ["which email", "email_id", "from, reason"])
+async def test_a_write_missing_anything_else_is_skipped(missing: str) -> None:
+    """A parameter, or a word no line showed, is what the model says it lacks: the write waits."""
+    inbox = Inbox()
+    result = await run_turn(
+        _archive_script(missing),
+        "archive the email from the leisure centre",
+        tools=inbox.tools,
+        facts={"time now": "09:00"},
+    )
+    assert inbox.archived == []
+    archive = [step for step in result.steps if step.tool == "archive_email"]
+    assert [step.skipped for step in archive] == [True]
+
+
+# ---------------------------------------------------------------- a day of the month alone
+
+
+@pytest.mark.parametrize(
+    ("value", "today", "dated"),
+    [
+        ("15th", datetime.date(2025, 3, 10), "2025-03-15"),
+        ("the 15th", datetime.date(2025, 3, 10), "2025-03-15"),
+        ("on the 2nd", datetime.date(2025, 3, 10), "2025-04-02"),  # passed: next month's
+        ("10th", datetime.date(2025, 3, 10), "2025-03-10"),  # today is the 10th
+        ("the 31st", datetime.date(2025, 4, 5), "2025-05-31"),  # April has no 31st
+        ("5th", datetime.date(2025, 12, 20), "2026-01-05"),  # over the year's end
+        ("15", datetime.date(2025, 3, 10), "15"),  # no ordinal: may be a count
+        ("15th March", datetime.date(2025, 3, 10), "15th March"),  # has its month
+        ("15th", None, "15th"),  # no today: left as written
+    ],
+)
+def test_a_day_of_the_month_alone_is_dated_from_today(
+    value: str, today: datetime.date | None, dated: str
+) -> None:
+    assert day_of_month(value, today) == dated
+
+
+async def test_a_due_day_given_as_the_15th_reaches_the_tool_as_a_date() -> None:
+    moved: list[str] = []
+
+    @tool(writes=True)
+    def reschedule_task(title: str, due: str) -> str:
+        """Move a task to another day.
+
+        Args:
+            title: The task.
+            due: The new day: today, tomorrow, a weekday, 2025-03-14 or 14 March.
+        """
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", due):
+            raise ValueError(f"cannot read the day {due!r}")
+        moved.append(due)
+        return "moved"
+
+    model = FakeModel(
+        [
+            {"json": {"call": "reschedule_task", "then": "answer_the_user"}},
+            args(title="Get a present for Maya", due="15th"),
+            text("Moved it to Saturday 15 March."),
+        ]
+    )
+    await run_turn(
+        model, "make the Maya present task due on the 15th", tools=[reschedule_task], facts=FACTS
+    )
+    assert moved == ["2025-03-15"]
+
+
+@pytest.mark.parametrize(
+    ("value", "said", "dated"),
+    [
+        ("monday", "what reminders do I have next Monday?", "2025-03-17"),
+        ("Mon", "anything on next mon?", "2025-03-17"),
+        ("next Monday", "what's on next Monday", "2025-03-17"),
+        ("monday", "what reminders do I have on Monday?", "monday"),  # today, as said
+        ("tuesday", "what do I have next Tuesday?", "tuesday"),  # not today's weekday: the tool's
+        ("monday", "what do I have next week?", "monday"),  # "next" not before the weekday
+    ],
+)
+def test_next_weekday_said_on_that_weekday_is_a_week_away(
+    value: str, said: str, dated: str
+) -> None:
+    assert next_weekday(value, said, datetime.date(2025, 3, 10)) == dated  # a Monday
