@@ -44,6 +44,7 @@ from .write_gate import NAMING_PARAMETERS, adds_item, changes_item, sets_anythin
 __all__ = [
     "copied_ask",
     "copy_note",
+    "cut_request",
     "gives_day",
     "gives_number",
     "repeated_filters",
@@ -244,6 +245,39 @@ def _placeholder(said: list[str], asked: list[str], tool: Tool, nouns: set[str])
     named = {word for parameter in schema.get("properties") or {} for word in words(parameter)}
     spare = _COMMANDS | _FILLER | _PLACEHOLDERS | _GLUE_WORDS | nouns | named
     return set(said) <= spare
+
+
+_LEADING = re.compile(
+    r"^(?:(?:please|can you|could you|would you|will you)\s+)*(?P<verb>[a-z]+)\s+", re.IGNORECASE
+)
+_PLACE = re.compile(
+    r"\s+(?:on|to|onto|into|in|for)\s+(?:my|the|our)\s+[^,.;!?]*?\w*list\b[^,.;!?]*$",
+    re.IGNORECASE,
+)
+_PLACE_WORDS = 5
+"""A list's name is short ("my weekly shopping list"); more words after "on my" are content."""
+
+
+def cut_request(value: str) -> str | None:
+    """The item a copied request names, once its frame is cut: the request's verb before it
+    and the list it goes on after it ("put dish soap on my shopping list" → "dish soap", "add
+    buy stamps to my to-do list" → "buy stamps"). Asked twice for the title alone, the 1.5B
+    model copied the request both times (dev ``tasks-add-to-list-1``). ``None`` unless both
+    ends are there, or when what is left is empty or only a placeholder ("add something to
+    my list") — the user has not said it, and is asked."""
+    text = " ".join(value.split()).rstrip(" .!")
+    lead = _LEADING.match(text)
+    if lead is None or lead["verb"].lower() not in _COMMANDS:
+        return None
+    rest = text[lead.end() :]
+    place = _PLACE.search(rest)
+    if place is None or len(words(place.group(0))) > _PLACE_WORDS + 2:
+        return None
+    item = rest[: place.start()].strip(" ,")
+    said = words(item)
+    if not said or set(said) <= _PLACEHOLDERS | _FILLER | _GLUE_WORDS:
+        return None
+    return item
 
 
 def copy_note(names: Sequence[str]) -> str:

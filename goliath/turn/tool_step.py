@@ -62,6 +62,7 @@ from .flag import flag_met
 from .given import (
     copied_ask,
     copy_note,
+    cut_request,
     repeated_filters,
     self_as_other,
     unchanged_values,
@@ -423,7 +424,13 @@ async def _arguments(turn: TurnState, tool: Tool, brief: str) -> Arguments | Mis
             copied = copied_ask(tool, reply.values, turn.ask)
             if not copied:
                 return reply
-            if _attempt:  # the request copied twice: ask the user for the value
+            if _attempt:  # the request copied twice: its frame cut, else ask the user
+                cut = {name: cut_request(str(reply.values.get(name, ""))) for name in copied}
+                if all(cut.values()):  # "put dish soap on my shopping list" → "dish soap"
+                    try:
+                        return Arguments(validate_arguments(tool, {**reply.values, **cut}))
+                    except pydantic.ValidationError:
+                        pass
                 return Missing(", ".join(copied), reply.values)
             notes = (*repair, copy_note(copied))
             continue

@@ -1,6 +1,7 @@
 """Rules measured on dev on 2026-12-05 (fourth session): the user's own name is no one else,
-a ``missing`` that names only a key the worker read lacks nothing, and a day of the month
-alone is dated from today (goliath/turn/given.py, arguments.py, dates.py; the near-match
+a ``missing`` that names only a key the worker read lacks nothing, a day of the month alone
+(and "next Monday" said on a Monday) is dated from today, and a request copied twice into a
+title is cut to its item (goliath/turn/given.py, arguments.py, dates.py; the near-match
 repair's copied verb is in test_plain_values.py; docs/design.md)."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from goliath import tool
 from goliath.testing import FakeModel
 from goliath.tools import Tool
 from goliath.turn.dates import day_of_month, next_weekday
-from goliath.turn.given import self_as_other
+from goliath.turn.given import cut_request, self_as_other
 
 from ..spec.helpers import args, run_turn, text
 
@@ -251,3 +252,50 @@ def test_next_weekday_said_on_that_weekday_is_a_week_away(
     value: str, said: str, dated: str
 ) -> None:
     assert next_weekday(value, said, datetime.date(2025, 3, 10)) == dated  # a Monday
+
+
+# ---------------------------------------------------------------- a request copied twice, cut
+
+
+@pytest.mark.parametrize(
+    ("value", "item"),
+    [
+        ("put dish soap on my shopping list", "dish soap"),
+        ("add buy stamps to my to-do list", "buy stamps"),
+        ("Please add oat milk to the shopping list.", "oat milk"),
+        ("add Coastline Radio to my Running playlist", "Coastline Radio"),
+        ("add milk and eggs to my weekly shopping list", "milk and eggs"),
+        ("add something to my list", None),  # a placeholder: the user is asked
+        ("add dish soap", None),  # no list after it: not a frame this cuts
+        ("put a note on my fridge", None),  # not a list
+        ("dish soap on my shopping list", None),  # no request verb before it
+    ],
+)
+def test_a_request_copied_twice_is_cut_to_its_item(value: str, item: str | None) -> None:
+    assert cut_request(value) == item
+
+
+async def test_a_title_copied_twice_is_the_item_the_request_names() -> None:
+    added: list[str] = []
+
+    @tool(writes=True)
+    def create_task(title: str, list_name: str | None = None) -> str:
+        """Add a task.
+
+        Args:
+            title: What to do.
+            list_name: The list to add it to.
+        """
+        added.append(title)
+        return "added"
+
+    model = FakeModel(
+        [
+            {"json": {"call": "create_task", "then": "answer_the_user"}},
+            args(title="put dish soap on my shopping list"),
+            args(title="put dish soap on my shopping list"),  # the retry copies it again
+            text("Added dish soap to your shopping list."),
+        ]
+    )
+    await run_turn(model, "put dish soap on my shopping list", tools=[create_task])
+    assert added == ["dish soap"]
