@@ -43,11 +43,13 @@ from .write_gate import NAMING_PARAMETERS, adds_item, changes_item, sets_anythin
 
 __all__ = [
     "copied_ask",
+    "copied_search",
     "copy_note",
     "cut_request",
     "gives_day",
     "gives_number",
     "repeated_filters",
+    "search_note",
     "self_as_other",
     "sets_anew",
     "unchanged_values",
@@ -278,6 +280,53 @@ def cut_request(value: str) -> str | None:
     if not said or set(said) <= _PLACEHOLDERS | _FILLER | _GLUE_WORDS:
         return None
     return item
+
+
+def copied_search(tool: Tool, values: Mapping[str, Any], ask: str) -> list[str]:
+    """The search texts of the read ``tool`` that are the request itself: "what time is my
+    flight to Porto?" as ``search_emails``'s query found every email with "time" or "my" in
+    it, and the answer was made from the wrong hits (dev ``email-two-step-flight-1``). A
+    free-text search parameter (``query``, ``q``, ``search``, ``keywords`` ...) holding five
+    words or more, four in five of them the ask's and three in five of the ask's, with a
+    question word in it or opening with the request's own verb, is the request copied; the
+    worker is asked once more for the words to search for. "wifi password at the Porto flat"
+    for "what's the wifi password at the Porto flat?" has no question word and is searched as
+    written."""
+    if tool.writes:
+        return []
+    asked = words(ask)
+    if len(asked) < _COPY_WORDS:
+        return []
+    schema = tool.schema if isinstance(tool.schema, dict) else {}
+    properties = schema.get("properties") or {}
+    copied = []
+    for name, value in values.items():
+        if not isinstance(value, str) or not (set(words(name)) & _SEARCH_TEXT):
+            continue
+        if not _free_text(properties.get(name)):
+            continue
+        said = words(value)
+        if len(said) < _COPY_WORDS:
+            continue
+        mine = sum(1 for word in said if word in asked)
+        theirs = sum(1 for word in asked if word in said)
+        framed = bool(set(said) & _FRAME_WORDS) or (said[0] == asked[0] and asked[0] in _COMMANDS)
+        if framed and mine >= 0.8 * len(said) and theirs >= 0.6 * len(asked):
+            copied.append(name)
+    return copied
+
+
+_FRAME_WORDS = frozenset(["what", "when", "where", "who", "whom", "which", "why", "how", "whether"])
+"""Question words: a request's frame, never what it searches for ("what time is my flight")."""
+
+
+def search_note(names: Sequence[str]) -> str:
+    """The retry's note for a search that copied the request."""
+    shown = ", ".join(names)
+    return (
+        f"Your previous reply copied the whole request into {shown}. Give only the few words "
+        "to search for (a name, a subject, a thing), not the question."
+    )
 
 
 def copy_note(names: Sequence[str]) -> str:

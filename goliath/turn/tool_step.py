@@ -61,9 +61,11 @@ from .dates import plain_days
 from .flag import flag_met
 from .given import (
     copied_ask,
+    copied_search,
     copy_note,
     cut_request,
     repeated_filters,
+    search_note,
     self_as_other,
     unchanged_values,
     undictated_texts,
@@ -421,6 +423,10 @@ async def _arguments(turn: TurnState, tool: Tool, brief: str) -> Arguments | Mis
             turn.caller, tool, system=system, prompt=prompt, ask=turn.ask
         )
         if isinstance(reply, Arguments):
+            searched = copied_search(tool, reply.values, turn.ask)
+            if searched and not _attempt:  # "what time is my flight to Porto?" as the query
+                notes = (*repair, search_note(searched))
+                continue
             copied = copied_ask(tool, reply.values, turn.ask)
             if not copied:
                 return reply

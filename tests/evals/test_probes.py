@@ -274,3 +274,24 @@ async def test_the_condition_probe_credits_the_write_gate_and_skips_asks_with_no
 def test_a_fixtures_withheld_write_is_a_tool_and_its_arguments() -> None:
     with pytest.raises(ConfigError, match="withheld must be"):
         Fixture(id="x", ask="y", tools=(), handled_by="device", withheld=[("create_task",)])
+
+
+class _ScoringModel(FakeModel):
+    """A scripted model that, like llama.cpp, scores options: the turn's checks are on."""
+
+    scores_options = True
+
+
+async def test_a_later_stage_is_probed_past_the_checks_a_scoring_model_turns_on() -> None:
+    """The hand-off and write-intent checks run for a model that scores options; the perfect
+    script holds no entry for them, and they pass as a perfect run passes them, so the answer
+    after the write is still reached (on 2026-12-05, 35 of 49 dev answer probes never were)."""
+    seen: list[str] = []
+
+    def reply(request: GenerateRequest) -> dict[str, Any]:
+        seen.append(request.label)
+        return {"text": "Added 'water the plants' to your list."}
+
+    report = await run_probe(model=_ScoringModel(reply), fixtures=[ADD], probe="answer")
+    (outcome,) = report.outcomes
+    assert outcome.reasons != ["never reached"] and seen == ["answer"]

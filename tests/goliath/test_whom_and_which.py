@@ -16,7 +16,7 @@ from goliath import tool
 from goliath.testing import FakeModel
 from goliath.tools import Tool
 from goliath.turn.dates import day_of_month, next_weekday
-from goliath.turn.given import cut_request, self_as_other
+from goliath.turn.given import copied_search, cut_request, self_as_other
 
 from ..spec.helpers import args, run_turn, text
 
@@ -299,3 +299,49 @@ async def test_a_title_copied_twice_is_the_item_the_request_names() -> None:
     )
     await run_turn(model, "put dish soap on my shopping list", tools=[create_task])
     assert added == ["dish soap"]
+
+
+# ---------------------------------------------------------------- a search that copies the question
+
+
+@pytest.mark.parametrize(
+    ("ask", "query", "copied"),
+    [
+        ("what time is my flight to Porto?", "what time is my flight to Porto?", True),
+        ("when does my swim pass renew, do you know?", "when does my swim pass renew", True),
+        ("what time is my flight to Porto?", "flight to Porto", False),
+        ("what's the wifi password at the Porto flat?", "wifi password at the Porto flat", False),
+        ("reply to Noor's email and say 1 is perfect", "Noor's email 1 is perfect", False),
+        ("flight time?", "flight time", False),  # a short ask may be the search itself
+    ],
+)
+def test_a_search_that_copies_the_question_is_asked_again(
+    ask: str, query: str, copied: bool
+) -> None:
+    assert bool(copied_search(Inbox().tools[0], {"query": query}, ask)) is copied
+
+
+async def test_a_copied_question_is_searched_by_the_words_the_retry_gives() -> None:
+    queries: list[str] = []
+
+    @tool
+    def search_emails(query: str) -> list[dict[str, Any]]:
+        """Search the inbox.
+
+        Args:
+            query: Words to look for.
+        """
+        queries.append(query)
+        return [{"id": 8, "from": "AeroLuz", "subject": "Booking confirmed"}]
+
+    model = FakeModel(
+        [
+            {"json": {"call": "search_emails", "then": "answer_the_user"}},
+            args(query="what time is my flight to Porto?"),
+            args(query="flight Porto"),
+            text("AeroLuz confirmed your booking."),
+        ]
+    )
+    await run_turn(model, "what time is my flight to Porto?", tools=[search_emails])
+    assert queries == ["flight Porto"]
+    assert "copied the whole request into query" in model.calls[2].prompt
