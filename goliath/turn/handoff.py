@@ -42,6 +42,7 @@ __all__ = [
     "hand_off_user",
     "is_question",
     "nothing_to_change",
+    "only_thanks",
     "purpose",
     "read_hand_off",
 ]
@@ -232,6 +233,35 @@ def asks_to_be_told(ask: str) -> bool:
         "?" in ask
         or bool(_TELL_WORDS & set(words(spoken.replace("'", ""))))
         or _TELL_PHRASES.search(spoken) is not None
+    )
+
+
+_THANKS_WORDS = frozenset(re.findall(r"[a-z]+", "thanks thank thx cheers appreciate appreciated"))
+_NOT_THANKS_ONLY = frozenset(
+    re.findall(
+        r"[a-z]+",
+        """but also now then and please can could would will should book buy order pay wire
+        transfer send call email text message find search show tell check look get give play
+        turn switch open remind add put set make move change cancel delete remove""",
+    )
+)
+"""Words that turn thanks into a request ("thanks, now book the flight", "thanks but the time is
+wrong"): the ask is more than thanks."""
+_THANKS_WORDS_MAX = 12
+
+
+def only_thanks(ask: str) -> bool:
+    """Whether ``ask`` only thanks the assistant ("you're a star, thanks", "thanks, that helps me
+    plan the month"): a thanks word, no question mark, no word of another request or a turn
+    ("but", "now", "book", "add" ...), and a short message. The hand-off check named both of
+    those a cloud kind by small margins (dev, +0.07 and +0.44) and the turn handed over a
+    thank-you; such an ask is answered with no function and no check."""
+    said = words(ask.replace("\u2019", "'").replace("'", ""))
+    return (
+        "?" not in ask
+        and 0 < len(said) <= _THANKS_WORDS_MAX
+        and bool(_THANKS_WORDS & set(said))
+        and not (_NOT_THANKS_ONLY | _QUESTION_WORDS) & set(said)
     )
 
 

@@ -50,7 +50,13 @@ from .grounding import (
     with_change,
     with_findings,
 )
-from .handoff import asks_about_own_data, asks_to_be_told, check_hand_off, nothing_to_change
+from .handoff import (
+    asks_about_own_data,
+    asks_to_be_told,
+    check_hand_off,
+    nothing_to_change,
+    only_thanks,
+)
 from .hooks import OBSERVER_SECONDS, StopRun
 from .judge import cap_reached, found_nothing
 from .lookup import LookUp, lookup_hint
@@ -264,6 +270,8 @@ class Turn(TurnState):
         if repair is not None:
             return repair
         first = not self.steps
+        if first and only_thanks(self.ask):  # "you're a star, thanks": a reply, nothing to do
+            return Plan(kind="answer", brief="reply")
         if first and self.config.tool_retrieval is not None:
             available = retrieve_tools(available, self.ask, self.config.tool_retrieval)
         if first and self.config.hand_off_check and not self.hand_off_checked:

@@ -17,6 +17,7 @@ from goliath.testing import FakeModel
 from goliath.tools import Tool
 from goliath.turn.dates import day_of_month, next_weekday
 from goliath.turn.given import copied_search, cut_request, self_as_other
+from goliath.turn.handoff import only_thanks
 
 from ..spec.helpers import args, run_turn, text
 
@@ -345,3 +346,37 @@ async def test_a_copied_question_is_searched_by_the_words_the_retry_gives() -> N
     await run_turn(model, "what time is my flight to Porto?", tools=[search_emails])
     assert queries == ["flight Porto"]
     assert "copied the whole request into query" in model.calls[2].prompt
+
+
+# ---------------------------------------------------------------- thanks, and nothing else
+
+
+@pytest.mark.parametrize(
+    ("ask", "thanks"),
+    [
+        ("you're a star, thanks", True),
+        ("thanks, that helps me plan the month", True),
+        ("Thank you so much!", True),
+        ("cheers", True),
+        ("thanks, now book me a flight to Porto", False),  # another request
+        ("thanks but the time is wrong", False),  # a complaint
+        ("thanks! what is on my list?", False),  # a question
+        ("thanks, can you add milk", False),
+        ("I finally ran a full 5k without stopping!", False),  # no thanks in it
+    ],
+)
+def test_only_thanks(ask: str, thanks: bool) -> None:
+    assert only_thanks(ask) is thanks
+
+
+class _ScoringModel(FakeModel):
+    """Scores options, like llama.cpp: the hand-off check is on."""
+
+    scores_options = True
+
+
+async def test_a_thank_you_is_answered_with_no_plan_and_no_hand_off_check() -> None:
+    model = _ScoringModel([text("You're welcome!")])
+    result = await run_turn(model, "you're a star, thanks", tools=Photos().tools)
+    assert result.text == "You're welcome!" and result.handled_by == "device"
+    assert [call.label for call in model.calls] == ["answer"]
