@@ -56,6 +56,7 @@ __all__ = [
     "undictated_texts",
     "unknown_item_values",
     "unnamed_filters",
+    "unsaid_choices",
     "unsaid_values",
     "widened_filters",
 ]
@@ -662,6 +663,44 @@ def undictated_texts(
         for name, found in texts.items()
         if found and not found <= asked and len(found & known) * 2 < len(found)
     ]
+
+
+def _choices(spec: Any) -> list[Any]:
+    """The choices of an enum parameter (directly or in an ``anyOf``), else ``[]``."""
+    if not isinstance(spec, Mapping):
+        return []
+    if isinstance(spec.get("enum"), list):
+        return list(spec["enum"])
+    for option in spec.get("anyOf") or spec.get("oneOf") or []:
+        if isinstance(option, Mapping) and isinstance(option.get("enum"), list):
+            return list(option["enum"])
+    return []
+
+
+def unsaid_choices(
+    tool: Tool, values: Mapping[str, Any], said: str, seen: Iterable[str]
+) -> list[str]:
+    """The values of the write ``tool`` when every value it sets is an enum's choice that no
+    one said: "change the temperature on the thermostat" names no temperature, and the 1.5B
+    model set ``mode: "heat"`` (no target) and the heating changed (dev
+    ``home-thermostat-missing-1``, an unexpected write). A write whose every given value is a
+    choice the user's words (``said``) and what the turn has seen (``seen``) never name sets
+    nothing the user asked for: the turn asks. One value that is not a choice (a name, a
+    number, a flag), or a choice said ("switch the heating to eco"), and the call stands."""
+    if not tool.writes:
+        return []
+    schema = tool.schema if isinstance(tool.schema, dict) else {}
+    properties = schema.get("properties") or {}
+    given = {name: value for name, value in values.items() if value is not None}
+    if not given:
+        return []
+    heard = {singular(word) for text in [said, *seen] for word in words(text)}
+    for name, value in given.items():
+        if not isinstance(value, str) or value not in _choices(properties.get(name)):
+            return []
+        if any(_known(singular(word), heard) for word in words(value)):
+            return []  # said, or a form of a word said ("lock up" for "locked")
+    return sorted(given)
 
 
 _USER_KEYS = frozenset({"user", "user name", "username", "user_name", "my name"})

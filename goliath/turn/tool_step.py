@@ -71,6 +71,7 @@ from .given import (
     undictated_texts,
     unknown_item_values,
     unnamed_filters,
+    unsaid_choices,
     unsaid_values,
 )
 from .hooks import Denied
@@ -174,6 +175,7 @@ async def run_tool_step(
             or unchanged_values(tool, filled.values, turn.steps, said)
             or undictated_texts(tool, filled.values, turn.steps, seen, said)
             or self_as_other(tool, filled.values, turn.facts, said)
+            or unsaid_choices(tool, filled.values, said, seen)
         )
         if unsaid:  # a number nobody gave: ask the user, never write it (docs/design.md)
             filled = Missing(", ".join(unsaid), filled.values)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime
 import re
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -16,7 +16,7 @@ from goliath import tool
 from goliath.testing import FakeModel
 from goliath.tools import Tool
 from goliath.turn.dates import day_of_month, next_weekday
-from goliath.turn.given import copied_search, cut_request, self_as_other
+from goliath.turn.given import copied_search, cut_request, self_as_other, unsaid_choices
 from goliath.turn.handoff import only_thanks
 
 from ..spec.helpers import args, run_turn, text
@@ -380,3 +380,68 @@ async def test_a_thank_you_is_answered_with_no_plan_and_no_hand_off_check() -> N
     result = await run_turn(model, "you're a star, thanks", tools=Photos().tools)
     assert result.text == "You're welcome!" and result.handled_by == "device"
     assert [call.label for call in model.calls] == ["answer"]
+
+
+# ---------------------------------------------------------------- a write of unsaid choices only
+
+
+@tool(writes=True)
+def set_thermostat(
+    target_c: float | None = None, mode: Literal["heat", "eco", "off"] | None = None
+) -> str:
+    """Change the heating.
+
+    Args:
+        target_c: The temperature, in °C.
+        mode: heat, eco or off.
+    """
+    return "set"
+
+
+@tool(writes=True)
+def set_lock(door: str, state: Literal["locked", "unlocked"]) -> str:
+    """Lock or unlock a door.
+
+    Args:
+        door: The door.
+        state: locked or unlocked.
+    """
+    return state
+
+
+@pytest.mark.parametrize(
+    ("tool_", "values", "said", "flagged"),
+    [
+        (set_thermostat, {"mode": "heat"}, "change the temperature on the thermostat", ["mode"]),
+        (set_thermostat, {"target_c": None, "mode": "heat"}, "adjust the thermostat", ["mode"]),
+        (set_thermostat, {"mode": "heat"}, "change the heating", []),  # "heating": a form of it
+        (set_thermostat, {"mode": "eco"}, "switch the heating to eco", []),  # said
+        (set_thermostat, {"mode": "off"}, "turn the heating off", []),
+        (set_thermostat, {"target_c": 21.0, "mode": "heat"}, "make it 21 degrees", []),
+        (set_lock, {"door": "front", "state": "locked"}, "lock the front door", []),  # a name
+    ],
+)
+def test_a_write_of_choices_nobody_said_sets_nothing_asked(
+    tool_: Tool, values: dict[str, Any], said: str, flagged: list[str]
+) -> None:
+    assert unsaid_choices(tool_, values, said, []) == flagged
+
+
+def test_a_choice_a_result_showed_is_seen() -> None:
+    assert unsaid_choices(set_thermostat, {"mode": "heat"}, "change it back", ["mode: heat"]) == []
+
+
+async def test_a_thermostat_change_with_no_value_asks_what_to_set() -> None:
+    model = FakeModel(
+        [
+            {"json": {"call": "set_thermostat", "then": "answer_the_user"}},
+            args(target_c=None, mode="heat"),
+            text("What temperature should I set?"),
+        ]
+    )
+    result = await run_turn(
+        model, "change the temperature on the thermostat", tools=[set_thermostat]
+    )
+    steps = [step for step in result.steps if step.tool == "set_thermostat"]
+    assert [step.skipped for step in steps] == [True]
+    assert "missing: mode" in (steps[0].result or "")
