@@ -44,7 +44,7 @@ from ..schema import plan_options
 from ..tools import Tool
 from ..turn.arguments import validate_arguments
 from ..turn.conductor import InvalidPlan, Plan, parse_plan
-from ..turn.handoff import asks_about_own_data
+from ..turn.handoff import asks_about_own_data, only_thanks
 from .fixtures import DEFAULT_TOOLSET, TOOLSETS, Fixture, FixtureSuite, toolset_tools
 from .grade import call_problems, ungrounded_numbers
 
@@ -90,6 +90,8 @@ def perfect_script(
     options = plan_options(list(tools))
     if fixture.handled_by == "cloud":
         return [("conductor", {"json": {"call": options.hand_off}})]
+    if not fixture.tools and only_thanks(fixture.ask):  # answered with no plan (handoff.py)
+        return [("answer", {"text": perfect_answer(fixture)})]
     replies = iter(arguments)
     script: list[tuple[str, dict[str, Any]]] = []
     for name in fixture.tools:

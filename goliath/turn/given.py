@@ -26,6 +26,7 @@ defaults when left out.
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -36,6 +37,7 @@ from pydantic_core import PydanticUndefined
 from ..records import StepRecord
 from ..tools import Tool
 from .arguments import Missing, named_parameters
+from .dates import calendar_day, day_parameters
 from .grounding import ungrounded_numbers
 from .lookup import id_parameters
 from .words import DAY_WORDS, singular, words
@@ -57,6 +59,7 @@ __all__ = [
     "unknown_item_values",
     "unnamed_filters",
     "unsaid_choices",
+    "unsaid_today",
     "unsaid_values",
     "widened_filters",
 ]
@@ -663,6 +666,46 @@ def undictated_texts(
         for name, found in texts.items()
         if found and not found <= asked and len(found & known) * 2 < len(found)
     ]
+
+
+def unsaid_today(
+    tool: Tool,
+    values: Mapping[str, Any],
+    today: datetime.date | None,
+    said: str,
+    *,
+    optional: bool = False,
+) -> list[str]:
+    """The required day parameters of the write ``tool`` (with ``optional``, the optional ones:
+    they are left out) set to today when the user named no day and said no number: "add
+    dinner with the Almeidas to my Lisbon trip" became ``day: "2025-03-10"``, today's date
+    from the facts, and the dinner went on a day the trip does not have (dev
+    ``travel-dinner-missing-day-1``). The date is "seen" — the facts hold it — so the rule for
+    numbers nobody gave lets it pass; but the user's words hold no day ("today", "Friday",
+    "12 May") and no number (a time, "at 5pm", says today without naming it), so today is
+    the model's default, not the user's choice: the turn asks for the day. Only a day the
+    write sets — of an item it adds (``add_*``, ``create_*``) or a new day (``new_date``) —
+    never the day that names an existing item: "lunch w noor is off" cancels today's lunch by
+    its date."""
+    if not tool.writes or today is None or gives_day(said) or gives_number(said):
+        return []
+    schema = tool.schema if isinstance(tool.schema, dict) else {}
+    required = set(schema.get("required") or [])
+    properties = schema.get("properties") or {}
+    flagged = []
+    for name in day_parameters(tool):
+        value = values.get(name)
+        if not isinstance(value, str) or (name in required) == optional:
+            continue
+        if not (adds_item(tool.name) or sets_anew(name, properties.get(name))):
+            continue  # the day an existing item is on names it ("lunch w noor is off")
+        text = value.strip().lower()
+        day = calendar_day(text)
+        if text == "today" or (
+            day is not None and day[1:] == (today.month, today.day) and day[0] in (None, today.year)
+        ):
+            flagged.append(name)
+    return flagged
 
 
 def _choices(spec: Any) -> list[Any]:

@@ -72,6 +72,7 @@ from .given import (
     unknown_item_values,
     unnamed_filters,
     unsaid_choices,
+    unsaid_today,
     unsaid_values,
 )
 from .hooks import Denied
@@ -145,9 +146,9 @@ async def run_tool_step(
     filled = await _arguments(turn, tool, plan.brief)
     if filled is None:
         return Escalation("tool-args-invalid")
+    said = " ".join([turn.ask, *(exchange.ask for exchange in turn.view.recent)])
+    today = today_from(turn.facts)
     if isinstance(filled, Arguments):  # "Saturday 22 March" -> "22 March" (dates.py)
-        said = " ".join([turn.ask, *(exchange.ask for exchange in turn.view.recent)])
-        today = today_from(turn.facts)
         filled = Arguments(plain_days(tool, filled.values, today=today, said=said))
     repaired_by_error = bool(turn.steps) and turn.steps[-1].index in turn.near_values
     if (
@@ -168,7 +169,6 @@ async def run_tool_step(
             turn.looked_up.add(tool.name)
             return LookUp(tool.name, tuple(lacking))
     if isinstance(filled, Arguments) and tool.writes:
-        said = " ".join([turn.ask, *(exchange.ask for exchange in turn.view.recent)])
         seen = turn.seen_texts()
         unsaid = (
             unsaid_values(tool, filled.values, turn.steps, seen, said)
@@ -176,6 +176,7 @@ async def run_tool_step(
             or undictated_texts(tool, filled.values, turn.steps, seen, said)
             or self_as_other(tool, filled.values, turn.facts, said)
             or unsaid_choices(tool, filled.values, said, seen)
+            or unsaid_today(tool, filled.values, today, said)
         )
         if unsaid:  # a number nobody gave: ask the user, never write it (docs/design.md)
             filled = Missing(", ".join(unsaid), filled.values)
@@ -183,6 +184,7 @@ async def run_tool_step(
             unsaid = unsaid_values(
                 tool, filled.values, turn.steps, turn.seen_texts(), said, optional=True
             )
+            unsaid += unsaid_today(tool, filled.values, today, said, optional=True)
             copied = copied_ask(tool, filled.values, turn.ask, optional=True)
             filled = _without(tool, filled, [*unsaid, *copied])  # their defaults apply
     elif isinstance(filled, Arguments):  # a read: a filter nobody named would narrow it

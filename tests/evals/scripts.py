@@ -10,6 +10,7 @@ from goliath import Tool
 from goliath.evaluation import Fixture
 from goliath.models import GenerateRequest, Generation
 from goliath.testing import FakeModel
+from goliath.turn.handoff import only_thanks
 from goliath.turn.threshold import compare, stated_comparison
 from tests.helpers import answer, answer_plan, hand_off, use
 
@@ -26,6 +27,8 @@ def goliath_script(
     """Plans, arguments replies (one per tool with parameters, in order) and the answer."""
     if fixture.handled_by == "cloud":
         return [hand_off()]
+    if not fixture.tools and only_thanks(fixture.ask):  # a thank-you: no plan (handoff.py)
+        return [answer(perfect_answer(fixture))]
     replies = iter(arguments)
     script: list[dict[str, Any]] = []
     for name in fixture.tools:

@@ -16,7 +16,13 @@ from goliath import tool
 from goliath.testing import FakeModel
 from goliath.tools import Tool
 from goliath.turn.dates import day_of_month, next_weekday
-from goliath.turn.given import copied_search, cut_request, self_as_other, unsaid_choices
+from goliath.turn.given import (
+    copied_search,
+    cut_request,
+    self_as_other,
+    unsaid_choices,
+    unsaid_today,
+)
 from goliath.turn.handoff import only_thanks
 
 from ..spec.helpers import args, run_turn, text
@@ -445,3 +451,77 @@ async def test_a_thermostat_change_with_no_value_asks_what_to_set() -> None:
     steps = [step for step in result.steps if step.tool == "set_thermostat"]
     assert [step.skipped for step in steps] == [True]
     assert "missing: mode" in (steps[0].result or "")
+
+
+# ---------------------------------------------------------------- today, when no day was said
+
+
+@tool(writes=True)
+def add_itinerary_item(trip: str, title: str, day: str, note: str | None = None) -> str:
+    """Add a plan to a trip.
+
+    Args:
+        trip: The trip.
+        title: What is planned.
+        day: The day.
+        note: A note.
+    """
+    return title
+
+
+@tool(writes=True)
+def create_task(title: str, due: str | None = None) -> str:
+    """Add a task.
+
+    Args:
+        title: What to do.
+        due: The due day.
+    """
+    return title
+
+
+TODAY = datetime.date(2025, 3, 10)
+
+
+@pytest.mark.parametrize(
+    ("day", "said", "flagged"),
+    [
+        ("2025-03-10", "add dinner with the Almeidas to my Lisbon trip", ["day"]),
+        ("10 March", "add dinner with the Almeidas to my Lisbon trip", ["day"]),
+        ("today", "add dinner with the Almeidas to my Lisbon trip", ["day"]),
+        ("2025-03-10", "add dinner with the Almeidas today", []),  # said
+        ("2025-03-10", "add dinner at 8pm to my Lisbon trip", []),  # a time says today
+        ("2025-03-15", "add dinner with the Almeidas to my Lisbon trip", []),  # not today
+    ],
+)
+def test_today_as_a_default_nobody_chose_is_not_given(
+    day: str, said: str, flagged: list[str]
+) -> None:
+    values = {"trip": "Lisbon", "title": "Dinner", "day": day}
+    assert unsaid_today(add_itinerary_item, values, TODAY, said) == flagged
+    assert unsaid_today(add_itinerary_item, values, None, said) == []  # no today: no rule
+
+
+def test_an_optional_day_set_to_today_is_left_out_not_asked() -> None:
+    values = {"title": "Buy milk", "due": "2025-03-10"}
+    assert unsaid_today(create_task, values, TODAY, "add buy milk") == []
+    assert unsaid_today(create_task, values, TODAY, "add buy milk", optional=True) == ["due"]
+
+
+async def test_a_plan_with_no_day_said_asks_for_the_day() -> None:
+    model = FakeModel(
+        [
+            {"json": {"call": "add_itinerary_item", "then": "answer_the_user"}},
+            args(trip="Lisbon", title="Dinner with the Almeidas", day="2025-03-10"),
+            text("Which day should the dinner be?"),
+        ]
+    )
+    result = await run_turn(
+        model,
+        "add dinner with the Almeidas to my Lisbon trip",
+        tools=[add_itinerary_item],
+        facts=FACTS,
+    )
+    steps = [step for step in result.steps if step.tool == "add_itinerary_item"]
+    assert [step.skipped for step in steps] == [True]
+    assert "missing: day" in (steps[0].result or "")
