@@ -184,7 +184,9 @@ def names_only_shown_keys(tool: Tool, missing: Missing, keys: frozenset[str]) ->
     ``archive_email(email_id=4)`` after a search showed "from: Riverside Leisure Centre",
     "missing: time now" from the facts. The 1.5B model copies a key it read into
     ``missing``; the call lacks nothing it can take, and is made (docs/design.md, "What
-    missing means")."""
+    missing means"). A key sharing a word with a parameter's name or description ("time"
+    beside ``start_time``, "balance" beside "amount ... from the balance") may be what the
+    model lacks under another name: the write waits."""
     if not tool.writes or named_parameters(tool, missing.what):
         return False
     if _blank_required(tool, missing.values) or any(
@@ -193,7 +195,18 @@ def names_only_shown_keys(tool: Tool, missing: Missing, keys: frozenset[str]) ->
         return False
     parts = [part.strip().lower() for part in _PARTS.split(missing.what)]
     parts = [part for part in parts if part]
-    return bool(parts) and all(part in keys for part in parts)
+    if not parts or not all(part in keys for part in parts):
+        return False
+    properties = tool.schema.get("properties", {}) if isinstance(tool.schema, dict) else {}
+    described = {  # "missing: time" beside ``start_time``: a parameter it lacks, by its word
+        word
+        for name, spec in properties.items()
+        for word in _words(
+            f"{name} {spec.get('description', '') if isinstance(spec, dict) else ''}"
+        ).split()
+        if len(word) > 2
+    }
+    return not any(set(_words(part).split()) & described for part in parts)
 
 
 def _missing_is_moot(tool: Tool, what: str, data: dict[str, Any]) -> bool:

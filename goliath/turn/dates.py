@@ -31,6 +31,7 @@ from typing import Any
 
 from ..tools import Tool
 from .words import words
+from .write_gate import adds_item, sets_anew, sets_anything
 
 __all__ = [
     "calendar_day",
@@ -216,8 +217,13 @@ def next_weekday(value: str, said: str, today: datetime.date | None) -> str:
     weekday = next(i for i, day in enumerate(_WEEKDAYS) if day.startswith(named))
     if weekday != today.weekday():
         return value
-    if not re.search(rf"\bnext\s+{_WEEKDAYS[weekday][:3]}", said, re.IGNORECASE):
-        return value
+    full = _WEEKDAYS[weekday]
+    forms = "|".join(
+        sorted({full, full[:3], *(f for f in ("tues", "thurs") if full.startswith(f))})
+    )
+    mentions = list(re.finditer(rf"\b(next\s+)?(?:{forms})\b", said, re.IGNORECASE))
+    if not mentions or not all(mention.group(1) for mention in mentions):
+        return value  # "from monday to next monday": the value may be either
     return (today + datetime.timedelta(days=7)).isoformat()
 
 
@@ -237,6 +243,24 @@ def plain_days(
     for name in day_parameters(tool):
         value = out.get(name)
         if isinstance(value, str) and value.strip():
-            value = next_weekday(day_of_month(value, today), said, today)
+            if _sets_a_day(tool, name, properties.get(name)):
+                value = day_of_month(value, today)
+            value = next_weekday(value, said, today)
             out[name] = plain_day(value, allow_part=not _holds_a_time(name, properties.get(name)))
     return out
+
+
+_EVERY = re.compile(r"month|every|each|recur|repeat", re.IGNORECASE)
+
+
+def _sets_a_day(tool: Tool, name: str, spec: Any) -> bool:
+    """Whether a day parameter sets a day to come: of an item a write adds or moves
+    (``create_task(due)``, ``reschedule_task(due)``, a ``new_date``). A read's day, or a
+    logged one, may be past ("what did I spend on the 3rd?"), and a day of every month
+    (``day_of_month``, "on the 1st of every month") is no one date."""
+    description = str(spec.get("description", "")) if isinstance(spec, Mapping) else ""
+    if _EVERY.search(name) or _EVERY.search(description):
+        return False
+    return tool.writes and (
+        adds_item(tool.name) or sets_anything(tool.name) or sets_anew(name, spec)
+    )

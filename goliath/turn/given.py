@@ -41,7 +41,7 @@ from .dates import calendar_day, day_parameters
 from .grounding import ungrounded_numbers
 from .lookup import id_parameters
 from .words import DAY_WORDS, singular, words
-from .write_gate import NAMING_PARAMETERS, adds_item, changes_item, sets_anything
+from .write_gate import NAMING_PARAMETERS, adds_item, changes_item, sets_anew, sets_anything
 
 __all__ = [
     "copied_ask",
@@ -256,10 +256,8 @@ def _placeholder(said: list[str], asked: list[str], tool: Tool, nouns: set[str])
 _LEADING = re.compile(
     r"^(?:(?:please|can you|could you|would you|will you)\s+)*(?P<verb>[a-z]+)\s+", re.IGNORECASE
 )
-_PLACE = re.compile(
-    r"\s+(?:on|to|onto|into|in|for)\s+(?:my|the|our)\s+[^,.;!?]*?\w*list\b[^,.;!?]*$",
-    re.IGNORECASE,
-)
+_PLACE = re.compile(r"\s+(?:on|to|onto|into|in|for)\s+(?:my|the|our)\s+", re.IGNORECASE)
+_LIST_TAIL = re.compile(r"^[^,.;!?]*?\w*list\b[^,.;!?]*$", re.IGNORECASE)
 _PLACE_WORDS = 5
 """A list's name is short ("my weekly shopping list"); more words after "on my" are content."""
 
@@ -276,10 +274,14 @@ def cut_request(value: str) -> str | None:
     if lead is None or lead["verb"].lower() not in _COMMANDS:
         return None
     rest = text[lead.end() :]
-    place = _PLACE.search(rest)
-    if place is None or len(words(place.group(0))) > _PLACE_WORDS + 2:
+    places = [  # the last "to my ... list": "get milk for the kids" keeps its "for the kids"
+        place
+        for place in _PLACE.finditer(rest)
+        if _LIST_TAIL.match(rest[place.end() :]) and len(words(rest[place.end() :])) <= _PLACE_WORDS
+    ]
+    if not places:
         return None
-    item = rest[: place.start()].strip(" ,")
+    item = rest[: places[-1].start()].strip(" ,")
     said = words(item)
     if not said or set(said) <= _PLACEHOLDERS | _FILLER | _GLUE_WORDS:
         return None
@@ -292,15 +294,16 @@ def copied_search(tool: Tool, values: Mapping[str, Any], ask: str) -> list[str]:
     it, and the answer was made from the wrong hits (dev ``email-two-step-flight-1``). A
     free-text search parameter (``query``, ``q``, ``search``, ``keywords`` ...) holding five
     words or more, four in five of them the ask's and three in five of the ask's, with a
-    question word in it or opening with the request's own verb, is the request copied; the
-    worker is asked once more for the words to search for. "wifi password at the Porto flat"
+    question word in it, in an ask that is a question (a question mark, or a question word
+    or auxiliary first), is the question copied; the worker is asked once more for the words
+    to search for. "wifi password at the Porto flat"
     for "what's the wifi password at the Porto flat?" has no question word and is searched as
     written."""
-    if tool.writes:
-        return []
     asked = words(ask)
-    if len(asked) < _COPY_WORDS:
+    if tool.writes or len(asked) < _COPY_WORDS:
         return []
+    if not (ask.rstrip().endswith("?") or asked[0] in _FRAME_WORDS | _AUXILIARIES):
+        return []  # not a question: "play Where Is My Mind by the Pixies" is a title
     schema = tool.schema if isinstance(tool.schema, dict) else {}
     properties = schema.get("properties") or {}
     copied = []
@@ -314,14 +317,15 @@ def copied_search(tool: Tool, values: Mapping[str, Any], ask: str) -> list[str]:
             continue
         mine = sum(1 for word in said if word in asked)
         theirs = sum(1 for word in asked if word in said)
-        framed = bool(set(said) & _FRAME_WORDS) or (said[0] == asked[0] and asked[0] in _COMMANDS)
-        if framed and mine >= 0.8 * len(said) and theirs >= 0.6 * len(asked):
+        if set(said) & _FRAME_WORDS and mine >= 0.8 * len(said) and theirs >= 0.6 * len(asked):
             copied.append(name)
     return copied
 
 
 _FRAME_WORDS = frozenset(["what", "when", "where", "who", "whom", "which", "why", "how", "whether"])
 """Question words: a request's frame, never what it searches for ("what time is my flight")."""
+_AUXILIARIES = frozenset(["is", "are", "do", "does", "did", "can", "could", "will", "have", "has"])
+"""Words a question may open with besides the question words ("do I have a dentist email")."""
 
 
 def search_note(names: Sequence[str]) -> str:
@@ -450,13 +454,6 @@ def _free_text(spec: Any) -> bool:
         and "enum" not in spec
         and "const" not in spec
     )
-
-
-def sets_anew(name: str, spec: Any) -> bool:
-    """Whether a parameter is a new value, by its name or description ("new_time", "The new
-    due date"), not one naming the item (``cancel_event(title, date)``)."""
-    description = spec.get("description", "") if isinstance(spec, Mapping) else ""
-    return "new" in words(name) or "new" in words(str(description))
 
 
 def widened_filters(tool: Tool, values: Mapping[str, Any], said: str) -> list[str]:
@@ -686,10 +683,17 @@ def unsaid_today(
     the model's default, not the user's choice: the turn asks for the day. Only a day the
     write sets — of an item it adds (``add_*``, ``create_*``) or a new day (``new_date``) —
     never the day that names an existing item: "lunch w noor is off" cancels today's lunch by
-    its date."""
+    its date; nor when the user said today another way ("right now", "later", "after work")
+    or the tool records what happened (a journal entry, a logged expense). ``said`` holds
+    the last answer too: "yes please" after "shall I add it for today?" took today."""
     if not tool.writes or today is None or gives_day(said) or gives_number(said):
         return []
+    if set(words(said)) & _NOW_WORDS:
+        return []  # "book a taxi right now", "drinks after work": today, said another way
     schema = tool.schema if isinstance(tool.schema, dict) else {}
+    description = str(schema.get("description") or tool.description or "")
+    if set(words(f"{tool.name} {description}")) & _RECORD_WORDS:
+        return []  # a journal entry, a logged expense: today is when it happened
     required = set(schema.get("required") or [])
     properties = schema.get("properties") or {}
     flagged = []
@@ -706,6 +710,16 @@ def unsaid_today(
         ):
             flagged.append(name)
     return flagged
+
+
+_NOW_WORDS = frozenset(
+    "now asap later soon currently immediately tonight today after right away".split()  # noqa: SIM905
+)
+"""Words that name today without a day ("right now", "later on", "after work")."""
+_RECORD_WORDS = frozenset(
+    "log logs journal diary entry record records mood expense expenses spent track".split()  # noqa: SIM905
+)
+"""Words of a tool that records what happened, whose day is today unless said."""
 
 
 def _choices(spec: Any) -> list[Any]:
@@ -728,8 +742,12 @@ def unsaid_choices(
     model set ``mode: "heat"`` (no target) and the heating changed (dev
     ``home-thermostat-missing-1``, an unexpected write). A write whose every given value is a
     choice the user's words (``said``) and what the turn has seen (``seen``) never name sets
-    nothing the user asked for: the turn asks. One value that is not a choice (a name, a
-    number, a flag), or a choice said ("switch the heating to eco"), and the call stands."""
+    nothing the user asked for — when the ask names a value the call left out (a parameter
+    not a choice, whose name or description shares a word with the ask: "temperature" for
+    ``target_c``, "The temperature to heat to"): the turn asks. One value that is not a
+    choice, a choice said ("switch the heating to eco") or a form of one ("heating"), or an
+    ask naming no value left out ("turn on the AC" → ``mode: cool``, "arm the alarm" →
+    ``away``: the choice is the model's reading of the ask), and the call stands."""
     if not tool.writes:
         return []
     schema = tool.schema if isinstance(tool.schema, dict) else {}
@@ -743,7 +761,21 @@ def unsaid_choices(
             return []
         if any(_known(singular(word), heard) for word in words(value)):
             return []  # said, or a form of a word said ("lock up" for "locked")
-    return sorted(given)
+    asked = {singular(word) for word in words(said)} - _GLUE - _COMMANDS
+    asked -= {singular(word) for word in words(tool.name)}
+    left_out = [  # a value the ask names and the call left out: "temperature" for target_c
+        name
+        for name, spec in properties.items()
+        if name not in given
+        and not _choices(spec)
+        and asked
+        & {
+            singular(word)
+            for word in words(f"{name} {spec.get('description', '')}")
+            if len(word) > 3
+        }
+    ]
+    return sorted(given) if left_out else []
 
 
 _USER_KEYS = frozenset({"user", "user name", "username", "user_name", "my name"})
@@ -761,7 +793,8 @@ def self_as_other(
     album was shared with its owner. A text (or a list of texts) that is only the user's
     name, when the user's words (``said``) hold neither that name nor "me"/"myself", was
     not given: the turn asks whom it is for. A name beside others (``attendees=["Hannah",
-    "Jordan"]``) is the model adding the user to a group, and stands."""
+    "Jordan"]``) is the model adding the user to a group, and stands. Only a parameter naming
+    another party (``person``, ``recipient``, ``to``, ``attendees``, ``share_with`` ...)."""
     if not tool.writes:
         return []
     mine = {
@@ -782,7 +815,20 @@ def self_as_other(
             return all(isinstance(item, str) and item.strip().lower() in mine for item in value)
         return False
 
-    return [name for name, value in values.items() if only_mine(value)]
+    return [
+        name
+        for name, value in values.items()
+        if set(words(name)) & _OTHER_PARTY and only_mine(value)
+    ]
+
+
+_OTHER_PARTY = frozenset(
+    """person people recipient recipients to with invitee invitees attendee attendees contact
+    friend member members share shared""".split()  # noqa: SIM905
+)
+"""Words of a parameter naming whom a change is for or shared with, never the user acting: a
+booking's ``name``, a task's ``assignee`` or an email's ``signature`` may rightly be the
+user's own name ("I'll take the bins", "book a table under my name")."""
 
 
 def unknown_item_values(tool: Tool, missing: Missing) -> list[str]:

@@ -237,31 +237,57 @@ def asks_to_be_told(ask: str) -> bool:
 
 
 _THANKS_WORDS = frozenset(re.findall(r"[a-z]+", "thanks thank thx cheers appreciate appreciated"))
+_PLEASANTRIES = frozenset(
+    re.findall(
+        r"[a-z]+",
+        """you youre your re are a an the so much very really lot lots loads heaps tons that
+        this it its was is great perfect brilliant awesome amazing good nice lovely star legend
+        helps helped help helpful all ok okay cool best for me mate again just what needed i
+        wonderful fantastic superb excellent sweet kind have been bye goodbye night""",
+    )
+)
+"""Words that go with thanks ("thanks so much, you're a star")."""
 _NOT_THANKS_ONLY = frozenset(
     re.findall(
         r"[a-z]+",
-        """but also now then and please can could would will should book buy order pay wire
-        transfer send call email text message find search show tell check look get give play
-        turn switch open remind add put set make move change cancel delete remove""",
+        """but also now then and please can could would will should yes no go ahead do book
+        buy order pay wire transfer send call email text message reply forward find search
+        show tell check look get give play turn switch open remind add put set make move
+        change cancel delete remove mark schedule archive lock unlock dim skip save share
+        unsubscribe start stop""",
     )
 )
-"""Words that turn thanks into a request ("thanks, now book the flight", "thanks but the time is
-wrong"): the ask is more than thanks."""
+"""Words that turn thanks into a request, a reply or a complaint ("thanks, now book the flight",
+"yes, thanks", "thanks, mark it done", "thanks but the time is wrong")."""
+_NAME = re.compile(r"\b[A-Z][a-z]+\b")
+"""A capitalised word: unless thanks or its company ("Thanks", "Great"), a name ("Hannah,
+thanks" answers "whom should I share it with?")."""
 _THANKS_WORDS_MAX = 12
+_OTHER_WORDS_MAX = 2
 
 
-def only_thanks(ask: str) -> bool:
-    """Whether ``ask`` only thanks the assistant ("you're a star, thanks", "thanks, that helps me
-    plan the month"): a thanks word, no question mark, no word of another request or a turn
-    ("but", "now", "book", "add" ...), and a short message. The hand-off check named both of
-    those a cloud kind by small margins (dev, +0.07 and +0.44) and the turn handed over a
-    thank-you; such an ask is answered with no function and no check."""
-    said = words(ask.replace("\u2019", "'").replace("'", ""))
+def only_thanks(ask: str, last_answer: str = "") -> bool:
+    """Whether ``ask`` only thanks the assistant ("you're a star, thanks", "thanks, that helps
+    me plan the month"): a thanks word; no question mark, digit or name after the first word;
+    no word of a request, a reply or a turn ("but", "yes", "now", "book", "mark" ...); at most
+    two words besides thanks and its usual company ("so much", "that helps", "great"); and
+    not a reply to a question (``last_answer`` ends with "?": "Hannah, thanks" answers "Whom
+    should I share it with?"). The hand-off check named both of the first a cloud kind by
+    small margins (dev, +0.07 and +0.44) and the turn handed over a thank-you; such an ask is
+    answered with no function and no check."""
+    text = ask.replace("\u2019", "'").replace("'", "")
+    said = words(text)
+    others = set(said) - _THANKS_WORDS - _PLEASANTRIES
     return (
         "?" not in ask
+        and not last_answer.rstrip().endswith("?")
+        and not re.search(r"\d", ask)
+        and not set(_NAME.findall(text)) - {w.capitalize() for w in _THANKS_WORDS | _PLEASANTRIES}
         and 0 < len(said) <= _THANKS_WORDS_MAX
         and bool(_THANKS_WORDS & set(said))
-        and not (_NOT_THANKS_ONLY | _QUESTION_WORDS) & set(said)
+        and not _NOT_THANKS_ONLY & set(said)
+        and said[0] not in _QUESTION_WORDS - _THANKS_WORDS - {"what"}  # "what a star, thanks"
+        and len(others) <= _OTHER_WORDS_MAX
     )
 
 

@@ -70,8 +70,23 @@ def _empty(value: Any) -> bool:
     return value is None or (isinstance(value, (str, list, dict)) and not value)
 
 
+def _copies_the_verb(value: str, ask: str) -> bool:
+    """Whether ``value`` opens with the request's own verb, copied from the ask: the ask opens
+    with that verb, and the value has it in lower case with more after it ("move the Porto
+    flights" from "move the Porto flights task to Thursday"). An item whose name opens with
+    such a word ("Book dentist", "Mark Davies", "Take Five") keeps it."""
+    named, asked = words(value), words(ask)
+    return (
+        len(named) > 1
+        and bool(asked)
+        and named[0] == asked[0]
+        and named[0] in REQUEST_VERBS
+        and value.lstrip()[:1].islower()
+    )
+
+
 def _quoted_values(
-    message: str, tool: Tool, tool_input: Mapping[str, Any]
+    message: str, tool: Tool, tool_input: Mapping[str, Any], ask: str = ""
 ) -> list[tuple[str, str, set[str], str]]:
     """Each text value the error quotes: its parameter, the value, the value's own words
     (the function's, the parameter's and the error's words before the quote — "no trip" —
@@ -87,15 +102,17 @@ def _quoted_values(
             continue
         said = {singular(w) for w in words(message[:at])}
         named = words(value)
-        if len(named) > 1 and named[0] in REQUEST_VERBS:  # "move the Porto flights": the request's
-            named = named[1:]  # verb, copied with the item, names no item
+        if _copies_the_verb(value, ask):  # "move the Porto flights": the request's verb,
+            named = named[1:]  # copied with the item, names no item
         wanted = {singular(w) for w in named} - own - said
         wanted -= {singular(w) for w in words(name)}
         quoted.append((name, value, wanted, message[at + len(value) :]))
     return quoted
 
 
-def near_match_values(exc: Exception, tool: Tool, tool_input: Mapping[str, Any]) -> dict[str, str]:
+def near_match_values(
+    exc: Exception, tool: Tool, tool_input: Mapping[str, Any], ask: str = ""
+) -> dict[str, str]:
     """The values a near miss's error itself names, by parameter: the one item the tool
     lists after the quoted value whose words hold all of the value's own words, or are all
     among them ("hallway light" → "Hallway", "can of WD-40" → "WD-40", "Lisbon trip" →
@@ -111,7 +128,7 @@ def near_match_values(exc: Exception, tool: Tool, tool_input: Mapping[str, Any])
         return {}
     own = _own_words(tool)
     found: dict[str, str] = {}
-    for name, value, wanted, after in _quoted_values(str(exc), tool, tool_input):
+    for name, value, wanted, after in _quoted_values(str(exc), tool, tool_input, ask):
         if not wanted:
             continue
         listed = {item: {singular(w) for w in words(item)} - own for item in _listed(after)}

@@ -270,7 +270,8 @@ class Turn(TurnState):
         if repair is not None:
             return repair
         first = not self.steps
-        if first and only_thanks(self.ask):  # "you're a star, thanks": a reply, nothing to do
+        last_answer = self.view.recent[-1].answer if self.view.recent else ""
+        if first and only_thanks(self.ask, last_answer):  # "you're a star, thanks": a reply
             return Plan(kind="answer", brief="reply")
         if first and self.config.tool_retrieval is not None:
             available = retrieve_tools(available, self.ask, self.config.tool_retrieval)

@@ -170,13 +170,16 @@ async def run_tool_step(
             return LookUp(tool.name, tuple(lacking))
     if isinstance(filled, Arguments) and tool.writes:
         seen = turn.seen_texts()
+        last_answer = turn.view.recent[-1].answer if turn.view.recent else ""
         unsaid = (
             unsaid_values(tool, filled.values, turn.steps, seen, said)
             or unchanged_values(tool, filled.values, turn.steps, said)
             or undictated_texts(tool, filled.values, turn.steps, seen, said)
             or self_as_other(tool, filled.values, turn.facts, said)
-            or unsaid_choices(tool, filled.values, said, seen)
-            or unsaid_today(tool, filled.values, today, said)
+            or unsaid_choices(
+                tool, filled.values, said, [*seen, *(step.result or "" for step in turn.steps)]
+            )
+            or unsaid_today(tool, filled.values, today, f"{said} {last_answer}")
         )
         if unsaid:  # a number nobody gave: ask the user, never write it (docs/design.md)
             filled = Missing(", ".join(unsaid), filled.values)
@@ -184,7 +187,9 @@ async def run_tool_step(
             unsaid = unsaid_values(
                 tool, filled.values, turn.steps, turn.seen_texts(), said, optional=True
             )
-            unsaid += unsaid_today(tool, filled.values, today, said, optional=True)
+            unsaid += unsaid_today(
+                tool, filled.values, today, f"{said} {last_answer}", optional=True
+            )
             copied = copied_ask(tool, filled.values, turn.ask, optional=True)
             filled = _without(tool, filled, [*unsaid, *copied])  # their defaults apply
     elif isinstance(filled, Arguments):  # a read: a filter nobody named would narrow it
@@ -582,7 +587,7 @@ async def _execute(
             )  # "no trip 'Marrakech trip'; there are: ..."
         ):
             turn.value_errors.add(step.index)  # one repair (run.py)
-            near = near_match_values(exc, tool, tool_input)
+            near = near_match_values(exc, tool, tool_input, turn.ask)
             if near:  # the one item the error lists for the value: the repair takes it
                 turn.near_values[step.index] = near
         if turn.config.tool_errors == "raise":

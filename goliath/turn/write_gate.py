@@ -33,7 +33,7 @@ from typing import Any
 from ..records import StepRecord
 from ..tools import Tool
 from .judge import found_nothing
-from .words import singular
+from .words import singular, words
 
 __all__ = [
     "ADDING_VERBS",
@@ -43,6 +43,7 @@ __all__ = [
     "is_absent",
     "names_the_place",
     "read_nothing",
+    "sets_anew",
     "sets_anything",
     "withheld_write",
 ]
@@ -165,6 +166,13 @@ def sets_anything(name: str) -> bool:
     """Whether the function ``name`` sets new values on the item it changes (``move_*``,
     ``reschedule_*``, ``rename_*``), not only acts on it (``cancel_*``, ``delete_*``)."""
     return _verb(name) in SETTING_VERBS
+
+
+def sets_anew(name: str, spec: Any) -> bool:
+    """Whether a parameter is a new value, by its name or description ("new_time", "The new
+    due date"), not one naming the item (``cancel_event(title, date)``)."""
+    description = spec.get("description", "") if isinstance(spec, Mapping) else ""
+    return "new" in words(name) or "new" in words(str(description))
 
 
 def changes_item(name: str) -> bool:
