@@ -170,15 +170,14 @@ async def run_tool_step(
             return LookUp(tool.name, tuple(lacking))
     if isinstance(filled, Arguments) and tool.writes:
         seen = turn.seen_texts()
+        shown = [*seen, *(step.result or "" for step in turn.steps)]
         last_answer = turn.view.recent[-1].answer if turn.view.recent else ""
         unsaid = (
             unsaid_values(tool, filled.values, turn.steps, seen, said)
             or unchanged_values(tool, filled.values, turn.steps, said)
             or undictated_texts(tool, filled.values, turn.steps, seen, said)
             or self_as_other(tool, filled.values, turn.facts, said)
-            or unsaid_choices(
-                tool, filled.values, said, [*seen, *(step.result or "" for step in turn.steps)]
-            )
+            or unsaid_choices(tool, filled.values, said, shown)
             or unsaid_today(tool, filled.values, today, f"{said} {last_answer}")
         )
         if unsaid:  # a number nobody gave: ask the user, never write it (docs/design.md)
@@ -192,6 +191,8 @@ async def run_tool_step(
             )
             copied = copied_ask(tool, filled.values, turn.ask, optional=True)
             filled = _without(tool, filled, [*unsaid, *copied])  # their defaults apply
+            if unsaid and unsaid_choices(tool, filled.values, said, shown):
+                filled = Missing(", ".join(unsaid), filled.values)  # only a choice was left
     elif isinstance(filled, Arguments):  # a read: a filter nobody named would narrow it
         unnamed = unnamed_filters(tool, filled.values, turn.steps, turn.seen_texts())
         unnamed += repeated_filters(tool, filled.values)

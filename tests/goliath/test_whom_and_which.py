@@ -633,3 +633,21 @@ def test_next_monday_beside_a_plain_monday_is_left_to_the_tool() -> None:
     said = "move my gym session from monday to next monday"
     assert next_weekday("monday", said, TODAY) == "monday"
     assert next_weekday("monday", "remind me on monday about next month's rent", TODAY) == "monday"
+
+
+async def test_a_choice_left_alone_once_an_unsaid_number_is_dropped_is_asked_about() -> None:
+    """ "Change the temperature" filled ``target_c: 22`` (nobody said 22) and ``mode: heat``:
+    the number is dropped as unsaid, and what is left only sets a choice nobody said."""
+    model = FakeModel(
+        [
+            {"json": {"call": "set_thermostat", "then": "answer_the_user"}},
+            args(target_c=22.0, mode="heat"),
+            text("What temperature should I set?"),
+        ]
+    )
+    result = await run_turn(
+        model, "change the temperature on the thermostat", tools=[set_thermostat]
+    )
+    steps = [step for step in result.steps if step.tool == "set_thermostat"]
+    assert [step.skipped for step in steps] == [True]
+    assert "missing: target_c" in (steps[0].result or "")
