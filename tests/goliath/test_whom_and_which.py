@@ -458,11 +458,22 @@ def test_a_choice_a_result_showed_is_seen() -> None:
     assert unsaid_choices(set_thermostat, {"mode": "heat"}, "change it back", ["mode: heat"]) == []
 
 
-async def test_a_thermostat_change_with_no_value_asks_what_to_set() -> None:
+@pytest.mark.parametrize(
+    ("target_c", "missing"),
+    [
+        (None, "mode"),
+        # "change the temperature" also filled an unsaid target_c: 22; once it is dropped,
+        # what is left only sets a choice nobody said, and the dropped value is asked for
+        (22.0, "target_c"),
+    ],
+)
+async def test_a_thermostat_change_with_no_value_asks_what_to_set(
+    target_c: float | None, missing: str
+) -> None:
     model = FakeModel(
         [
             {"json": {"call": "set_thermostat", "then": "answer_the_user"}},
-            args(target_c=None, mode="heat"),
+            args(target_c=target_c, mode="heat"),
             text("What temperature should I set?"),
         ]
     )
@@ -471,7 +482,7 @@ async def test_a_thermostat_change_with_no_value_asks_what_to_set() -> None:
     )
     steps = [step for step in result.steps if step.tool == "set_thermostat"]
     assert [step.skipped for step in steps] == [True]
-    assert "missing: mode" in (steps[0].result or "")
+    assert f"missing: {missing}" in (steps[0].result or "")
 
 
 # ---------------------------------------------------------------- today, when no day was said
@@ -633,21 +644,3 @@ def test_next_monday_beside_a_plain_monday_is_left_to_the_tool() -> None:
     said = "move my gym session from monday to next monday"
     assert next_weekday("monday", said, TODAY) == "monday"
     assert next_weekday("monday", "remind me on monday about next month's rent", TODAY) == "monday"
-
-
-async def test_a_choice_left_alone_once_an_unsaid_number_is_dropped_is_asked_about() -> None:
-    """ "Change the temperature" filled ``target_c: 22`` (nobody said 22) and ``mode: heat``:
-    the number is dropped as unsaid, and what is left only sets a choice nobody said."""
-    model = FakeModel(
-        [
-            {"json": {"call": "set_thermostat", "then": "answer_the_user"}},
-            args(target_c=22.0, mode="heat"),
-            text("What temperature should I set?"),
-        ]
-    )
-    result = await run_turn(
-        model, "change the temperature on the thermostat", tools=[set_thermostat]
-    )
-    steps = [step for step in result.steps if step.tool == "set_thermostat"]
-    assert [step.skipped for step in steps] == [True]
-    assert "missing: target_c" in (steps[0].result or "")
