@@ -79,6 +79,15 @@ def _checked_condition_check(value: bool) -> bool:
     return value
 
 
+def _checked_named_pick_check(value: bool) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(
+            f"named_pick_check must be True, False or None (on for a model that scores "
+            f"options), got {value!r}."
+        )
+    return value
+
+
 def _checked_answer_check(value: bool) -> bool:
     if not isinstance(value, bool):
         raise ConfigError(
@@ -245,6 +254,7 @@ class AgentConfig:
     write_intent_check: bool = attrs.field(default=False, converter=_checked_write_intent_check)
     condition_check: bool = attrs.field(default=False, converter=_checked_condition_check)
     answer_check: bool = attrs.field(default=False, converter=_checked_answer_check)
+    named_pick_check: bool = attrs.field(default=False, converter=_checked_named_pick_check)
     tool_errors: ToolErrors = attrs.field(default="report", converter=_checked_tool_errors)
 
 

@@ -125,7 +125,11 @@ def plan_options(tool_names: Sequence[str]) -> Options:
 
 
 def first_plan_schema(
-    tool_names: list[str], *, require_tool: bool = False, hand_off: bool = True
+    tool_names: list[str],
+    *,
+    require_tool: bool = False,
+    hand_off: bool = True,
+    then_names: list[str] | None = None,
 ) -> dict[str, Any]:
     """The turn's first planning call: the first call, then the one after it or none.
 
@@ -137,6 +141,8 @@ def first_plan_schema(
     required, because a constrained small model writes required fields first and skips
     optional ones. After a plan that named no usable tool the retry offers only the tools;
     ``hand_off=False`` (the hand-off check already kept the ask on the device) drops that option.
+    ``then_names`` (default ``tool_names``) are the functions ``then`` may name, where the
+    first call is narrowed and the next is not.
     """
     options = plan_options(tool_names)
     extra = [options.no_tool, options.hand_off] if hand_off else [options.no_tool]
@@ -145,7 +151,7 @@ def first_plan_schema(
         "type": "object",
         "properties": {
             "call": {"type": "string", "enum": names},
-            "then": {"type": "string", "enum": [options.done, *tool_names]},
+            "then": {"type": "string", "enum": [options.done, *(then_names or tool_names)]},
         },
         "required": ["call", "then"],
         "additionalProperties": False,

@@ -45,6 +45,7 @@ from ..tools import Tool
 from ..turn.arguments import validate_arguments
 from ..turn.conductor import InvalidPlan, Plan, parse_plan
 from ..turn.handoff import asks_about_own_data, only_thanks
+from ..turn.retrieval import named_instead
 from .fixtures import DEFAULT_TOOLSET, TOOLSETS, Fixture, FixtureSuite, toolset_tools
 from .grade import call_problems, ungrounded_numbers
 
@@ -79,13 +80,18 @@ def perfect_answer(fixture: Fixture) -> str:
 
 
 def perfect_script(
-    fixture: Fixture, tools: Mapping[str, Tool], arguments: Sequence[Mapping[str, Any]] = ()
+    fixture: Fixture,
+    tools: Mapping[str, Tool],
+    arguments: Sequence[Mapping[str, Any]] = (),
+    *,
+    named_pick: bool = False,
 ) -> list[tuple[str, dict[str, Any]]]:
     """What a flawless model replies in Goliath's turn, call by call, with each call's stage.
 
     Plans name each tool of ``fixture.tools`` in turn, an arguments reply follows each tool that
     has parameters (from ``arguments``, in order), then an answer plan and the answer. An ask
-    that must go to the cloud is one escalate plan.
+    that must go to the cloud is one escalate plan. With ``named_pick`` (the agent's
+    ``named_pick_check``), a first function the ask never names is planned twice.
     """
     options = plan_options(list(tools))
     if fixture.handled_by == "cloud":
@@ -94,8 +100,10 @@ def perfect_script(
         return [("answer", {"text": perfect_answer(fixture)})]
     replies = iter(arguments)
     script: list[tuple[str, dict[str, Any]]] = []
-    for name in fixture.tools:
+    for position, name in enumerate(fixture.tools):
         script.append(("conductor", {"json": {"call": name}}))  # one step at a time
+        if named_pick and position == 0 and named_instead(name, list(tools.values()), fixture.ask):
+            script.append(("conductor", {"json": {"call": name}, "again": True}))  # run.py
         if tools[name].has_arguments:
             script.append(("arguments", {"json": dict(next(replies, {}))}))
     leftover = list(replies)
@@ -395,7 +403,10 @@ async def _probe_one(
 ) -> list[ProbeOutcome]:
     from .runner import history_memory
 
-    script = perfect_script(fixture, tools, fixture.arguments)
+    named_pick = dict(agent_options or {}).get("named_pick_check")
+    if named_pick is None:
+        named_pick = getattr(real, "scores_options", False) is True
+    script = perfect_script(fixture, tools, fixture.arguments, named_pick=named_pick)
     if probe in ("decision", "plan"):
         targets = [-1]
     elif probe == "handoff":
@@ -403,7 +414,11 @@ async def _probe_one(
     elif probe == "answer":
         targets = [index for index, (label, _) in enumerate(script) if label == "answer"]
     elif probe == "next":
-        targets = [i for i, (label, _) in enumerate(script) if label == "conductor"][1:]
+        targets = [
+            i
+            for i, (label, entry) in enumerate(script)
+            if label == "conductor" and "again" not in entry
+        ][1:]
     else:
         targets = [index for index, (label, _) in enumerate(script) if label == "arguments"]
     argument_steps = [name for name in fixture.tools if tools[name].has_arguments]
@@ -633,6 +648,7 @@ async def _probe_condition(
                 "hand_off_check": False,
                 "write_intent_check": False,
                 "condition_check": True,
+                "named_pick_check": False,
             },
         )
         async with agent:

@@ -135,17 +135,24 @@ async def request_plan(
     first: bool = False,
     offered: Sequence[str] | None = None,
     hand_off: bool = True,
+    then_any: bool = False,
 ) -> Plan | InvalidPlan:
     """One conductor call: the first plan of a turn, or a later step's next call.
 
     ``hand_off=False`` leaves the hand-off out of a first plan's options (the hand-off check
     decided it already). ``offered`` narrows the names the schema lets the model pick (default: ``tool_names``);
     a reply naming any of ``tool_names`` still parses, so scripts and hooks reach the judge.
-    Provider failures other than malformed output propagate.
+    ``then_any`` lets a first plan's ``then`` name any of ``tool_names`` while its ``call`` is
+    narrowed to ``offered``. Provider failures other than malformed output propagate.
     """
     names = list(tool_names if offered is None else offered)
     if first:
-        schema = first_plan_schema(names, require_tool=require_tool, hand_off=hand_off)
+        schema = first_plan_schema(
+            names,
+            require_tool=require_tool,
+            hand_off=hand_off,
+            then_names=list(tool_names) if then_any else None,
+        )
     else:
         schema = plan_schema(names, require_tool=require_tool)
     try:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from ..tools import Tool
 from .words import words
 
-__all__ = ["retrieve_tools"]
+__all__ = ["named_instead", "retrieve_tools"]
 
 _STOP = frozenset(
     """a an the and or of to on in at for from by with my me i it is are be was this that
@@ -65,3 +65,38 @@ def retrieve_tools(tools: Sequence[Tool], ask: str, k: int) -> list[Tool]:
             if required in by_name:
                 kept.add(by_name[required])
     return [tool for position, tool in enumerate(tools) if position in kept]
+
+
+_NAMED_BY_DESCRIPTION = 2
+"""Words a function's description must share with the ask to count as named by it, when its
+name shares none ("resting heart rate" in ``health_summary``'s description)."""
+
+
+def named_instead(pick: str, tools: Sequence[Tool], ask: str) -> list[str]:
+    """The functions of the same kind as ``pick`` (reads for a read, writes for a write) that
+    the ask names, when it names nothing of ``pick``: not one word of its name or description.
+
+    The 1.5B model's first plan picks a near neighbour the ask never mentions
+    (``get_thermostat`` for "if the porch light is still on", ``start_timer`` for "log 30
+    minutes of yoga", ``get_budgets`` for "the Vodafone bill"); the function the ask names is
+    in the list beside it. A function counts as named when a word of its name is in the ask, or
+    two words of its description are (docs/design.md, "A pick the ask never names"). Empty when
+    the ask shares a word with ``pick`` or names no other function of its kind.
+    """
+    by_name = {tool.name: tool for tool in tools}
+    picked = by_name.get(pick)
+    if picked is None:
+        return []
+    asked = set(_words(ask))
+    if asked & (set(_words(picked.name)) | set(_words(picked.description))):
+        return []
+    return [
+        tool.name
+        for tool in tools
+        if tool.name != pick
+        and tool.writes == picked.writes
+        and (
+            asked & set(_words(tool.name))
+            or len(asked & set(_words(tool.description))) >= _NAMED_BY_DESCRIPTION
+        )
+    ]

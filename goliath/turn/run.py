@@ -66,7 +66,7 @@ from .prompts import (
     compact_steps,
 )
 from .remember import remember, remember_what_ran
-from .retrieval import retrieve_tools
+from .retrieval import named_instead, retrieve_tools
 from .state import TurnState, resolve_window
 from .tool_step import Escalation, Withheld, resume_tool_step, run_tool_step
 from .write_gate import adds_item
@@ -325,6 +325,8 @@ class Turn(TurnState):
         )
         if first and isinstance(plan, Plan):
             plan = await self._weighed(plan, available, system, prompt, offered)
+            if isinstance(plan, Plan) and plan.kind == "tool" and self.config.named_pick_check:
+                plan = await self._named(plan, available, system, prompt)
             if isinstance(plan, Plan):  # "add it if nothing clashes": the check comes first
                 plan = check_first(plan, available, self.ask)
         if isinstance(plan, Plan) and plan.kind == "tool":
@@ -421,6 +423,28 @@ class Turn(TurnState):
             first=True,
             hand_off=not self.hand_off_checked,
         )
+
+    async def _named(
+        self, plan: Plan, available: list[Tool], system: str, prompt: Callable[[bool], str]
+    ) -> Plan:
+        """The first plan again, its call among the functions the ask names, when the ask
+        names nothing of the function picked (``retrieval.named_instead``; docs/design.md, "A
+        pick the ask never names"). Its ``then`` may still be any function."""
+        named = named_instead(plan.tool or "", available, self.ask)
+        if not named:
+            return plan
+        again = await request_plan(
+            self.caller,
+            system=system,
+            prompt=prompt,
+            tool_names=[tool.name for tool in available],
+            offered=named,
+            require_tool=True,
+            first=True,
+            hand_off=False,
+            then_any=True,
+        )
+        return again if isinstance(again, Plan) and again.kind == "tool" else plan
 
     def _repair(self, available: list[Tool]) -> Plan | None:
         """The same call again, once, when it just failed on the form of a value (a read) or
