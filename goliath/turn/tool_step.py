@@ -89,6 +89,7 @@ from .repair import (
 )
 from .same_day import day_met, today_from
 from .state import TurnState
+from .switch import switched
 from .threshold import threshold_met
 from .write_gate import adds_item, is_absent, names_the_place, read_nothing, withheld_write
 
@@ -150,6 +151,7 @@ async def run_tool_step(
     today = today_from(turn.facts)
     if isinstance(filled, Arguments):  # "Saturday 22 March" -> "22 March" (dates.py)
         filled = Arguments(plain_days(tool, filled.values, today=today, said=said))
+        filled = Arguments(switched(tool, filled.values, turn.ask))  # "switch it off" (switch.py)
     repaired_by_error = bool(turn.steps) and turn.steps[-1].index in turn.near_values
     if (
         turn.repairing is not None
