@@ -300,11 +300,15 @@ def with_change(text: str, steps: Sequence[StepRecord]) -> str:
     delete task: Porto flights") when the answer says no word of what it changes — its
     values' words, the days, times and numbers aside when there are others ("declined to
     create an event for Friday at 21:00" does not say it was drinks with Ines)
-    (docs/design.md, "The answer names the change"). A write skipped for a missing value, or failed, is left to
-    the answer: it asks, or says what went wrong.
+    (docs/design.md, "The answer names the change"). A write skipped for a missing value is
+    left to the answer: it asks. A write that failed gets a line saying so ("Not done: complete
+    task failed: no open task matches 'high-priority work'.") when the answer says no word of
+    failure.
     """
     last = next((s for s in reversed(steps) if s.kind == "tool" and s.writes), None)
-    if last is None or last.failed or last.cached or last.tool is None:
+    if last is not None and last.failed and last.tool is not None:
+        return _with_failure(text, last.tool, last.result or "")
+    if last is None or last.cached or last.tool is None:
         return text
     declined = last.skipped and last.skip_reason == "confirmation"
     if last.skipped and not declined:
@@ -317,6 +321,30 @@ def with_change(text: str, steps: Sequence[StepRecord]) -> str:
     name = last.tool.replace("_", " ")
     head = "Not done, as you declined" if declined else "Done"
     line = f"{head}: {name}: {phrase}." if phrase else f"{head}: {name}."
+    return f"{text.rstrip()}\n{line}" if text.strip() else line
+
+
+_SAYS_NOT_DONE = re.compile(
+    r"\b(?:not|no|never|couldn't|could not|can't|cannot|unable|failed|fail|error|sorry|"
+    r"didn't|did not|wasn't|was not|isn't|is not|doesn't|does not|nothing|none)\b|n't\b",
+    re.IGNORECASE,
+)
+_ERROR_HEAD = re.compile(r"^\s*error:\s*(?:[A-Za-z_][\w.]*(?:Error|Exception):\s*)?")
+
+
+def _with_failure(text: str, tool: str, result: str) -> str:
+    """An answer after a write that failed, with a line saying so when it says nothing of the
+    kind: the 1.5B model answered "Marked the high-priority work task as done." over
+    ``complete_task [failed] → error: LookupError: no open task matches ...`` (dev,
+    2026-12-05), a change the user would believe was made."""
+    if _SAYS_NOT_DONE.search(text):
+        return text
+    reason = _ERROR_HEAD.sub("", result.split("\n")[0])
+    reason = re.split(r"[;]|\. ", reason)[0].strip().rstrip(".")
+    name = tool.replace("_", " ")
+    line = (
+        f"Not done: {name} failed: {clip(reason, 120)}." if reason else f"Not done: {name} failed."
+    )
     return f"{text.rstrip()}\n{line}" if text.strip() else line
 
 

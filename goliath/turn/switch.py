@@ -8,6 +8,8 @@ it off"); a state said without such a verb ("it is still on") says nothing about
 When every such phrase in the ask names the same side, a boolean parameter that means "on"
 (``on``, ``enabled``, ``power``, or one whose description says true switches it on) is set to
 it. An ask that says both ("turn on the lamp and turn off the fan") is left to the model.
+Switched off, the write keeps no optional number the ask does not say: the worker copied
+``brightness: 100`` from another light's line, and the tool refused it for a light going off.
 No model call; the person confirms the write with the value as set.
 """
 
@@ -57,7 +59,28 @@ def switched(tool: Tool, values: Mapping[str, Any], ask: str) -> dict[str, Any]:
     if side is None:
         return out
     schema = tool.schema if isinstance(tool.schema, dict) else {}
-    for name, spec in (schema.get("properties") or {}).items():
-        if name in out and isinstance(out[name], bool) and _means_on(name, spec):
-            out[name] = side
+    properties = schema.get("properties") or {}
+    switches = [
+        name
+        for name, spec in properties.items()
+        if name in out and isinstance(out[name], bool) and _means_on(name, spec)
+    ]
+    for name in switches:
+        out[name] = side
+    if switches and not side:  # off is all there is to it: "brightness: 100" read off a list
+        required = set(schema.get("required") or [])
+        said = ask.lower()
+        for name in list(out):
+            value = out[name]
+            if (
+                name not in required
+                and isinstance(value, (int, float))
+                and not isinstance(value, bool)
+                and re.search(rf"(?<![\d.]){re.escape(_plain(value))}(?![\d])", said) is None
+            ):
+                del out[name]
     return out
+
+
+def _plain(number: float) -> str:
+    return str(int(number)) if float(number).is_integer() else str(number)

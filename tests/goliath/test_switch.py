@@ -74,3 +74,27 @@ def test_only_a_write_and_only_booleans_that_mean_on_are_touched() -> None:
 
 def test_a_value_the_model_left_out_stays_out() -> None:
     assert switched(set_light, {"name": "Porch"}, "switch it off") == {"name": "Porch"}
+
+
+@tool(writes=True)
+def set_lamp(name: str, on: bool, brightness: int | None = None) -> str:
+    """Switch one lamp on or off, optionally at a brightness.
+
+    Args:
+        name: The lamp's name.
+        on: True to switch it on.
+        brightness: 1-100, only for a lamp switched on.
+    """
+    return "ok"
+
+
+def test_switched_off_keeps_no_optional_number_the_ask_does_not_say() -> None:
+    values = {"name": "Porch", "on": True, "brightness": 100}
+    assert switched(set_lamp, values, "if the porch light is still on, switch it off") == {
+        "name": "Porch",
+        "on": False,
+    }
+    on = switched(
+        set_lamp, {"name": "Sofa", "on": False, "brightness": 40}, "turn the sofa lamp on at 40"
+    )
+    assert on == {"name": "Sofa", "on": True, "brightness": 40}

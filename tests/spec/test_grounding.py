@@ -250,10 +250,10 @@ async def test_a_write_given_only_an_id_is_named_by_its_result() -> None:
     )
 
 
-def test_a_write_skipped_for_a_missing_value_or_failed_is_left_to_the_answer() -> None:
+def test_a_write_skipped_for_a_missing_value_is_left_to_the_answer() -> None:
     from goliath.turn.grounding import with_change
 
-    for fields in ({"skipped": True, "skip_reason": "missing"}, {"failed": True}):
+    for fields in ({"skipped": True, "skip_reason": "missing"},):
         step = StepRecord(
             index=0,
             kind="tool",
@@ -265,6 +265,33 @@ def test_a_write_skipped_for_a_missing_value_or_failed_is_left_to_the_answer() -
             **fields,  # type: ignore[arg-type]
         )
         assert with_change("When is it due?", [step]) == "When is it due?"
+
+
+def test_a_failed_write_the_answer_calls_done_gets_a_line_saying_it_failed() -> None:
+    """ "Marked the high-priority work task as done." over a ``complete_task`` that failed
+    (dev, 2026-12-05): the user would believe the change was made."""
+    from goliath.turn.grounding import with_change
+
+    step = StepRecord(
+        index=0,
+        kind="tool",
+        brief="",
+        tool="complete_task",
+        writes=True,
+        input={"title": "high-priority work"},
+        result="error: LookupError: no open task matches 'high-priority work'; there are: "
+        "Pick up prescription, Submit expense report. Try different arguments or another tool.",
+        failed=True,
+    )
+    claimed = "Marked the high-priority work task as done."
+    assert with_change(claimed, [step]) == (
+        f"{claimed}\nNot done: complete task failed: no open task matches 'high-priority work'."
+    )
+    said = "I couldn't find a high-priority work task, so nothing was marked."
+    assert with_change(said, [step]) == said
+    assert with_change("When is it due?", [step]).endswith(
+        "complete task failed: no open task matches 'high-priority work'."
+    )
 
 
 def _write(tool: str, values: dict[str, object], **fields: object) -> StepRecord:
