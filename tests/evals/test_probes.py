@@ -295,3 +295,31 @@ async def test_a_later_stage_is_probed_past_the_checks_a_scoring_model_turns_on(
     report = await run_probe(model=_ScoringModel(reply), fixtures=[ADD], probe="answer")
     (outcome,) = report.outcomes
     assert outcome.reasons != ["never reached"] and seen == ["answer"]
+
+
+def test_the_perfect_script_plans_twice_where_the_named_pick_check_asks_again() -> None:
+    """With ``named_pick_check`` on, a first function the ask never names while it names
+    another of its kind is asked for again (run.py); the perfect script answers both plans."""
+    from goliath.evaluation.probes import perfect_script
+
+    @tool
+    def list_messages() -> str:
+        """Text messages, newest first."""
+        return ""
+
+    @tool
+    def upcoming_birthdays() -> str:
+        """Contacts whose birthday falls in the next 30 days."""
+        return ""
+
+    tools = {t.name: t for t in (list_messages, upcoming_birthdays)}
+    fixture = Fixture(
+        id="family-chat",
+        ask="what did the family chat decide about Maya's birthday?",
+        tools=("list_messages",),
+        handled_by="device",
+    )
+    plain = [label for label, _ in perfect_script(fixture, tools)]
+    again = [label for label, _ in perfect_script(fixture, tools, named_pick=True)]
+    assert plain == ["conductor", "conductor", "answer"]
+    assert again == ["conductor", "conductor", "conductor", "answer"]
