@@ -87,8 +87,8 @@ def named_instead(pick: str, tools: Sequence[Tool], ask: str) -> list[str]:
     picked = by_name.get(pick)
     if picked is None:
         return []
-    asked = set(_words(ask))
-    if asked & (set(_words(picked.name)) | set(_words(picked.description))):
+    asked = _naming(ask)
+    if _shared(asked, _naming(picked.name) | _naming(picked.description)):
         return []
     return [
         tool.name
@@ -96,7 +96,32 @@ def named_instead(pick: str, tools: Sequence[Tool], ask: str) -> list[str]:
         if tool.name != pick
         and tool.writes == picked.writes
         and (
-            asked & set(_words(tool.name))
-            or len(asked & set(_words(tool.description))) >= _NAMED_BY_DESCRIPTION
+            _shared(asked, _naming(tool.name))
+            or _shared(asked, _naming(tool.description)) >= _NAMED_BY_DESCRIPTION
         )
     ]
+
+
+def _naming(text: str) -> set[str]:
+    """The words of ``text`` that can name something: three letters or more ("yesterday's"
+    leaves an "s" that "night's" shares)."""
+    return {word for word in _words(text) if len(word) >= 3}
+
+
+_PREFIX = 5
+
+
+def _shared(asked: set[str], named: set[str]) -> int:
+    """How many of ``named`` the ask says: the same stem, or one of five letters or more that
+    begins the other ("remind" and "reminder", "episod" and "episode": the stems are crude)."""
+    return sum(
+        1
+        for word in named
+        if word in asked
+        or any(
+            len(short) >= _PREFIX and long.startswith(short)
+            for said in asked
+            for short, long in ((said, word), (word, said))
+            if len(short) < len(long)
+        )
+    )

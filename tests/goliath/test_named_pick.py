@@ -95,6 +95,9 @@ def test_two_words_of_a_description_name_a_function() -> None:
     assert named_instead("get_sleep", tools, "what was my resting heart rate yesterday?") == [
         "health_summary"
     ]
+    assert named_instead("get_sleep", tools, "Can you tell me yesterday's resting heart rate?") == [
+        "health_summary"
+    ]  # the "s" of "yesterday's" and of "night's" names nothing
     # one word of a description is not enough ("steps" alone could be anything)
     assert named_instead("get_sleep", tools, "how many steps yesterday?") == []
 
@@ -153,3 +156,34 @@ async def test_the_check_is_off_for_a_scripted_model_and_can_be_turned_off() -> 
         result = await agent.run("is the porch light on?")
     assert [step.tool for step in result.steps if step.kind == "tool"] == ["get_thermostat"]
     assert len(model.calls) == 2
+
+
+def test_a_stem_that_begins_another_names_it() -> None:
+    @tool
+    def list_episodes() -> str:
+        """A followed podcast's episodes, newest first."""
+        return ""
+
+    @tool
+    def episode_notes() -> str:
+        """An episode's show notes."""
+        return ""
+
+    tools = [list_episodes, episode_notes]
+    # "episode" names list_episodes too (its stem is "episod"): nothing to overturn
+    assert named_instead("list_episodes", tools, "what was the latest episode about?") == []
+
+
+def test_a_short_stem_names_no_longer_word() -> None:
+    @tool
+    def find_restaurants() -> str:
+        """Restaurants near a place."""
+        return ""
+
+    @tool
+    def get_sleep() -> str:
+        """One night's sleep."""
+        return ""
+
+    # "resting" stems to "rest": four letters begin "restaurant" but name nothing
+    assert named_instead("get_sleep", [find_restaurants, get_sleep], "resting well?") == []
