@@ -139,8 +139,8 @@ class Agent(Generic[Deps, Out]):
         named_pick_check: when the first plan picks a function the ask shares no word with
             and the ask names another of its kind (reads for a read, writes for a write), ask
             the first plan again among the named ones (docs/design.md, "A pick the ask never
-            names"); needs no log-probabilities; ``None``: on for a model that reports option
-            log-probabilities, like the checks (a scripted model needs no extra reply).
+            names"); off by default: on the held-out half it lost three asks and won none
+            (docs/evals.md, 2026-12-05 fifth session), where dev gained four.
         extensions: :class:`~goliath.Extension` objects, run in this order.
         output_schema: a pydantic model class for structured answers.
         session_retry_after: seconds before a conversation handed to the fallback probes the
@@ -183,7 +183,7 @@ class Agent(Generic[Deps, Out]):
         write_intent_check: bool | None = None,
         condition_check: bool | None = None,
         answer_check: bool | None = None,
-        named_pick_check: bool | None = None,
+        named_pick_check: bool = False,
         extensions: Sequence[Any] = (),
         output_schema: type[Out] | None = None,
         session_retry_after: float | None = DEFAULT_SESSION_RETRY_AFTER,
@@ -231,13 +231,7 @@ class Agent(Generic[Deps, Out]):
             turn_options["window"] = _model_window(model)
         if turn_options["count_tokens"] is None:
             turn_options["count_tokens"] = _model_counter(model)
-        for check in (
-            "hand_off_check",
-            "write_intent_check",
-            "condition_check",
-            "answer_check",
-            "named_pick_check",
-        ):
+        for check in ("hand_off_check", "write_intent_check", "condition_check", "answer_check"):
             if turn_options[check] is None:
                 turn_options[check] = _model_scores(model)
         return AgentConfig(**turn_options)

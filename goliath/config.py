@@ -81,10 +81,7 @@ def _checked_condition_check(value: bool) -> bool:
 
 def _checked_named_pick_check(value: bool) -> bool:
     if not isinstance(value, bool):
-        raise ConfigError(
-            f"named_pick_check must be True, False or None (on for a model that scores "
-            f"options), got {value!r}."
-        )
+        raise ConfigError(f"named_pick_check must be True or False, got {value!r}.")
     return value
 
 

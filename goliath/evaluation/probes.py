@@ -403,9 +403,7 @@ async def _probe_one(
 ) -> list[ProbeOutcome]:
     from .runner import history_memory
 
-    named_pick = dict(agent_options or {}).get("named_pick_check")
-    if named_pick is None:
-        named_pick = getattr(real, "scores_options", False) is True
+    named_pick = dict(agent_options or {}).get("named_pick_check") is True
     script = perfect_script(fixture, tools, fixture.arguments, named_pick=named_pick)
     if probe in ("decision", "plan"):
         targets = [-1]

@@ -67,7 +67,6 @@ from .prompts import (
 )
 from .remember import remember, remember_what_ran
 from .retrieval import named_instead, retrieve_tools
-from .same_day import days_note, today_from
 from .state import TurnState, resolve_window
 from .tool_step import Escalation, Withheld, resume_tool_step, run_tool_step
 from .write_gate import adds_item
@@ -557,9 +556,7 @@ class Turn(TurnState):
         return step_summary(self.steps) if looked else NO_ANSWER
 
     async def _compose(self, *, best_effort: bool, notes: tuple[str, ...] = ()) -> tuple[str, Any]:
-        looked = any(step.kind == "tool" and not step.writes for step in self.steps)
-        days = days_note(self.ask, today_from(self.facts)) if looked else ""
-        notes = (*self.notes, *((days,) if days else ()), *notes)
+        notes = (*self.notes, *notes)
         system = answer_system(
             instructions=self.instructions,
             structured=self.output_schema is not None,

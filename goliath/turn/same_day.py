@@ -30,7 +30,7 @@ from .dates import calendar_day
 from .threshold import carried_texts, content_words, result_rows
 from .words import words
 
-__all__ = ["FoundDay", "day_met", "days_note", "found_days", "today_from"]
+__all__ = ["FoundDay", "day_met", "found_days", "today_from"]
 
 _DAY_WORD = re.compile(r"\b(?P<word>today|tonight|tomorrow|tmrw|yesterday)\b")
 _OFFSET = {"today": 0, "tonight": 0, "tomorrow": 1, "tmrw": 1, "yesterday": -1}
@@ -163,25 +163,3 @@ def day_met(
     )
     holds = same != bool(_NEGATION.search(clause.text))
     return holds == clause.go_when_true, found
-
-
-_NEAR_DAY = re.compile(r"\b(?P<word>tomorrow|tmrw|yesterday)\b", re.IGNORECASE)
-
-
-def days_note(ask: str, today: datetime.date | None) -> str:
-    """The answer's note naming the days the ask calls "tomorrow" or "yesterday" by weekday
-    and date, or ``""``.
-
-    The results name days by date ("date: 2025-03-09", "repeat: Mon, Wed, Fri") and the 1.5B
-    model does not count from today: "what was my resting heart rate yesterday?" was answered
-    from today's row, and "which alarm wakes me tomorrow?" (a Tuesday) with the Monday,
-    Wednesday and Friday one (dev, 2026-12-05; docs/design.md, "The answer is told which day
-    tomorrow is"). Today is in the facts already.
-    """
-    if today is None:
-        return ""
-    named = []
-    for said in dict.fromkeys(_SAID[match["word"].lower()] for match in _NEAR_DAY.finditer(ask)):
-        day = today + datetime.timedelta(days=_OFFSET[said])
-        named.append(f"{said} is {day.strftime('%A')} {day.day} {day.strftime('%B %Y')} ({day})")
-    return f"In the ask, {' and '.join(named)}." if named else ""

@@ -19,7 +19,6 @@ MODEL_DERIVED = {
     "write_intent_check",
     "condition_check",
     "answer_check",
-    "named_pick_check",
 }
 """Options whose default (None) the agent takes from its model."""
 """Options whose ``None`` default means "ask the model" (AgentConfig holds the answer)."""
