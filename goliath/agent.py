@@ -140,7 +140,7 @@ class Agent(Generic[Deps, Out]):
             and the ask names another of its kind (reads for a read, writes for a write), ask
             the first plan again among the named ones (docs/design.md, "A pick the ask never
             names"); off by default: on the held-out half it lost three asks and won none
-            (docs/evals.md, 2026-12-05 fifth session), where dev gained four.
+            (docs/evals.md, 2026-12-05 fifth session), where dev gained two and lost one.
         extensions: :class:`~goliath.Extension` objects, run in this order.
         output_schema: a pydantic model class for structured answers.
         session_retry_after: seconds before a conversation handed to the fallback probes the
