@@ -125,6 +125,13 @@ class Agent(Generic[Deps, Out]):
             instead of the harness's general one.
         hand_off_margin: how much more likely (log-probability) the cloud must be than the
             device before that check hands over (``None``: the tuned default).
+        world_check: before the first plan of a question that names nothing a function
+            holds, ask the model on its own whether the answer is general knowledge or the
+            user's own; general knowledge is answered with no call (one short call for such a
+            question, docs/design.md, "The world check"); ``None``: on for a model that
+            reports option log-probabilities, which its margin was tuned on.
+        world_margin: how much more likely (log-probability) "world" must be than "mine"
+            before that check answers without a call (``None``: the tuned default).
         write_intent_check: before each write, ask the model on its own whether the request
             asks for that change; a write it did not ask for is not called (docs/design.md);
             ``None``: on for a model that reports option log-probabilities.
@@ -180,6 +187,8 @@ class Agent(Generic[Deps, Out]):
         hand_off_check: bool | None = None,
         cloud_needs: str | None = None,
         hand_off_margin: float | None = None,
+        world_check: bool | None = None,
+        world_margin: float | None = None,
         write_intent_check: bool | None = None,
         condition_check: bool | None = None,
         answer_check: bool | None = None,
@@ -231,7 +240,13 @@ class Agent(Generic[Deps, Out]):
             turn_options["window"] = _model_window(model)
         if turn_options["count_tokens"] is None:
             turn_options["count_tokens"] = _model_counter(model)
-        for check in ("hand_off_check", "write_intent_check", "condition_check", "answer_check"):
+        for check in (
+            "hand_off_check",
+            "world_check",
+            "write_intent_check",
+            "condition_check",
+            "answer_check",
+        ):
             if turn_options[check] is None:
                 turn_options[check] = _model_scores(model)
         return AgentConfig(**turn_options)

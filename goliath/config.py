@@ -52,46 +52,41 @@ def _checked_window(window: WindowSource) -> WindowSource:
     return window
 
 
-def _checked_hand_off_check(value: bool) -> bool:
+def _flag(name: str, value: object, *, derived: bool = True) -> bool:
+    """An on/off option checked; ``derived``: its ``None`` means "on for a model that scores
+    options", which the agent settles before the config is built."""
     if not isinstance(value, bool):
-        raise ConfigError(
-            f"hand_off_check must be True, False or None (on for a model that scores options), "
-            f"got {value!r}."
+        allowed = (
+            "True, False or None (on for a model that scores options)"
+            if derived
+            else "True or False"
         )
+        raise ConfigError(f"{name} must be {allowed}, got {value!r}.")
     return value
+
+
+def _checked_hand_off_check(value: bool) -> bool:
+    return _flag("hand_off_check", value)
+
+
+def _checked_world_check(value: bool) -> bool:
+    return _flag("world_check", value)
 
 
 def _checked_write_intent_check(value: bool) -> bool:
-    if not isinstance(value, bool):
-        raise ConfigError(
-            f"write_intent_check must be True, False or None (on for a model that scores "
-            f"options), got {value!r}."
-        )
-    return value
+    return _flag("write_intent_check", value)
 
 
 def _checked_condition_check(value: bool) -> bool:
-    if not isinstance(value, bool):
-        raise ConfigError(
-            f"condition_check must be True, False or None (on for a model that scores "
-            f"options), got {value!r}."
-        )
-    return value
-
-
-def _checked_named_pick_check(value: bool) -> bool:
-    if not isinstance(value, bool):
-        raise ConfigError(f"named_pick_check must be True or False, got {value!r}.")
-    return value
+    return _flag("condition_check", value)
 
 
 def _checked_answer_check(value: bool) -> bool:
-    if not isinstance(value, bool):
-        raise ConfigError(
-            f"answer_check must be True, False or None (on for a model that scores options), "
-            f"got {value!r}."
-        )
-    return value
+    return _flag("answer_check", value)
+
+
+def _checked_named_pick_check(value: bool) -> bool:
+    return _flag("named_pick_check", value, derived=False)
 
 
 def _checked_cloud_needs(value: str | None) -> str | None:
@@ -103,14 +98,21 @@ def _checked_cloud_needs(value: str | None) -> str | None:
     return value
 
 
-def _checked_hand_off_margin(value: float | None) -> float | None:
+def _margin(name: str, value: object) -> float | None:
+    """A check's margin: ``None`` (the tuned default) or a number."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-        raise ConfigError(
-            f"hand_off_margin must be None or a number (log-probability), got {value!r}."
-        )
+        raise ConfigError(f"{name} must be None or a number (log-probability), got {value!r}.")
     return float(value)
+
+
+def _checked_hand_off_margin(value: float | None) -> float | None:
+    return _margin("hand_off_margin", value)
+
+
+def _checked_world_margin(value: float | None) -> float | None:
+    return _margin("world_margin", value)
 
 
 def _checked_tool_retrieval(value: int | None) -> int | None:
@@ -248,6 +250,8 @@ class AgentConfig:
     hand_off_check: bool = attrs.field(default=False, converter=_checked_hand_off_check)
     cloud_needs: str | None = attrs.field(default=None, converter=_checked_cloud_needs)
     hand_off_margin: float | None = attrs.field(default=None, converter=_checked_hand_off_margin)
+    world_check: bool = attrs.field(default=False, converter=_checked_world_check)
+    world_margin: float | None = attrs.field(default=None, converter=_checked_world_margin)
     write_intent_check: bool = attrs.field(default=False, converter=_checked_write_intent_check)
     condition_check: bool = attrs.field(default=False, converter=_checked_condition_check)
     answer_check: bool = attrs.field(default=False, converter=_checked_answer_check)

@@ -137,6 +137,7 @@ class BudgetEvent(EventBase, tag="budget", frozen=True):
 
 class CheckEvent(EventBase, tag="check", frozen=True):
     """One of the turn's checks decided: the hand-off (``passed``: kept on the device), the
+    world check (``passed``: the question goes to the functions, not answered alone), the
     write intent, the condition or the harness's comparison of a found number with the
     ask's (``passed``: the write goes ahead), or the answer check (``passed: False``: the
     answer named nothing found and was sent back once).
@@ -145,7 +146,9 @@ class CheckEvent(EventBase, tag="check", frozen=True):
     lead), ``None`` where the bridge reports no log-probabilities.
     """
 
-    check: Literal["handoff", "intent", "condition", "comparison", "state", "day", "answer"]
+    check: Literal[
+        "handoff", "world", "intent", "condition", "comparison", "state", "day", "answer"
+    ]
     passed: bool
     margin: float | None = None
 

@@ -40,6 +40,7 @@ __all__ = [
     "hand_off_schema",
     "hand_off_system",
     "hand_off_user",
+    "held_words",
     "is_question",
     "nothing_to_change",
     "only_thanks",
@@ -316,13 +317,19 @@ def asks_about_own_data(ask: str, tools: Sequence[Tool]) -> bool:
     if not said or said[0] not in _QUESTION_WORDS or _ADVICE_WORDS & set(said):
         return False
     named = {singular(word) for word in said}
-    generic = {singular(word) for word in _GENERIC_WORDS}
-    for tool in tools:
-        if not tool.writes:
-            held = {singular(word) for word in words(tool.name) if len(word) > 2}
-            if (held - generic) & named:
-                return True
-    return False
+    return any(held_words(tool) & named for tool in tools if not tool.writes)
+
+
+_GENERIC_SINGULAR = frozenset(singular(word) for word in _GENERIC_WORDS)
+
+
+def held_words(tool: Tool) -> frozenset[str]:
+    """What a function's name says it holds or changes, singular: ``get_budgets`` → budget,
+    ``search_hotels`` → hotel; the words that only say how it reads (get, list, search ...)
+    and words of two letters are left out."""
+    return (
+        frozenset(singular(word) for word in words(tool.name) if len(word) > 2) - _GENERIC_SINGULAR
+    )
 
 
 async def check_hand_off(

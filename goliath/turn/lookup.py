@@ -35,6 +35,8 @@ class LookUp:
 
     tool: str
     parameters: tuple[str, ...]
+    failed: bool = False
+    """The call already ran and found nothing by the values it had (``run.py``, ``_recovery``)."""
 
 
 def id_parameters(tool: Tool) -> list[str]:
@@ -125,9 +127,14 @@ def _shown(value: str, corpus: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(text)}(?![\w-])", corpus) is not None
 
 
-def lookup_hint(tool: Tool, parameters: Sequence[str]) -> str:
+def lookup_hint(tool: Tool, parameters: Sequence[str], *, failed: bool = False) -> str:
     """What the next plan is told: which call waits, and for what."""
     wanted = ", ".join(parameters)
+    if failed:
+        return (
+            f"{tool.name} found nothing by the {wanted} it was given. Call the function that "
+            f"shows what there is first."
+        )
     return (
         f"{tool.name} needs the {wanted}, which only a function's result gives, and none shown "
         f"above has it. Call the function that finds it first."

@@ -12,7 +12,7 @@ shares no word with what the failed call had names another one, and the write is
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..tools import Tool
@@ -24,6 +24,9 @@ __all__ = [
     "names_a_near_match",
     "names_an_empty_value",
     "near_match_values",
+    "not_found_parameters",
+    "unmatched_items",
+    "unmatched_note",
 ]
 
 _FILLER_WORDS = frozenset({"a", "an", "the", "my", "of", "to", "in", "on", "at", "for", "and"})
@@ -43,6 +46,95 @@ def names_a_near_match(exc: Exception, tool: Tool, tool_input: Mapping[str, Any]
     return any(
         wanted & {singular(w) for w in words(after)}
         for _, _, wanted, after in _quoted_values(str(exc), tool, tool_input)
+    )
+
+
+def not_found_parameters(
+    exc: Exception, tool: Tool, tool_input: Mapping[str, Any]
+) -> tuple[str, ...] | None:
+    """For a write's true "not found" (a ``LookupError`` that is not a near miss, nor a
+    ``KeyError`` or ``IndexError`` from the tool's own code): the parameters whose values the
+    error quotes, else the required ones — what a look-up must find before the write is asked
+    again ("no open task matches 'high-priority work'": the title of the task the user
+    described). ``None`` for any other failure."""
+    if (
+        not tool.writes
+        or not isinstance(exc, LookupError)
+        or isinstance(exc, (KeyError, IndexError))
+        or names_a_near_match(exc, tool, tool_input)
+    ):
+        return None
+    message = str(exc).lower()
+    quoted = tuple(
+        name
+        for name, value in tool_input.items()
+        if isinstance(value, (str, int))
+        and not isinstance(value, bool)
+        and str(value).strip()
+        and str(value).lower() in message
+    )
+    schema = tool.schema if isinstance(tool.schema, dict) else {}
+    return quoted or tuple(schema.get("required") or ())
+
+
+_ITEM_START = re.compile(r"^\s*\d+\.\s")
+
+
+def _items(text: str) -> list[str]:
+    """A result's items: each numbered line with the lines under it, or the whole result."""
+    items: list[str] = []
+    for line in text.splitlines():
+        if _ITEM_START.match(line) or not items:
+            items.append(line)
+        else:
+            items[-1] += "\n" + line
+    return items
+
+
+def unmatched_items(
+    tool: Tool, before: Any, after: Mapping[str, Any], found: Sequence[str], ask: str
+) -> list[str]:
+    """The parameters whose value a write filled again after its look-up names an item the
+    user did not describe. A changed value must come from an item of the look-up's results
+    (``found``) that holds more than half of the failed value's own words ("high-priority
+    work" → the task whose line says "priority: high, list: Work"); a failed value with no
+    words of its own (an invented id, "s-12345") needs an item that holds a word of the ask
+    ("Coastline Radio"). "Mark buy stamps done" when only "Buy milk" is listed names another
+    task: withheld, never changed (docs/design.md, "A write that found nothing looks it up
+    once")."""
+    if not isinstance(before, Mapping):
+        return []
+    own = _own_words(tool) | {singular(w) for w in REQUEST_VERBS}
+    asked = {singular(w) for w in words(ask)} - own
+    items = [item for text in found for item in _items(text)]
+    unmatched = []
+    for name, new in after.items():
+        old = before.get(name)
+        if isinstance(new, bool) or not isinstance(new, (str, int)) or not str(new).strip():
+            continue
+        if str(new).strip().lower() == str(old if old is not None else "").strip().lower():
+            continue
+        mine = {singular(w) for w in words(name)}
+        was = {singular(w) for w in words(str(old or "")) if w.isalpha() and len(w) > 2}
+        was -= own | mine
+        holding = [item for item in items if str(new).lower() in item.lower()]
+        ok = False
+        for item in holding:
+            held = {singular(w) for w in words(item)}
+            if (was and len(held & was) * 2 > len(was)) or (not was and held & (asked - mine)):
+                ok = True
+                break
+        if not ok:
+            unmatched.append(name)
+    return unmatched
+
+
+def unmatched_note(tool: Tool, names: list[str]) -> str:
+    """What the answer is told when the write after a look-up would change another item."""
+    return (
+        f"Nothing was changed: {tool.name} failed because what the user asked about was not "
+        f"found, and nothing found matches it ({', '.join(names)}). Tell the user it was not "
+        "found."
     )
 
 

@@ -69,6 +69,7 @@ from .remember import remember, remember_what_ran
 from .retrieval import named_instead, retrieve_tools
 from .state import TurnState, resolve_window
 from .tool_step import Escalation, Withheld, resume_tool_step, run_tool_step
+from .world import asks_the_world, check_world
 from .write_gate import adds_item
 
 __all__ = ["DEVICE_FAILED", "Turn", "run_turn"]
@@ -195,13 +196,14 @@ class Turn(TurnState):
                 return await self._escalate("conductor-asked")
             if plan.kind == "answer":
                 return await self._answer(plan)
+            recovering = self.recovering is not None and self.recovering[0] == plan.tool
             outcome = await run_tool_step(self, plan, {tool.name: tool for tool in available})
             repairing, self.repairing = self.repairing, None
             if (
-                repairing is not None
+                (repairing is not None or recovering)
                 and isinstance(outcome, Escalation)
                 and outcome.reason == "repeated-tool-call"
-            ):  # the repair changed nothing: answer from the failure, as before
+            ):  # the repair or look-up changed nothing: answer from the failure, as before
                 return await self._answer(Plan(kind="answer", brief="reply"))
             if isinstance(outcome, LookUp):  # the call needs an id: a look-up first
                 self.lookup = outcome
@@ -264,6 +266,8 @@ class Turn(TurnState):
     ) -> Plan | InvalidPlan:
         if not available:
             return Plan(kind="answer", brief="reply")
+        if self.lookup is None:
+            self.lookup = self._recovery(available)
         if self.lookup is not None:
             return await self._look_up(available, context_text)
         repair = self._repair(available) or self._widen(available)
@@ -295,6 +299,13 @@ class Turn(TurnState):
                     return Plan(kind="escalate", brief="the hand-off check chose the cloud")
                 if nothing_to_change(verdict, self.ask, list(self.config.tools.values())):
                     return Plan(kind="escalate", brief="a change, and every function only reads")
+        if first and self.config.world_check and not self.world_checked:
+            self.world_checked = True
+            if asks_the_world(self.ask, list(self.config.tools.values())):
+                world = await check_world(self.caller, self.ask, margin=self.config.world_margin)
+                self.emit(CheckEvent(check="world", passed=not world.world, margin=world.margin))
+                if world.world:  # "what's the country code for Germany?": no function knows
+                    return Plan(kind="answer", brief="reply")
         names = {tool.name for tool in available}
         offered = self._offered(available)
         if not first and self.planned is not None:  # following a whole plan
@@ -379,7 +390,7 @@ class Turn(TurnState):
             context_text,
             first=False,
             planned=later,
-            hint=lookup_hint(waiting, lookup.parameters),
+            hint=lookup_hint(waiting, lookup.parameters, failed=lookup.failed),
         )
         plan = await request_plan(
             self.caller,
@@ -464,6 +475,25 @@ class Turn(TurnState):
         if near and isinstance(last.input, dict):  # the item the error names: no model call
             self.given[last.tool] = {**last.input, **near}
         return Plan(kind="tool", brief=last.brief, tool=last.tool)
+
+    def _recovery(self, available: list[Tool]) -> LookUp | None:
+        """A look-up, once, after a write failed on a true "not found": "mark my high-priority
+        work task as done" failed as ``complete_task(title="high-priority work")``, and only
+        the list shows which task that is. The write is asked again after the look-up, and
+        must then name an item the look-up found that fits what the user said
+        (``repair.unmatched_items``; docs/design.md, "A write that found nothing looks it up
+        once"). Left to the plan, the turn answered from the failure."""
+        last = self.steps[-1] if self.steps else None
+        if last is None or last.tool is None or last.tool in self.recovered:
+            return None
+        lacking = self.not_found.get(last.index)
+        if lacking is None or not any(
+            not tool.writes and tool.name != last.tool for tool in available
+        ):
+            return None
+        self.recovered.add(last.tool)
+        self.recovering = (last.tool, last.input)
+        return LookUp(last.tool, lacking, failed=True)
 
     def _widen(self, available: list[Tool]) -> Plan | None:
         """A read that found nothing runs once more without the filters the user did not name

@@ -50,6 +50,8 @@ STAGES: Mapping[str, Stage] = MappingProxyType(
             Stage("scribe", output_tokens=192, string_length=600),
             # the hand-off check replies one of two names
             Stage("handoff", output_tokens=16, string_length=8),
+            # the world check replies one of two words
+            Stage("world", output_tokens=16, string_length=8),
             # the write-intent check replies yes or no
             Stage("intent", output_tokens=16, string_length=8),
             # the condition check replies yes or no

@@ -53,6 +53,8 @@ class TurnState:
         first plan of ``{"call"}`` alone, as scripts may send)."""
         self.hand_off_checked = False
         """The hand-off check ran (a first plan retried after a malformed reply asks it once)."""
+        self.world_checked = False
+        """The world check ran (once a turn, like the hand-off check)."""
         self.looked_up: set[str] = set()
         """Functions that already got a look-up for an id nothing had shown (once each)."""
         self.lookup: Any = None
@@ -68,6 +70,13 @@ class TurnState:
         """Reads that already got their one repair after such a failure (once each)."""
         self.repairing: str | None = None
         """The failed step's result while its repair's arguments are asked, else ``None``."""
+        self.not_found: dict[int, tuple[str, ...]] = {}
+        """Writes that failed on a true "not found" (a ``LookupError`` naming nothing like the
+        value), by step: the parameters its error quotes, for the look-up that recovers it."""
+        self.recovered: set[str] = set()
+        """Writes that already got their look-up after such a failure (once each)."""
+        self.recovering: tuple[str, Any] | None = None
+        """The write waiting for its look-up to finish, and the failed call's input."""
         self.given: dict[str, dict[str, Any]] = {}
         """Arguments the harness fills itself for the next call of a function (the hit the ask
         names, for the read that opens it), taken once instead of an arguments call."""

@@ -86,6 +86,9 @@ from .repair import (
     names_a_near_match,
     names_an_empty_value,
     near_match_values,
+    not_found_parameters,
+    unmatched_items,
+    unmatched_note,
 )
 from .same_day import day_met, today_from
 from .state import TurnState
@@ -152,6 +155,13 @@ async def run_tool_step(
     if isinstance(filled, Arguments):  # "Saturday 22 March" -> "22 March" (dates.py)
         filled = Arguments(plain_days(tool, filled.values, today=today, said=said))
         filled = Arguments(switched(tool, filled.values, turn.ask))  # "switch it off" (switch.py)
+    if turn.recovering is not None and turn.recovering[0] == tool.name:
+        failed_input, turn.recovering = turn.recovering[1], None
+        if isinstance(filled, Arguments):  # after its look-up: the item the user described
+            found = [step.result or "" for step in turn.steps if not step.writes]
+            unmatched = unmatched_items(tool, failed_input, filled.values, found, turn.ask)
+            if unmatched:
+                return Withheld(unmatched_note(tool, unmatched))
     repaired_by_error = bool(turn.steps) and turn.steps[-1].index in turn.near_values
     if (
         turn.repairing is not None
@@ -593,6 +603,10 @@ async def _execute(
             near = near_match_values(exc, tool, tool_input, turn.ask)
             if near:  # the one item the error lists for the value: the repair takes it
                 turn.near_values[step.index] = near
+        elif not isinstance(exc, GoliathError):
+            lacking = not_found_parameters(exc, tool, tool_input)
+            if lacking is not None:  # a write's true "not found": one look-up (run.py)
+                turn.not_found[step.index] = lacking
         if turn.config.tool_errors == "raise":
             step.result = text
             raise

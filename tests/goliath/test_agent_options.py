@@ -13,6 +13,7 @@ from goliath.config import RUNTIME_FIELDS, AgentConfig, TurnRequest
 from goliath.testing import FakeModel
 
 MODEL_DERIVED = {
+    "world_check",
     "window",
     "count_tokens",
     "hand_off_check",
