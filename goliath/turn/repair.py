@@ -52,16 +52,16 @@ def names_a_near_match(exc: Exception, tool: Tool, tool_input: Mapping[str, Any]
 def not_found_parameters(
     exc: Exception, tool: Tool, tool_input: Mapping[str, Any]
 ) -> tuple[str, ...] | None:
-    """For a write's true "not found" (a ``LookupError`` that is not a near miss, nor a
-    ``KeyError`` or ``IndexError`` from the tool's own code): the parameters whose values the
-    error quotes, else the required ones — what a look-up must find before the write is asked
-    again ("no open task matches 'high-priority work'": the title of the task the user
-    described). ``None`` for any other failure."""
+    """For a write's "not found" (a ``LookupError``, not a ``KeyError`` or ``IndexError`` from
+    the tool's own code): the parameters whose values the error quotes, else the required ones
+    — what a look-up must find before the write is asked again ("no open task matches
+    'high-priority work'": the title of the task the user described). A near miss is filled
+    again first (``run.py``, ``_repair``); the look-up follows only if that changed nothing.
+    ``None`` for any other failure."""
     if (
         not tool.writes
         or not isinstance(exc, LookupError)
         or isinstance(exc, (KeyError, IndexError))
-        or names_a_near_match(exc, tool, tool_input)
     ):
         return None
     message = str(exc).lower()

@@ -203,7 +203,10 @@ class Turn(TurnState):
                 (repairing is not None or recovering)
                 and isinstance(outcome, Escalation)
                 and outcome.reason == "repeated-tool-call"
-            ):  # the repair or look-up changed nothing: answer from the failure, as before
+            ):  # the repair or look-up changed nothing: a look-up, or answer from the failure
+                self.lookup = None if recovering else self._recovery(available)
+                if self.lookup is not None:
+                    continue
                 return await self._answer(Plan(kind="answer", brief="reply"))
             if isinstance(outcome, LookUp):  # the call needs an id: a look-up first
                 self.lookup = outcome
@@ -482,10 +485,13 @@ class Turn(TurnState):
         the list shows which task that is. The write is asked again after the look-up, and
         must then name an item the look-up found that fits what the user said
         (``repair.unmatched_items``; docs/design.md, "A write that found nothing looks it up
-        once"). Left to the plan, the turn answered from the failure."""
+        once"). A near miss is filled again first; the look-up follows a repair that wrote the
+        same call again. Left to the plan, the turn answered from the failure."""
         last = self.steps[-1] if self.steps else None
         if last is None or last.tool is None or last.tool in self.recovered:
             return None
+        if last.index in self.value_errors and last.tool not in self.repaired:
+            return None  # a near miss is filled again first (_repair)
         lacking = self.not_found.get(last.index)
         if lacking is None or not any(
             not tool.writes and tool.name != last.tool for tool in available

@@ -603,10 +603,11 @@ async def _execute(
             near = near_match_values(exc, tool, tool_input, turn.ask)
             if near:  # the one item the error lists for the value: the repair takes it
                 turn.near_values[step.index] = near
-        elif not isinstance(exc, GoliathError):
-            lacking = not_found_parameters(exc, tool, tool_input)
-            if lacking is not None:  # a write's true "not found": one look-up (run.py)
-                turn.not_found[step.index] = lacking
+        lacking = (
+            None if isinstance(exc, GoliathError) else not_found_parameters(exc, tool, tool_input)
+        )
+        if lacking is not None:  # a write's "not found": one look-up, after any repair (run.py)
+            turn.not_found[step.index] = lacking
         if turn.config.tool_errors == "raise":
             step.result = text
             raise

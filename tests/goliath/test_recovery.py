@@ -138,9 +138,7 @@ async def test_a_write_with_no_read_beside_it_answers_from_the_failure() -> None
             text("No such task."),
         ]
     )
-    result = await run_turn(
-        model, "mark my high-priority work task as done", tools=tasks.tools[1:]
-    )
+    result = await run_turn(model, "mark my high-priority work task as done", tools=tasks.tools[1:])
     assert [s.tool for s in result.steps if s.kind == "tool"] == ["complete_task"]
 
 
@@ -153,7 +151,49 @@ def test_only_a_true_not_found_of_a_write_is_looked_up() -> None:
     assert not_found_parameters(ValueError("bad day"), complete, {"title": "x"}) is None
     assert not_found_parameters(KeyError("title"), complete, {"title": "x"}) is None
     near = LookupError("no open task matches 'buy milk task'; there are: Buy milk, Call mom")
-    assert not_found_parameters(near, complete, {"title": "buy milk task"}) is None  # repaired
+    assert not_found_parameters(near, complete, {"title": "buy milk task"}) == ("title",)
+
+
+class Listed(Tasks):
+    """Tasks whose error lists what there is: "work" in a listed title makes it a near miss."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        tasks = self
+
+        @tool(writes=True)
+        def complete_task(title: str) -> str:
+            """Mark an open task as done.
+
+            Args:
+                title: The task's title.
+            """
+            titles = [title for title, _, _ in TASKS]
+            if title not in titles:
+                listed = ", ".join([*titles, "Work out"])
+                raise LookupError(f"no open task matches {title!r}; there are: {listed}")
+            tasks.done.append(title)
+            return f"done: {title}"
+
+        self.tools = [self.tools[0], complete_task]
+
+
+async def test_a_near_miss_is_filled_again_first_and_looked_up_when_that_changed_nothing() -> None:
+    tasks = Listed()
+    model = FakeModel(
+        [
+            use("complete_task"),
+            args(title="high-priority work"),  # a near miss: "Work out" holds "work"
+            args(title="high-priority work"),  # the repair writes the same call again
+            use("list_tasks"),  # then the look-up
+            use("complete_task"),
+            args(title="Review Diego's pull request"),
+            text("Done."),
+        ]
+    )
+    await run_turn(model, "mark my high-priority work task as done", tools=tasks.tools)
+    assert tasks.done == ["Review Diego's pull request"]
+    assert "That call failed" in model.calls[2].prompt  # the repair saw the error
 
 
 def test_an_item_fits_when_its_line_holds_most_of_the_failed_values_words() -> None:
