@@ -131,11 +131,7 @@ def unmatched_items(
 
 def unmatched_note(tool: Tool, names: list[str]) -> str:
     """What the answer is told when the write after a look-up would change another item."""
-    return (
-        f"Nothing was changed: {tool.name} failed because what the user asked about was not "
-        f"found, and nothing found matches it ({', '.join(names)}). Tell the user it was not "
-        "found."
-    )
+    return _not_found_note(tool, f"nothing found matches it ({', '.join(names)})")
 
 
 def names_an_empty_value(exc: Exception, tool: Tool, tool_input: Mapping[str, Any]) -> bool:
@@ -287,7 +283,11 @@ def drifted_values(tool: Tool, before: Any, after: Mapping[str, Any]) -> list[st
 
 def drift_note(tool: Tool, names: list[str]) -> str:
     """What the answer is told when a repaired write would have changed another item."""
+    return _not_found_note(tool, f"no item like it ({', '.join(names)}) was there")
+
+
+def _not_found_note(tool: Tool, why: str) -> str:
     return (
-        f"Nothing was changed: {tool.name} failed because what it names was not found, and no "
-        f"item like it ({', '.join(names)}) was there. Tell the user it was not found."
+        f"Nothing was changed: {tool.name} failed because what it names was not found, and "
+        f"{why}. Tell the user it was not found."
     )

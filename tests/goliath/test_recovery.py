@@ -21,7 +21,10 @@ TASKS = [
 
 
 class Tasks:
-    def __init__(self) -> None:
+    """A to-do list; with ``listed``, the "not found" lists what there is, and "Work out" in it
+    holds "work", which makes "high-priority work" a near miss."""
+
+    def __init__(self, *, listed: bool = False) -> None:
         self.done: list[str] = []
         tasks = self
 
@@ -42,7 +45,8 @@ class Tasks:
             """
             titles = [title for title, _, _ in TASKS]
             if title not in titles:
-                raise LookupError(f"no open task matches {title!r}")
+                there = f"; there are: {', '.join([*titles, 'Work out'])}" if listed else ""
+                raise LookupError(f"no open task matches {title!r}{there}")
             tasks.done.append(title)
             return f"done: {title}"
 
@@ -154,32 +158,8 @@ def test_only_a_true_not_found_of_a_write_is_looked_up() -> None:
     assert not_found_parameters(near, complete, {"title": "buy milk task"}) == ("title",)
 
 
-class Listed(Tasks):
-    """Tasks whose error lists what there is: "work" in a listed title makes it a near miss."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        tasks = self
-
-        @tool(writes=True)
-        def complete_task(title: str) -> str:
-            """Mark an open task as done.
-
-            Args:
-                title: The task's title.
-            """
-            titles = [title for title, _, _ in TASKS]
-            if title not in titles:
-                listed = ", ".join([*titles, "Work out"])
-                raise LookupError(f"no open task matches {title!r}; there are: {listed}")
-            tasks.done.append(title)
-            return f"done: {title}"
-
-        self.tools = [self.tools[0], complete_task]
-
-
 async def test_a_near_miss_is_filled_again_first_and_looked_up_when_that_changed_nothing() -> None:
-    tasks = Listed()
+    tasks = Tasks(listed=True)
     model = FakeModel(
         [
             use("complete_task"),
