@@ -53,19 +53,27 @@ class Tasks:
         self.tools: list[Tool] = [list_tasks, complete_task]
 
 
+def looked_up(first: str, again: str, answer: str) -> FakeModel:
+    """A script: ``complete_task(first)`` fails, the look-up lists the tasks, the write is asked
+    again as ``complete_task(again)``, and the answer follows (the plan is done)."""
+    return FakeModel(
+        [
+            use("complete_task"),
+            args(title=first),
+            use("list_tasks"),  # the look-up, among the reads
+            use("complete_task"),  # the write again: do it, or answer
+            args(title=again),
+            text(answer),
+        ]
+    )
+
+
 async def test_a_write_not_found_looks_the_item_up_and_is_made_with_what_the_look_up_found() -> (
     None
 ):
     tasks = Tasks()
-    model = FakeModel(
-        [
-            use("complete_task"),
-            args(title="high-priority work"),  # fails: no task by that title
-            use("list_tasks"),  # the look-up, among the reads
-            use("complete_task"),  # the write again: do it, or answer
-            args(title="Review Diego's pull request"),
-            text("Done: Review Diego's pull request."),  # the plan is done: the answer
-        ]
+    model = looked_up(
+        "high-priority work", "Review Diego's pull request", "Done: Review Diego's pull request."
     )
     result = await run_turn(model, "mark my high-priority work task as done", tools=tasks.tools)
     assert tasks.done == ["Review Diego's pull request"]
@@ -81,16 +89,8 @@ async def test_a_write_not_found_looks_the_item_up_and_is_made_with_what_the_loo
 
 async def test_a_write_after_its_look_up_that_names_another_item_is_withheld() -> None:
     tasks = Tasks()
-    model = FakeModel(
-        [
-            use("complete_task"),
-            args(title="buy stamps"),
-            use("list_tasks"),
-            use("complete_task"),
-            args(title="Buy milk"),  # shares only "buy" with what the user named
-            text("There is no task called buy stamps."),
-        ]
-    )
+    # "Buy milk" shares only "buy" with what the user named
+    model = looked_up("buy stamps", "Buy milk", "There is no task called buy stamps.")
     result = await run_turn(model, "mark buy stamps as done", tools=tasks.tools)
     assert tasks.done == []
     assert "nothing found matches it (title)" in model.calls[-1].prompt
@@ -99,15 +99,9 @@ async def test_a_write_after_its_look_up_that_names_another_item_is_withheld() -
 
 async def test_the_same_write_again_after_the_look_up_answers_from_the_failure() -> None:
     tasks = Tasks()
-    model = FakeModel(
-        [
-            use("complete_task"),
-            args(title="water the plants"),
-            use("list_tasks"),
-            use("complete_task"),
-            args(title="water the plants"),  # the same call: no loop, no hand-off
-            text("There is no task called water the plants."),
-        ]
+    # the same call again: no loop, no hand-off
+    model = looked_up(
+        "water the plants", "water the plants", "There is no task called water the plants."
     )
     result = await run_turn(model, "mark water the plants as done", tools=tasks.tools)
     assert result.handled_by == "device"
@@ -117,16 +111,8 @@ async def test_the_same_write_again_after_the_look_up_answers_from_the_failure()
 
 async def test_the_look_up_happens_once_per_write() -> None:
     tasks = Tasks()
-    model = FakeModel(
-        [
-            use("complete_task"),
-            args(title="water the plants"),
-            use("list_tasks"),
-            use("complete_task"),
-            args(title="Water plants"),  # fits nothing found: withheld, no second look-up
-            text("There is no such task."),
-        ]
-    )
+    # "Water plants" fits nothing found: withheld, and no second look-up
+    model = looked_up("water the plants", "Water plants", "There is no such task.")
     await run_turn(model, "mark water the plants as done", tools=tasks.tools)
     assert labels(model).count("conductor") == 3
     assert tasks.done == []
