@@ -125,10 +125,10 @@ _CHECK_PASSES: dict[str, tuple[str, str]] = {
     "condition": ("condition", '{"go": "yes"}'),
 }
 """The turn's checks, as a perfect run passes them: the device keeps the ask, the question
-goes to the functions, the write was asked for, its condition holds. A model that scores options turns them on, and the perfect
-script holds none; without these, every probe of a later stage (next, arguments, answer) of
-an ask that reaches a check stopped at the check ("never reached": 35 of 49 dev answer
-probes of reads on 2026-12-05)."""
+goes to the functions, the write was asked for, its condition holds. A model that scores
+options turns them on, and the perfect script holds none; without these, every probe of a
+later stage (next, arguments, answer) of an ask that reaches a check stopped at the check
+("never reached": 35 of 49 dev answer probes of reads on 2026-12-05)."""
 
 
 class _Stop(Exception):

@@ -117,14 +117,13 @@ def unmatched_items(
         mine = {singular(w) for w in words(name)}
         was = {singular(w) for w in words(str(old or "")) if w.isalpha() and len(w) > 2}
         was -= own | mine
-        holding = [item for item in items if str(new).lower() in item.lower()]
-        ok = False
-        for item in holding:
-            held = {singular(w) for w in words(item)}
-            if (was and len(held & was) * 2 > len(was)) or (not was and held & (asked - mine)):
-                ok = True
-                break
-        if not ok:
+        held = [
+            {singular(w) for w in words(item)} for item in items if str(new).lower() in item.lower()
+        ]
+        if not any(
+            (was and len(words_of & was) * 2 > len(was)) or (not was and words_of & (asked - mine))
+            for words_of in held
+        ):
             unmatched.append(name)
     return unmatched
 

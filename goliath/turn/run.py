@@ -480,7 +480,7 @@ class Turn(TurnState):
         return Plan(kind="tool", brief=last.brief, tool=last.tool)
 
     def _recovery(self, available: list[Tool]) -> LookUp | None:
-        """A look-up, once, after a write failed on a true "not found": "mark my high-priority
+        """A look-up, once, after a write failed "not found": "mark my high-priority
         work task as done" failed as ``complete_task(title="high-priority work")``, and only
         the list shows which task that is. The write is asked again after the look-up, and
         must then name an item the look-up found that fits what the user said

@@ -71,8 +71,8 @@ class TurnState:
         self.repairing: str | None = None
         """The failed step's result while its repair's arguments are asked, else ``None``."""
         self.not_found: dict[int, tuple[str, ...]] = {}
-        """Writes that failed on a true "not found" (a ``LookupError`` naming nothing like the
-        value), by step: the parameters its error quotes, for the look-up that recovers it."""
+        """Writes that failed "not found" (a ``LookupError``), by step: the parameters its error
+        quotes, for the look-up that recovers it (after the repair, for a near miss)."""
         self.recovered: set[str] = set()
         """Writes that already got their look-up after such a failure (once each)."""
         self.recovering: tuple[str, Any] | None = None
