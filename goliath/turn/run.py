@@ -197,7 +197,12 @@ class Turn(TurnState):
             if plan.kind == "answer":
                 return await self._answer(plan)
             recovering = self.recovering is not None and self.recovering[0] == plan.tool
+            looking = self.recovering is not None and not recovering  # the look-up itself
             outcome = await run_tool_step(self, plan, {tool.name: tool for tool in available})
+            if looking and isinstance(outcome, Escalation) and outcome.reason == "tool-error":
+                # the look-up was the harness's idea: its failure is the second in a row, but
+                # the answer can say what neither call found (no hand-off)
+                return await self._answer(Plan(kind="answer", brief="reply"))
             repairing, self.repairing = self.repairing, None
             if (
                 (repairing is not None or recovering)

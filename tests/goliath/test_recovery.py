@@ -11,7 +11,7 @@ from goliath.testing import FakeModel
 from goliath.tools import Tool
 from goliath.turn.repair import not_found_parameters, unmatched_items
 
-from ..spec.helpers import answer_plan, args, labels, offered_tools, run_turn, text, use
+from ..spec.helpers import answer_plan, args, labels, offered_tools, reasons, run_turn, text, use
 
 TASKS = [
     ("Pick up prescription", "Personal", "low"),
@@ -130,6 +130,34 @@ async def test_a_write_with_no_read_beside_it_answers_from_the_failure() -> None
     )
     result = await run_turn(model, "mark my high-priority work task as done", tools=tasks.tools[1:])
     assert [s.tool for s in result.steps if s.kind == "tool"] == ["complete_task"]
+
+
+async def test_a_look_up_that_fails_too_answers_and_does_not_hand_the_turn_over() -> None:
+    tasks = Tasks()
+
+    @tool
+    def find_task(query: str) -> str:
+        """Search the tasks by words of their title."""
+        raise LookupError(f"no task matches {query!r}")
+
+    model = FakeModel(
+        [
+            use("complete_task"),
+            args(title="water the plants"),
+            use("find_task"),  # the look-up fails as well: two failures in a row
+            args(query="water the plants"),
+            text("There is no task called water the plants."),
+        ]
+    )
+    result = await run_turn(
+        model, "mark water the plants as done", tools=[find_task, tasks.tools[1]]
+    )
+    assert reasons(result) == []  # answered, not handed over as "tool-error"
+    assert [(s.tool, s.failed) for s in result.steps if s.kind == "tool"] == [
+        ("complete_task", True),
+        ("find_task", True),
+    ]
+    assert result.text == "There is no task called water the plants."
 
 
 def test_only_a_true_not_found_of_a_write_is_looked_up() -> None:
