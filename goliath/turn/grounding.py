@@ -311,6 +311,8 @@ def with_change(text: str, steps: Sequence[StepRecord]) -> str:
     if last is None or last.cached or last.tool is None:
         return text
     declined = last.skipped and last.skip_reason == "confirmation"
+    if last.skipped and last.skip_reason == "missing":
+        return _with_missing(text, last.tool, last.result or "")
     if last.skipped and not declined:
         return text
     earlier = [s for s in steps if s.kind == "tool" and not s.writes and s.index < last.index]
@@ -345,6 +347,25 @@ def _with_failure(text: str, tool: str, result: str) -> str:
     line = (
         f"Not done: {name} failed: {clip(reason, 120)}." if reason else f"Not done: {name} failed."
     )
+    return f"{text.rstrip()}\n{line}" if text.strip() else line
+
+
+_MISSING_HEAD = re.compile(r"^\s*missing:\s*")
+
+
+def _with_missing(text: str, tool: str, result: str) -> str:
+    """An answer after a write skipped for a value nobody gave: left alone when it asks (a
+    question mark) or says it did not happen; otherwise a line saying what the write still
+    needs. The 1.5B model answered "I deleted the file 'CV Jordan 2019.docx'." over
+    ``delete_file [skipped] → missing: The file's id`` (dev, 2026-12-05, seventh session)."""
+    if "?" in text or _SAYS_NOT_DONE.search(text):
+        return text
+    what = _MISSING_HEAD.sub("", result.split("\n")[0])
+    what = what.split(". Ask the user")[0].strip().rstrip(".")
+    if what[1:2].islower():  # "The file's id" → "the file's id"; "ID" stays
+        what = what[0].lower() + what[1:]
+    name = tool.replace("_", " ")
+    line = f"Not done: {name} needs {clip(what, 120)}." if what else f"Not done: {name}."
     return f"{text.rstrip()}\n{line}" if text.strip() else line
 
 

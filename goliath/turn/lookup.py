@@ -27,6 +27,8 @@ from .words import words
 __all__ = ["LookUp", "id_parameters", "lookup_hint", "ungrounded_ids"]
 
 _ID = re.compile(r"(^|_)(id|ids)$|[a-z0-9](Id|Ids)$")
+_NAME_WORD = re.compile(r"(?<![\w-])[a-z]{2,}(?![\w-])")
+"""A word of letters: two in a value with spaces make it a name, even beside digits."""
 
 
 @attrs.frozen
@@ -119,10 +121,12 @@ def _named_number(value: str, said: str, id_words: set[str]) -> bool:
 
 def _shown(value: str, corpus: str) -> bool:
     """Whether an id value appears in ``corpus`` as a whole token (``1`` is not in ``10 March``),
-    and looks like an id: a name of words ("tile museum") is what the user calls the item, and
-    the id is still to be found."""
+    and looks like an id: a name of words ("tile museum", "CV Jordan 2019.docx" copied from
+    the last answer) is what the user calls the item, and the id is still to be found."""
     text = value.lower()
-    if " " in text.strip() and not any(char.isdigit() for char in text):
+    if " " in text.strip() and (
+        not any(char.isdigit() for char in text) or len(_NAME_WORD.findall(text)) >= 2
+    ):  # "tile museum", "CV Jordan 2019.docx": names, not ids
         return False
     return re.search(rf"(?<![\w-]){re.escape(text)}(?![\w-])", corpus) is not None
 

@@ -150,3 +150,6 @@ def test_a_name_of_words_in_an_id_is_not_an_id() -> None:
     ask = ["take the tile museum off my itinerary"]
     assert ungrounded_ids(read, {"email_id": "tile museum"}, [], ask) == ["email_id"]
     assert ungrounded_ids(read, {"email_id": "it 3"}, [], ["remove it 3"]) == []
+    # a file name copied from the last answer is a name too, digits and all
+    said = ["delete the old one", "I found 'CV Jordan 2019.docx' in Documents/Work/old."]
+    assert ungrounded_ids(read, {"email_id": "CV Jordan 2019.docx"}, [], said) == ["email_id"]

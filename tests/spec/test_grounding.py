@@ -294,6 +294,33 @@ def test_a_failed_write_the_answer_calls_done_gets_a_line_saying_it_failed() -> 
     )
 
 
+def test_a_skipped_write_the_answer_calls_done_gets_a_line_saying_what_it_needs() -> None:
+    """ "I deleted the file 'CV Jordan 2019.docx'." over a ``delete_file`` skipped for a missing
+    id (dev, 2026-12-05, seventh session): an answer that asks, or says it did not happen,
+    stands."""
+    from goliath.turn.grounding import with_change
+
+    step = StepRecord(
+        index=0,
+        kind="tool",
+        brief="",
+        tool="delete_file",
+        writes=True,
+        input={"file_id": "CV Jordan 2019.docx"},
+        result="missing: The file's id (f-…), as search_files shows it.. Ask the user or use "
+        "another tool.",
+        skipped=True,
+        skip_reason="missing",
+    )
+    claimed = "I deleted the file 'CV Jordan 2019.docx'."
+    assert with_change(claimed, [step]) == (
+        f"{claimed}\nNot done: delete file needs the file's id (f-…), as search_files shows it."
+    )
+    for stands in ("Which file do you mean?", "I could not delete it: which file is it?"):
+        assert with_change(stands, [step]) == stands
+    assert with_change("I didn't delete anything yet.", [step]) == "I didn't delete anything yet."
+
+
 def _write(tool: str, values: dict[str, object], **fields: object) -> StepRecord:
     return StepRecord(
         index=1,
