@@ -300,13 +300,9 @@ def test_a_skipped_write_the_answer_calls_done_gets_a_line_saying_what_it_needs(
     stands."""
     from goliath.turn.grounding import with_change
 
-    step = StepRecord(
-        index=0,
-        kind="tool",
-        brief="",
-        tool="delete_file",
-        writes=True,
-        input={"file_id": "CV Jordan 2019.docx"},
+    step = _write(
+        "delete_file",
+        {"file_id": "CV Jordan 2019.docx"},
         result="missing: The file's id (f-…), as search_files shows it.. Ask the user or use "
         "another tool.",
         skipped=True,
@@ -329,8 +325,7 @@ def _write(tool: str, values: dict[str, object], **fields: object) -> StepRecord
         tool=tool,
         writes=True,
         input=values,
-        result="declined by the user: not now. Do not retry unless asked.",
-        **fields,  # type: ignore[arg-type]
+        **{"result": "declined by the user: not now. Do not retry unless asked.", **fields},  # type: ignore[arg-type]
     )
 
 
