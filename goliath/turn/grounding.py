@@ -323,7 +323,7 @@ def with_change(text: str, steps: Sequence[StepRecord]) -> str:
     name = last.tool.replace("_", " ")
     head = "Not done, as you declined" if declined else "Done"
     line = f"{head}: {name}: {phrase}." if phrase else f"{head}: {name}."
-    return f"{text.rstrip()}\n{line}" if text.strip() else line
+    return _with_line(text, line)
 
 
 _SAYS_NOT_DONE = re.compile(
@@ -347,6 +347,11 @@ def _with_failure(text: str, tool: str, result: str) -> str:
     line = (
         f"Not done: {name} failed: {clip(reason, 120)}." if reason else f"Not done: {name} failed."
     )
+    return _with_line(text, line)
+
+
+def _with_line(text: str, line: str) -> str:
+    """The answer with one line after it (the line alone for an empty answer)."""
     return f"{text.rstrip()}\n{line}" if text.strip() else line
 
 
@@ -366,7 +371,7 @@ def _with_missing(text: str, tool: str, result: str) -> str:
         what = what[0].lower() + what[1:]
     name = tool.replace("_", " ")
     line = f"Not done: {name} needs {clip(what, 120)}." if what else f"Not done: {name}."
-    return f"{text.rstrip()}\n{line}" if text.strip() else line
+    return _with_line(text, line)
 
 
 def vague_note() -> str:
