@@ -285,8 +285,6 @@ class Turn(TurnState):
         last_answer = self.view.recent[-1].answer if self.view.recent else ""
         if first and only_thanks(self.ask, last_answer):  # "you're a star, thanks": a reply
             return Plan(kind="answer", brief="reply")
-        if first and self.config.tool_retrieval is not None:
-            available = retrieve_tools(available, self.ask, self.config.tool_retrieval)
         if first and self.config.hand_off_check and not self.hand_off_checked:
             self.hand_off_checked = True
             if asks_about_own_data(self.ask, available):  # a look-up: the functions serve it
@@ -314,6 +312,8 @@ class Turn(TurnState):
                 self.emit(CheckEvent(check="world", passed=not world.world, margin=world.margin))
                 if world.world:  # "what's the country code for Germany?": no function knows
                     return Plan(kind="answer", brief="reply")
+        if first and self.config.tool_retrieval is not None:  # the checks saw every function
+            available = retrieve_tools(available, self.ask, self.config.tool_retrieval)
         names = {tool.name for tool in available}
         offered = self._offered(available)
         if not first and self.planned is not None:  # following a whole plan

@@ -69,6 +69,25 @@ async def test_the_first_plan_offers_only_the_retrieved_functions() -> None:
     assert result.text == "Sunny."
 
 
+async def test_the_hand_off_check_still_sees_every_function() -> None:
+    """Whether the phone can do an ask depends on all its functions, not on the few the plan is
+    shown; the check's prompt stays the same for every ask (its KV cache stays warm)."""
+    model = FakeModel(
+        [
+            {"json": {"kind": "lookup"}},
+            {"json": {"call": "get_weather", "then": "answer_the_user"}},
+            {"text": "Sunny."},
+        ]
+    )
+    async with Agent(model, tools=TOOLS, tool_retrieval=3, hand_off_check=True) as agent:
+        result = await agent.run("check the weather forecast for Lisbon")
+    check, plan = model.calls[0], model.calls[1]
+    assert check.label == "handoff" and plan.label == "conductor"
+    assert all(tool.name in check.system for tool in TOOLS)
+    assert "play_song" not in plan.system
+    assert result.text == "Sunny."
+
+
 def test_tool_retrieval_must_be_a_positive_count() -> None:
     with pytest.raises(ConfigError, match="tool_retrieval"):
         Agent(FakeModel([]), tool_retrieval=0)
