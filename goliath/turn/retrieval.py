@@ -3,16 +3,18 @@
 A phone-wide assistant has 30–40 functions; listed whole they fill a small model's first-plan
 prompt and its pick drifts to a neighbour. With ``Agent(tool_retrieval=k)`` the first plan is
 shown only the ``k`` functions that share the most words with the ask (a name's words count
-double: they are what the model picks), plus the functions those require first. Lexical on
-purpose: no second model, no embedding index, the same on every bridge; ties keep the app's
-order. The later steps of the turn see every function (a plan's names are checked against
-all of them).
+double: they are what the model picks; a parameter's name, description or enum value half),
+plus the functions those require first. Lexical on purpose: no second model, no embedding
+index, the same on every bridge; ties keep the app's order, and an ask that shares no word with
+any function sees them all. The hand-off and world checks, and the later steps of the turn,
+see every function (a plan's names are checked against all of them).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..tools import Tool
 from .words import words
@@ -37,16 +39,50 @@ def _stem(word: str) -> str:
     return word
 
 
+_PARAMETER_WEIGHT = 0.5
+"""What a word of a function's parameters (names, descriptions, enum values) counts, against 1
+for its description and 2 for its name: "put the reading lamp on" names ``set_light`` only
+through ``name``'s description ("Sofa lamp"), "record a 30-minute yoga session" names
+``log_workout`` only through its ``kind`` enum. On the dev half's phone-wide asks (20 with a
+function to call, every wording) the function wanted ranked in the first 8 for 17 without
+the parameters and 19 with them, at 0.5 or 1 alike (docs/evals.md)."""
+
+
+def _parameter_text(schema: Any) -> str:
+    """The words a schema's parameters carry: their names, descriptions and string enum values,
+    nested objects and array items included."""
+    if not isinstance(schema, Mapping):
+        return ""
+    parts: list[str] = []
+    properties = schema.get("properties")
+    for name, value in properties.items() if isinstance(properties, Mapping) else ():
+        parts.append(str(name))
+        if isinstance(value, Mapping):
+            parts.append(str(value.get("description") or ""))
+            parts.extend(str(e) for e in value.get("enum") or () if isinstance(e, str))
+            parts.append(_parameter_text(value))
+            parts.append(_parameter_text(value.get("items")))
+    return " ".join(part for part in parts if part)
+
+
 def retrieve_tools(tools: Sequence[Tool], ask: str, k: int) -> list[Tool]:
-    """The ``k`` tools that best match ``ask`` (all of them when there are ``k`` or fewer), in
-    the app's order, with every tool a kept one ``requires``."""
+    """The ``k`` tools that best match ``ask`` (all of them when there are ``k`` or fewer, or
+    when the ask shares no word with any), in the app's order, with every tool a kept one
+    ``requires``."""
     if k <= 0 or len(tools) <= k:
         return list(tools)
     asked = set(_words(ask))
-    documents = [(_words(tool.name), _words(tool.description)) for tool in tools]
+    documents = [
+        (
+            set(_words(tool.name)),
+            set(_words(tool.description)),
+            set(_words(_parameter_text(tool.schema))),
+        )
+        for tool in tools
+    ]
     frequency: dict[str, int] = {}
-    for name_words, description_words in documents:
-        for word in set(name_words) | set(description_words):
+    for name_words, description_words, parameter_words in documents:
+        for word in name_words | description_words | parameter_words:
             frequency[word] = frequency.get(word, 0) + 1
     count = len(tools)
 
@@ -54,10 +90,14 @@ def retrieve_tools(tools: Sequence[Tool], ask: str, k: int) -> list[Tool]:
         return math.log(1 + count / frequency.get(word, count))
 
     scores = []
-    for position, (name_words, description_words) in enumerate(documents):
-        score = 2 * sum(weight(w) for w in set(name_words) & asked)
-        score += sum(weight(w) for w in set(description_words) & asked)
+    for position, (name_words, description_words, parameter_words) in enumerate(documents):
+        score = 2 * sum(weight(w) for w in name_words & asked)
+        score += sum(weight(w) for w in description_words & asked)
+        only_parameters = parameter_words - name_words - description_words
+        score += _PARAMETER_WEIGHT * sum(weight(w) for w in only_parameters & asked)
         scores.append((-score, position))
+    if all(score == 0 for score, _ in scores):  # nothing to rank on: the app's order would
+        return list(tools)  # hide the function as likely as show it
     kept = {position for _, position in sorted(scores)[:k]}
     by_name = {tool.name: position for position, tool in enumerate(tools)}
     for position in list(kept):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import pytest
 
 from goliath import Agent, tool
@@ -48,6 +50,36 @@ def test_the_best_matching_functions_are_kept_in_the_apps_order() -> None:
 def test_a_kept_function_brings_the_ones_it_requires() -> None:
     kept = names(retrieve_tools(TOOLS, "send a text message to Ana", 1))
     assert kept == ["find_contact", "send_message"]
+
+
+def test_a_word_only_a_parameter_carries_still_finds_the_function() -> None:
+    """A word only a parameter carries: "put the reading lamp on" names ``set_light`` only
+    through its parameter's description, "record a yoga session" names ``log_workout`` only
+    through an enum value."""
+
+    @tool
+    def set_light(name: str, on: bool) -> str:
+        """Switch one light on or off.
+
+        Args:
+            name: The light's name (e.g. "Sofa lamp").
+            on: true to switch it on.
+        """
+        return "ok"
+
+    @tool
+    def log_workout(kind: Literal["run", "swim", "yoga"], minutes: int) -> str:
+        """Log a workout that was done."""
+        return "ok"
+
+    tools = [*TOOLS, set_light, log_workout]
+    assert "set_light" in names(retrieve_tools(tools, "put the reading lamp on", 2))
+    assert names(retrieve_tools(tools, "record a yoga session", 1)) == ["log_workout"]
+
+
+def test_an_ask_that_shares_no_word_with_any_function_sees_them_all() -> None:
+    """Nothing to rank on: the app's order would hide the function as likely as show it."""
+    assert retrieve_tools(TOOLS, "when do I have to pay Vodafone?", 3) == TOOLS
 
 
 def test_a_small_toolset_is_shown_whole() -> None:
