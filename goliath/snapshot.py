@@ -16,6 +16,7 @@ import pydantic
 __all__ = [
     "DEFAULT_RAW_OUTPUT_BYTES",
     "UNSERIALIZABLE",
+    "WORKING_OUTPUT_BYTES",
     "capped_snapshot",
     "json_snapshot",
     "to_builtins_hook",
@@ -54,6 +55,10 @@ def try_snapshot(value: Any) -> Any:
 
 DEFAULT_RAW_OUTPUT_BYTES = 128 * 1024
 """128 KiB: the JSON size of a tool's raw output a step keeps by default (``raw_output_bytes``)."""
+
+WORKING_OUTPUT_BYTES = 16 * 1024 * 1024
+"""16 MiB: the JSON size of a raw output over ``raw_output_bytes`` that the running turn still
+keeps for its own rules (a search of a 2,000-email inbox is ~240 KB); never recorded."""
 
 
 def capped_snapshot(value: Any, max_bytes: int | None) -> tuple[Any, str | None]:

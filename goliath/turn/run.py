@@ -229,9 +229,10 @@ class Turn(TurnState):
         if isinstance(plan, Plan) and self._read_after_change(plan, available):
             return Plan(kind="answer", brief="reply")  # the change was the ask: say it is done
         if isinstance(plan, Plan) and plan.kind == "answer":
-            reader = hit_reader(available, self.steps, self.ask)  # a hit is read first
+            seen = self.seen_steps()
+            reader = hit_reader(available, seen, self.ask)  # a hit is read first
             if reader is not None:
-                given = named_hit(reader, self.steps[-1], self.ask)
+                given = named_hit(reader, seen[-1], self.ask)
                 if given is not None:  # the ask names one hit: open that one
                     self.given[reader.name] = given
                 return Plan(kind="tool", brief=reader.description, tool=reader.name)
@@ -240,9 +241,10 @@ class Turn(TurnState):
             and plan.kind == "tool"
             and _conditional_add(plan, available, self.ask)
         ):
-            opener = container_opener(available, self.steps, self.ask)  # open the list first
+            seen = self.seen_steps()
+            opener = container_opener(available, seen, self.ask)  # open the list first
             if opener is not None:
-                given = named_hit(opener, self.steps[-1], self.ask)
+                given = named_hit(opener, seen[-1], self.ask)
                 if given is not None:
                     self.given[opener.name] = given
                     if self.planned is not None:  # the add stays planned, after the read

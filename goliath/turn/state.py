@@ -47,6 +47,9 @@ class TurnState:
         self.facts: dict[str, str] = {}
         self.output_schema = request.output_schema or config.output_schema
         self.steps: list[StepRecord] = []
+        self.full_outputs: dict[int, Any] = {}
+        """Raw outputs the record left out for size (``raw_output_bytes``), by step index: the
+        turn's own rules still decide on them (:meth:`seen_steps`); never recorded."""
         self.planned: list[str] | None = None
         """The first plan's calls still to come (its reads run as planned; a write is offered
         alone, or the answer); ``None`` while the turn is planned one step at a time (a
@@ -129,6 +132,21 @@ class TurnState:
             texts += [exchange.ask, exchange.answer]
             texts += [step.result or "" for step in exchange.steps]
         return texts
+
+    def seen_steps(self) -> list[StepRecord]:
+        """The steps as the turn's rules read them: with every raw output the record left out
+        for size put back. A search of a 2,000-email inbox (~240 KB) is over the record's cap,
+        and with no output the rules saw no hits to read and answered from the first lines
+        (docs/design.md, "The rules see what the tool returned"). Copies: the record keeps
+        the cap."""
+        if not self.full_outputs:
+            return self.steps
+        return [
+            msgspec.structs.replace(step, output=self.full_outputs[step.index])
+            if step.index in self.full_outputs
+            else step
+            for step in self.steps
+        ]
 
     async def model_steps(self) -> list[StepRecord]:
         """Steps as prompts show them: older content excerpts over the aggregate budget omitted.

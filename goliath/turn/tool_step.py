@@ -38,7 +38,7 @@ from ..errors import GoliathError
 from ..events import CheckEvent, ConfirmEvent, ToolEvent
 from ..quarantine import without_instructions
 from ..records import ConfirmRequest, Decision, SkipReason, StepRecord
-from ..snapshot import capped_snapshot, to_plain, try_snapshot
+from ..snapshot import WORKING_OUTPUT_BYTES, capped_snapshot, to_plain, try_snapshot
 from ..tools import Tool, ToolContext, is_async_callable, report_tool_error, report_unshowable
 from .arguments import (
     Arguments,
@@ -174,7 +174,7 @@ async def run_tool_step(
             return Withheld(drift_note(tool, drifted))
     read_before = any(s.kind == "tool" and not s.writes and not s.failed for s in turn.steps)
     if tool.name not in turn.looked_up and not read_before:  # a read ran: its result decides
-        lacking = ungrounded_ids(tool, filled.values, turn.steps, turn.seen_texts())
+        lacking = ungrounded_ids(tool, filled.values, turn.seen_steps(), turn.seen_texts())
         if isinstance(filled, Missing):  # the item's own date, say: it is in a read
             lacking += [name for name in unknown_item_values(tool, filled) if name not in lacking]
         if lacking and any(not t.writes and t.name != tool.name for t in available.values()):
@@ -231,7 +231,7 @@ async def run_tool_step(
             return Escalation("tool-args-invalid")
     await trio.lowlevel.checkpoint_if_cancelled()
     if skipped is None and tool.writes:
-        note = withheld_write(tool, tool_input, turn.steps)
+        note = withheld_write(tool, tool_input, turn.seen_steps())
         if note is not None:
             return Withheld(note)
         decided = await _decided_condition(turn, tool_input)
@@ -246,7 +246,7 @@ async def run_tool_step(
             and not (
                 asks_about_presence(turn.ask)
                 and (
-                    is_absent(tool, tool_input, turn.steps)
+                    is_absent(tool, tool_input, turn.seen_steps())
                     or (
                         adds_item(tool.name)
                         and names_the_place(turn.ask)
@@ -614,6 +614,10 @@ async def _execute(
         return text, {"status": "failed", "error": message_of(exc)}, _ms_since(started)
     ran_ms = _ms_since(started)
     step.output, step.output_omitted = capped_snapshot(output, turn.config.raw_output_bytes)
+    if step.output is None and step.output_omitted is not None:  # over the record's cap
+        working, _ = capped_snapshot(output, WORKING_OUTPUT_BYTES)
+        if working is not None:  # the turn's rules still read it (TurnState.seen_steps)
+            turn.full_outputs[step.index] = working
     step.result = PROCESSING_RESULT
     await trio.lowlevel.checkpoint_if_cancelled()
     return await _format(tool, output), {"status": "executed", "output": step.output}, ran_ms

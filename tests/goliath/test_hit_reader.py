@@ -88,6 +88,30 @@ async def test_an_answer_after_a_search_reads_the_hit_first() -> None:
     assert result.text == "Your tracking number is SF-4471."
 
 
+async def test_hits_over_the_records_size_cap_are_still_read() -> None:
+    """A search of a large inbox returns more than ``raw_output_bytes``: the record leaves the
+    output out, but the turn's rules still see the hits, and the hit is read first."""
+    model = FakeModel(
+        [
+            {"json": {"call": "search_emails", "then": DONE}},
+            {"json": {"query": "order"}},
+            {"json": {"email_id": 5}},
+            {"text": "Your tracking number is SF-4471."},
+        ]
+    )
+    tools = mail_tools()
+    async with Agent(model, tools=tools, auto_approve=True, raw_output_bytes=40) as agent:
+        result = await agent.run("what's the tracking number for my order?")
+    search = result.steps[0]
+    assert search.tool == "search_emails" and search.output is None  # the record keeps the cap
+    assert search.output_omitted is not None
+    assert [step.tool for step in result.steps if step.kind == "tool"] == [
+        "search_emails",
+        "read_email",
+    ]
+    assert "SF-4471" in model.calls[-1].prompt
+
+
 async def test_a_listing_that_is_the_answer_is_not_read_item_by_item() -> None:
     model = FakeModel(
         [{"json": {"call": "list_tasks", "then": DONE}}, {"text": "You have: Buy milk."}]

@@ -131,3 +131,21 @@ async def test_a_withheld_add_runs_no_tool_asks_no_one_and_tells_the_answer() ->
     assert [s.tool for s in result.steps if s.kind == "tool"] == ["list_tasks"]
     assert "already there" in model.calls[-1].prompt
     assert result.text == "Buy milk is already on your list."
+
+
+async def test_an_add_is_withheld_even_when_the_read_was_over_the_records_size_cap() -> None:
+    """The record leaves a large listing out (``raw_output_bytes``); the gate still sees it."""
+    tasks, tools = task_tools()
+    model = FakeModel(
+        [
+            {"json": {"call": "list_tasks", "then": "create_task"}},
+            {"json": {"call": "create_task"}},
+            {"json": {"title": "milk"}},
+            answer("Buy milk is already on your list."),
+        ]
+    )
+    async with Agent(model, tools=tools, auto_approve=True, raw_output_bytes=10) as agent:
+        result = await agent.run("add milk to my list unless it's already there")
+    assert result.steps[0].output is None and result.steps[0].output_omitted is not None
+    assert tasks == [{"title": "Buy milk"}, {"title": "Call mom"}]
+    assert [s.tool for s in result.steps if s.kind == "tool"] == ["list_tasks"]
