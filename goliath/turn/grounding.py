@@ -300,8 +300,10 @@ def with_change(text: str, steps: Sequence[StepRecord]) -> str:
     delete task: Porto flights") when the answer says no word of what it changes — its
     values' words, the days, times and numbers aside when there are others ("declined to
     create an event for Friday at 21:00" does not say it was drinks with Ines)
-    (docs/design.md, "The answer names the change"). A write skipped for a missing value is
-    left to the answer: it asks. A write that failed gets a line saying so ("Not done: complete
+    (docs/design.md, "The answer names the change"); a declined write gets the line too when
+    the answer names it and says no word of its not being done ("I moved it to the archive."
+    over a declined archive). A write skipped for a missing value gets a line saying what it
+    needs when the answer neither asks nor says it was not done. A write that failed gets a line saying so ("Not done: complete
     task failed: no open task matches 'high-priority work'.") when the answer says no word of
     failure.
     """
@@ -318,12 +320,18 @@ def with_change(text: str, steps: Sequence[StepRecord]) -> str:
     earlier = [s for s in steps if s.kind == "tool" and not s.writes and s.index < last.index]
     words, naming, phrase = _change_words(last, earlier)
     said = {word.lower() for word in _VALUE_WORD.findall(text)}
-    if not words or (naming or words) & said:  # what was changed, not only when
-        return text
     name = last.tool.replace("_", " ")
     head = "Not done, as you declined" if declined else "Done"
     line = f"{head}: {name}: {phrase}." if phrase else f"{head}: {name}."
+    if declined and not (_SAYS_NOT_DONE.search(text) or _SAYS_DECLINED.search(text)):
+        return _with_line(text, line)  # "I moved it to the archive." over a declined archive
+    if not words or (naming or words) & said:  # what was changed, not only when
+        return text
     return _with_line(text, line)
+
+
+_SAYS_DECLINED = re.compile(r"\b(?:declin|skip|refus|cancel|held off|hold off)\w*", re.IGNORECASE)
+"""Words an answer uses to say the user turned a change down (beside :data:`_SAYS_NOT_DONE`)."""
 
 
 _SAYS_NOT_DONE = re.compile(

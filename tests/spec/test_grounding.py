@@ -367,3 +367,30 @@ def test_a_declined_write_given_only_an_id_is_named_by_the_read_that_showed_it()
     assert with_change("I left it.", [read, step]) == (
         "I left it.\nNot done, as you declined: archive email: Bargain Hunter, Patio sets half price."
     )
+
+
+def test_an_answer_that_calls_a_declined_write_done_gets_the_line() -> None:
+    """ "I moved it to the archive." over an archive the user declined names the email, and
+    tells the user it was moved: the line says it was not."""
+    from goliath.turn.grounding import with_change
+
+    step = _write("archive_email", {"email_id": 10}, skipped=True, skip_reason="confirmation")
+    read = StepRecord(
+        index=0,
+        kind="tool",
+        brief="",
+        tool="search_emails",
+        writes=False,
+        input={"query": "shipping"},
+        result="1. id: 10, from: Bargain Hunter, subject: Patio sets half price",
+    )
+    claimed = "I found the email from Bargain Hunter. I moved it to the archive."
+    assert with_change(claimed, [read, step]) == (
+        f"{claimed}\nNot done, as you declined: archive email: Bargain Hunter, Patio sets half "
+        "price."
+    )
+    for honest in (
+        "You declined, so the Bargain Hunter email stays in your inbox.",
+        "The Bargain Hunter email was not archived.",
+    ):
+        assert with_change(honest, [read, step]) == honest
