@@ -36,7 +36,7 @@ from ..tools import Tool
 from .lookup import id_parameters
 from .words import singular, words
 
-__all__ = ["container_opener", "hit_reader", "named_hit"]
+__all__ = ["container_opener", "hit_reader", "named_hit", "only_hit"]
 
 _VERBS = frozenset({"get", "read", "open", "show", "fetch", "view", "find", "load", "describe"})
 _SEARCH_VERBS = frozenset({"search", "find", "query", "lookup", "look"})
@@ -147,8 +147,32 @@ def named_hit(reader: Tool, last: StepRecord, ask: str) -> dict[str, Any] | None
     if len({id(item) for item, _ in named}) != 1:
         return None
     item, key = named[0]
+    return _arguments_for(reader, parameter, item, key)
+
+
+def only_hit(reader: Tool, last: StepRecord) -> dict[str, Any] | None:
+    """The reader's arguments for the last step's hit when it returned exactly one, or
+    ``None``: with one hit there is nothing to pick, and the 1.5B model, left to fill the read,
+    copied the hit's whole line, preview and all, into ``read_note(title)``, or wrote the
+    search's words ("Payments migration") over the one hit's title ("Quarterly planning 6
+    March"): the read failed, and the answer came from the preview."""
+    schema = reader.schema if isinstance(reader.schema, dict) else {}
+    parameters = list(schema.get("properties") or {})
+    items = _items(last.output)
+    if len(parameters) != 1 or len(items) != 1:
+        return None
+    item = items[0]
+    key = next((key for key in _NAMING if isinstance(item.get(key), str)), None)
+    return _arguments_for(reader, parameters[0], item, key)
+
+
+def _arguments_for(
+    reader: Tool, parameter: str, item: Mapping[str, Any], key: str | None
+) -> dict[str, Any] | None:
+    """``{parameter: value}`` that opens ``item``: its name or title (``key``) for a reader keyed
+    by one, its id for a reader keyed by an id."""
     if _names_a_thing(parameter):
-        return {parameter: item[key]}
+        return None if key is None else {parameter: item[key]}
     if parameter in id_parameters(reader):
         value = item.get(parameter, item.get("id"))
         return None if value is None else {parameter: value}

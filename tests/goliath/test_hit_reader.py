@@ -74,7 +74,7 @@ async def test_an_answer_after_a_search_reads_the_hit_first() -> None:
     model = FakeModel(
         [
             {"json": {"call": "search_emails", "then": DONE}},
-            {"json": {"query": "order"}},
+            {"json": {"query": "2025"}},
             {"json": {"email_id": 5}},
             {"text": "Your tracking number is SF-4471."},
         ]
@@ -84,7 +84,29 @@ async def test_an_answer_after_a_search_reads_the_hit_first() -> None:
     tools = [step.tool for step in result.steps if step.kind == "tool"]
     assert tools == ["search_emails", "read_email"]
     assert [call.label for call in model.calls] == ["conductor", "arguments", "arguments", "answer"]
+    assert result.steps[1].input == {"email_id": 5}  # of two hits, the worker picked
     assert "SF-4471" in model.calls[-1].prompt  # the answer sees the email itself
+    assert result.text == "Your tracking number is SF-4471."
+
+
+async def test_a_search_with_one_hit_opens_it_with_no_arguments_call() -> None:
+    """One hit: nothing to pick. Left to fill the read, the 1.5B model copied the hit's whole
+    line into the title, or the search's words over the hit's own title."""
+    model = FakeModel(
+        [
+            {"json": {"call": "search_emails", "then": DONE}},
+            {"json": {"query": "order"}},
+            {"text": "Your tracking number is SF-4471."},
+        ]
+    )
+    async with Agent(model, tools=mail_tools(), auto_approve=True) as agent:
+        result = await agent.run("what's the tracking number for my order?")
+    assert [step.tool for step in result.steps if step.kind == "tool"] == [
+        "search_emails",
+        "read_email",
+    ]
+    assert result.steps[1].input == {"email_id": 5}
+    assert [call.label for call in model.calls] == ["conductor", "arguments", "answer"]
     assert result.text == "Your tracking number is SF-4471."
 
 
@@ -95,7 +117,6 @@ async def test_hits_over_the_records_size_cap_are_still_read() -> None:
         [
             {"json": {"call": "search_emails", "then": DONE}},
             {"json": {"query": "order"}},
-            {"json": {"email_id": 5}},
             {"text": "Your tracking number is SF-4471."},
         ]
     )
@@ -216,13 +237,13 @@ async def test_an_answer_after_a_note_search_reads_the_note_first() -> None:
         [
             {"json": {"call": "search_notes", "then": DONE}},
             {"json": {"query": "planning"}},
-            {"json": {"title": "Quarterly planning"}},
             {"text": "The release moves to 8 April."},
         ]
     )
     async with Agent(model, tools=list(tools.values())) as agent:
         result = await agent.run("when is the release, per my planning notes?")
     assert [s.tool for s in result.steps if s.kind == "tool"] == ["search_notes", "read_note"]
+    assert result.steps[1].input == {"title": "Quarterly planning"}  # the one hit, as titled
     assert result.text == "The release moves to 8 April."
 
 
