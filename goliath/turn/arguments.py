@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
@@ -79,17 +79,11 @@ class Malformed:
     error: str
 
 
-def arguments_schema(
-    tool: Tool, choices: Mapping[str, Sequence[Any]] | None = None
-) -> dict[str, Any]:
-    """The tool's schema plus a trailing optional ``missing`` string; each parameter named in
-    ``choices`` narrowed to those values (the hits a search returned: ``detail.hit_choices``)."""
+def arguments_schema(tool: Tool) -> dict[str, Any]:
+    """The tool's schema plus a trailing optional ``missing`` string."""
     schema = dict(tool.schema)
     if schema.get("type") == "object":
         properties = dict(schema.get("properties", {}))
-        for name, values in (choices or {}).items():
-            if name in properties and values:
-                properties[name] = {**properties[name], "enum": list(values)}
         properties["missing"] = {"type": "string", "description": MISSING_DESCRIPTION}
         schema["properties"] = properties
     return schema
@@ -265,14 +259,12 @@ async def request_arguments(
     system: str,
     prompt: Callable[[bool], str],
     ask: str = "",
-    choices: Mapping[str, Sequence[Any]] | None = None,
 ) -> Arguments | Missing | Malformed:
     """One arguments call; provider failures other than malformed output propagate. ``ask``
-    is the user's ask, which says whether a 0 the model wrote was meant; ``choices`` narrows
-    parameters to the values given."""
+    is the user's ask, which says whether a 0 the model wrote was meant."""
     try:
         generation = await caller.call(
-            "arguments", system, prompt, arguments_schema(tool, choices), compactable=False
+            "arguments", system, prompt, arguments_schema(tool), compactable=False
         )
     except Exception as exc:
         if origin_of(exc) == "model" and is_invalid_output(exc):

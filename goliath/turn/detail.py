@@ -36,7 +36,7 @@ from ..tools import Tool
 from .lookup import id_parameters
 from .words import singular, words
 
-__all__ = ["HIT_CHOICES", "container_opener", "hit_choices", "hit_reader", "named_hit", "only_hit"]
+__all__ = ["container_opener", "hit_reader", "named_hit", "only_hit"]
 
 _VERBS = frozenset({"get", "read", "open", "show", "fetch", "view", "find", "load", "describe"})
 _SEARCH_VERBS = frozenset({"search", "find", "query", "lookup", "look"})
@@ -164,30 +164,6 @@ def only_hit(reader: Tool, last: StepRecord) -> dict[str, Any] | None:
     item = items[0]
     key = next((key for key in _NAMING if isinstance(item.get(key), str)), None)
     return _arguments_for(reader, parameters[0], item, key)
-
-
-HIT_CHOICES = 10
-"""The most hits a reader's parameter is narrowed to: the model sees the first few result lines,
-and a search of a large inbox returns thousands."""
-
-
-def hit_choices(reader: Tool, last: StepRecord) -> dict[str, list[Any]] | None:
-    """The reader's one parameter narrowed to the last step's hits (their ids, or their names or
-    titles), or ``None``: the 1.5B model, shown "1. id: 5, from: ShipFast ...", filled
-    ``read_email(email_id=1)`` — the line's number, an email no hit was — on 4 of the dev
-    asks that read a hit, and answered from the wrong email."""
-    schema = reader.schema if isinstance(reader.schema, dict) else {}
-    parameters = list(schema.get("properties") or {})
-    if len(parameters) != 1:
-        return None
-    values: list[Any] = []
-    for item in _items(last.output)[:HIT_CHOICES]:
-        key = next((key for key in _NAMING if isinstance(item.get(key), str)), None)
-        found = _arguments_for(reader, parameters[0], item, key)
-        value = None if found is None else found[parameters[0]]
-        if isinstance(value, (str, int)) and not isinstance(value, bool) and value not in values:
-            values.append(value)
-    return {parameters[0]: values} if values else None
 
 
 def _arguments_for(

@@ -34,7 +34,7 @@ from ..tools import Tool
 from .answer import AnswerInvalid, compose_answer
 from .condition import check_first, states_condition
 from .conductor import InvalidPlan, Plan, planning_prompts, request_plan, weigh_options
-from .detail import container_opener, hit_choices, hit_reader, named_hit, only_hit
+from .detail import container_opener, hit_reader, named_hit, only_hit
 from .generation import ModelPort
 from .given import widened_filters
 from .grounding import (
@@ -235,8 +235,6 @@ class Turn(TurnState):
                 given = named_hit(reader, seen[-1], self.ask) or only_hit(reader, seen[-1])
                 if given is not None:  # the ask names one hit, or there is one: open it
                     self.given[reader.name] = given
-                else:  # the worker picks one of the hits, not the line's number
-                    self.choices[reader.name] = hit_choices(reader, seen[-1]) or {}
                 return Plan(kind="tool", brief=reader.description, tool=reader.name)
         if (
             isinstance(plan, Plan)

@@ -83,9 +83,6 @@ class TurnState:
         self.given: dict[str, dict[str, Any]] = {}
         """Arguments the harness fills itself for the next call of a function (the hit the ask
         names, for the read that opens it), taken once instead of an arguments call."""
-        self.choices: dict[str, dict[str, list[Any]]] = {}
-        """Values the next arguments call of a function must pick among, by parameter (the hits
-        a search returned, for the read that opens one), taken once."""
         self.notes: list[str] = []
         """What the answer must be told that no step shows (a write the harness withheld)."""
         self.trace: list[Event] = []

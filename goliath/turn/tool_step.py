@@ -413,7 +413,6 @@ async def _decide_and_run(
 async def _arguments(turn: TurnState, tool: Tool, brief: str) -> Arguments | Missing | None:
     """One call fills the tool's arguments; one retry for a malformed reply (design.md, D1)."""
     given = turn.given.pop(tool.name, None)
-    choices = turn.choices.pop(tool.name, None)  # the hits to pick among (detail.py)
     if given is not None:  # the hit the ask names: no model call (detail.py)
         try:
             return Arguments(validate_arguments(tool, given))
@@ -443,7 +442,7 @@ async def _arguments(turn: TurnState, tool: Tool, brief: str) -> Arguments | Mis
             )
 
         reply = await request_arguments(
-            turn.caller, tool, system=system, prompt=prompt, ask=turn.ask, choices=choices
+            turn.caller, tool, system=system, prompt=prompt, ask=turn.ask
         )
         if isinstance(reply, Arguments):
             searched = copied_search(tool, reply.values, turn.ask)
