@@ -254,16 +254,7 @@ def test_a_write_skipped_for_a_missing_value_is_left_to_the_answer() -> None:
     from goliath.turn.grounding import with_change
 
     for fields in ({"skipped": True, "skip_reason": "missing"},):
-        step = StepRecord(
-            index=0,
-            kind="tool",
-            brief="",
-            tool="create_task",
-            writes=True,
-            input={"title": "Pay rent"},
-            result="missing: due",
-            **fields,  # type: ignore[arg-type]
-        )
+        step = _write("create_task", {"title": "Pay rent"}, result="missing: due", **fields)
         assert with_change("When is it due?", [step]) == "When is it due?"
 
 
@@ -272,13 +263,9 @@ def test_a_failed_write_the_answer_calls_done_gets_a_line_saying_it_failed() -> 
     (dev, 2026-12-05): the user would believe the change was made."""
     from goliath.turn.grounding import with_change
 
-    step = StepRecord(
-        index=0,
-        kind="tool",
-        brief="",
-        tool="complete_task",
-        writes=True,
-        input={"title": "high-priority work"},
+    step = _write(
+        "complete_task",
+        {"title": "high-priority work"},
         result="error: LookupError: no open task matches 'high-priority work'; there are: "
         "Pick up prescription, Submit expense report. Try different arguments or another tool.",
         failed=True,
@@ -329,6 +316,19 @@ def _write(tool: str, values: dict[str, object], **fields: object) -> StepRecord
     )
 
 
+def _search(result: str) -> StepRecord:
+    """A search for "shipping" that ran, showing ``result``."""
+    return StepRecord(
+        index=0,
+        kind="tool",
+        brief="",
+        tool="search_emails",
+        writes=False,
+        input={"query": "shipping"},
+        result=result,
+    )
+
+
 def test_an_answer_that_says_only_when_gets_the_changed_item_named() -> None:
     """ "Declined to create an event for Friday at 21:00" names the day and time, not the
     drinks with Ines: the change is named after it."""
@@ -353,15 +353,9 @@ def test_a_declined_write_given_only_an_id_is_named_by_the_read_that_showed_it()
     with that id names it."""
     from goliath.turn.grounding import with_change
 
-    read = StepRecord(
-        index=0,
-        kind="tool",
-        brief="",
-        tool="search_emails",
-        writes=False,
-        input={"query": "shipping"},
-        result="1. id: 10, from: Bargain Hunter, subject: Patio sets half price\n"
-        "2. id: 11, from: ShipFast, subject: Your order has shipped",
+    read = _search(
+        "1. id: 10, from: Bargain Hunter, subject: Patio sets half price\n"
+        "2. id: 11, from: ShipFast, subject: Your order has shipped"
     )
     step = _write("archive_email", {"email_id": 10}, skipped=True, skip_reason="confirmation")
     assert with_change("I left it.", [read, step]) == (
@@ -375,15 +369,7 @@ def test_an_answer_that_calls_a_declined_write_done_gets_the_line() -> None:
     from goliath.turn.grounding import with_change
 
     step = _write("archive_email", {"email_id": 10}, skipped=True, skip_reason="confirmation")
-    read = StepRecord(
-        index=0,
-        kind="tool",
-        brief="",
-        tool="search_emails",
-        writes=False,
-        input={"query": "shipping"},
-        result="1. id: 10, from: Bargain Hunter, subject: Patio sets half price",
-    )
+    read = _search("1. id: 10, from: Bargain Hunter, subject: Patio sets half price")
     claimed = "I found the email from Bargain Hunter. I moved it to the archive."
     assert with_change(claimed, [read, step]) == (
         f"{claimed}\nNot done, as you declined: archive email: Bargain Hunter, Patio sets half "
