@@ -216,8 +216,13 @@ async def verify(url: str, token: str, turns: list[LoadTurn]) -> list[str]:
                 problems.append(f"{where}: expected a result, got {turn.final} {turn.code}")
                 continue
             expected = expected_text(turn, planned[:position])
-            if turn.text != expected:
-                problems.append(f"{where}: reordered? {turn.text!r} != {expected!r}")
+            text = turn.text
+            if turn.kind == "decline":  # the harness says the declined change was not made
+                text, _, line = text.partition("\n")
+                if not line.startswith("Not done, as you declined: "):
+                    problems.append(f"{where}: no line says the change was not made: {line!r}")
+            if text != expected:
+                problems.append(f"{where}: reordered? {text!r} != {expected!r}")
             if turn.kind in ("approve", "decline"):
                 step = turn.steps[0] if turn.steps else {}
                 if turn.confirm_requests != 1:
