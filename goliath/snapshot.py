@@ -18,6 +18,7 @@ __all__ = [
     "UNSERIALIZABLE",
     "WORKING_OUTPUT_BYTES",
     "capped_snapshot",
+    "capped_snapshots",
     "json_snapshot",
     "to_builtins_hook",
     "to_plain",
@@ -68,18 +69,34 @@ def capped_snapshot(value: Any, max_bytes: int | None) -> tuple[Any, str | None]
     exchanges and the store; one 10 MiB output must not be copied into all of them. The
     output is encoded once: what is over the cap is never decoded again.
     """
+    kept, _, reason = capped_snapshots(value, max_bytes, max_bytes)
+    return kept, reason
+
+
+def capped_snapshots(
+    value: Any, max_bytes: int | None, working_bytes: int | None
+) -> tuple[Any, Any, str | None]:
+    """What a record keeps of ``value`` (as :func:`capped_snapshot`), what the running turn
+    keeps (up to ``working_bytes``; the same object when the record keeps it), and why the
+    record keeps nothing. Encoded once, decoded at most once."""
     try:
         encoded = msgspec.json.encode(value, enc_hook=to_builtins_hook)
     except UNSERIALIZABLE as exc:
-        return None, f"not JSON-serializable ({type(exc).__name__})"
-    if max_bytes is not None and len(encoded) > max_bytes:
-        return None, (
-            f"{len(encoded):,} bytes of JSON, over the {max_bytes:,}-byte cap (raw_output_bytes)"
-        )
+        return None, None, f"not JSON-serializable ({type(exc).__name__})"
+    size = len(encoded)
+    over = max_bytes is not None and size > max_bytes
+    reason = (
+        f"{size:,} bytes of JSON, over the {max_bytes:,}-byte cap (raw_output_bytes)"
+        if over and max_bytes is not None
+        else None
+    )
+    if over and working_bytes is not None and size > working_bytes:
+        return None, None, reason
     try:
-        return msgspec.json.decode(encoded), None
+        decoded = msgspec.json.decode(encoded)
     except (msgspec.DecodeError, RecursionError) as exc:
-        return None, f"not JSON-serializable ({type(exc).__name__})"
+        return None, None, f"not JSON-serializable ({type(exc).__name__})"
+    return (None if over else decoded), decoded, reason
 
 
 def to_plain(value: Any) -> Any:

@@ -303,9 +303,9 @@ def with_change(text: str, steps: Sequence[StepRecord]) -> str:
     (docs/design.md, "The answer names the change"); a declined write gets the line too when
     the answer names it and says no word of its not being done ("I moved it to the archive."
     over a declined archive). A write skipped for a missing value gets a line saying what it
-    needs when the answer neither asks nor says it was not done. A write that failed gets a line saying so ("Not done: complete
-    task failed: no open task matches 'high-priority work'.") when the answer says no word of
-    failure.
+    needs when the answer neither asks nor says it was not done. A write that failed gets a
+    line saying so ("Not done: complete task failed: no open task matches 'high-priority
+    work'.") when the answer says no word of failure.
     """
     last = next((s for s in reversed(steps) if s.kind == "tool" and s.writes), None)
     if last is not None and last.failed and last.tool is not None:

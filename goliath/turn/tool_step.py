@@ -38,7 +38,7 @@ from ..errors import GoliathError
 from ..events import CheckEvent, ConfirmEvent, ToolEvent
 from ..quarantine import without_instructions
 from ..records import ConfirmRequest, Decision, SkipReason, StepRecord
-from ..snapshot import WORKING_OUTPUT_BYTES, capped_snapshot, to_plain, try_snapshot
+from ..snapshot import WORKING_OUTPUT_BYTES, capped_snapshots, to_plain, try_snapshot
 from ..tools import Tool, ToolContext, is_async_callable, report_tool_error, report_unshowable
 from .arguments import (
     Arguments,
@@ -613,11 +613,11 @@ async def _execute(
             raise
         return text, {"status": "failed", "error": message_of(exc)}, _ms_since(started)
     ran_ms = _ms_since(started)
-    step.output, step.output_omitted = capped_snapshot(output, turn.config.raw_output_bytes)
-    if step.output is None and step.output_omitted is not None:  # over the record's cap
-        working, _ = capped_snapshot(output, WORKING_OUTPUT_BYTES)
-        if working is not None:  # the turn's rules still read it (TurnState.seen_steps)
-            turn.full_outputs[step.index] = working
+    step.output, working, step.output_omitted = capped_snapshots(
+        output, turn.config.raw_output_bytes, WORKING_OUTPUT_BYTES
+    )
+    if step.output is None and working is not None:  # over the record's cap: the turn's
+        turn.full_outputs[step.index] = working  # rules still read it (seen_steps)
     step.result = PROCESSING_RESULT
     await trio.lowlevel.checkpoint_if_cancelled()
     return await _format(tool, output), {"status": "executed", "output": step.output}, ran_ms
