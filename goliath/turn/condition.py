@@ -104,15 +104,37 @@ def states_condition(ask: str) -> bool:
 
 
 _ITEM_PRONOUN = r"(?:it|its|it's|they|they're|them|one|some)"
+_NEGATION = (
+    r"(?:already|not|n't|isn't|isnt|aren't|arent|don't|dont|doesn't|doesnt|haven't|havent"
+    r"|hasn't|hasnt|wasn't|wasnt)"
+)
+"""A negation or "already", contracted or not ("isn't" and the "isnt" of a quick ask alike)."""
+_PLACE = (
+    r"(?:there|on (?:my |the |our )?(?:[\w-]+ ){0,2}(?:list|playlist|calendar|itinerary|plan"
+    r"|plans|reminders|schedule)s?)\b"
+)
+"""Where an item is: "there", "on my to-do list", "on the Running playlist"."""
 _PRESENCE = (
-    # "unless it's already on my list", "if they're not on it", "if it's not there"
-    re.compile(rf"\b(?:unless|if)\b[^,.;?!]*\b{_ITEM_PRONOUN}\b[^,.;?!]*\b(?:already|not|n't)\b"),
+    # "unless it's already on my list", "if they're not on it", "add it if it isn't"
+    re.compile(rf"\b(?:unless|if)\b[^,.;?!]*\b{_ITEM_PRONOUN}\b[^,.;?!]*\b{_NEGATION}\b"),
     # "unless I already have some", "unless I already have a reminder for it"
-    re.compile(rf"\b(?:unless|if)\b[^,.;?!]*\b(?:already|not|n't)\b[^,.;?!]*\b{_ITEM_PRONOUN}\b"),
-    # "make sure bin bags are on my list, add them if not"; "did I log it? if not, log it"
-    re.compile(r"\bif not\s*(?:[,.;?!]|$)"),
+    re.compile(rf"\b(?:unless|if)\b[^,.;?!]*\b{_NEGATION}\b[^,.;?!]*\b{_ITEM_PRONOUN}\b"),
+    # "make sure bin bags are on my list, add them if not"; "did I log it? if no, log it"
+    re.compile(r"\bif (?:not|no)\s*(?:[,.;?!]|$)|\bif not already\b"),
     # "add bread unless it's there"
     re.compile(r"\bunless (?:it's|it is|they're|they are) (?:there|on|in)\b"),
+    # "check for a stamps task and add one if there isn't one"; "only if there's none left"
+    re.compile(
+        r"\bif there(?:'s| is| are)? ?(?:isn't|isnt|is not|aren't|arent|are not|none|no one)"
+        r"(?: one| any)?\s*(?:left\s*)?(?:[,.;?!]|$)"
+    ),
+    # "only if it's missing"
+    re.compile(r"\bif (?:it's|it is|its|they're|they are) missing\b"),
+    # "if buying stamps isn't on my to-do list yet": the item named, then where it is not
+    re.compile(
+        rf"\b(?:unless|if)\b[^,.;?!]*\b(?:isn't|isnt|is not|aren't|arent|are not)"
+        rf" (?:already |yet )?{_PLACE}"
+    ),
 )
 
 

@@ -212,6 +212,18 @@ async def test_a_write_is_confirmed_and_run_with_the_day_as_rewritten() -> None:
         ("add bread unless it's there", True),
         ("if I'm free Thursday at noon, book lunch with Olivia", False),
         ("if the porch light is still on, switch it off", False),
+        # contracted negations, "if there isn't one", "missing", the item named by its name
+        ("Is Coastline Radio on the Running playlist? Add it if it isn't.", True),
+        ("put salt road on Running if it isnt there yet", True),
+        ("coastline radio -> running playlist, if not already there", True),
+        ("check for a stamps task and add one if there isn't one", True),
+        ("only add parmesan to the list if there's none left", True),
+        ("Check my playlist for Salt Road and add it only if it's missing.", True),
+        ("If buying stamps isn't on my to-do list yet, put it there.", True),
+        ("any reminder about the passport photos? if no, remind me on Saturday", True),
+        ("if nothing's planned for Sunday evening in Lisbon, add a fado show", False),
+        ("if Sam isn't in Paris on Friday, add lunch with him", False),
+        ("if there isn't any rain tomorrow, add a run at 7", False),
     ],
 )
 def test_which_conditions_ask_whether_the_item_is_there(ask: str, about: bool) -> None:
@@ -1029,7 +1041,11 @@ async def test_a_read_is_widened_once_only() -> None:
         ]
     )
     result = await run_turn(model, "find the kettle manual", tools=files.tools)
-    assert [a["kind"] for a in files.asked] == ["document", "any"]
+    assert [(a["query"], a["kind"]) for a in files.asked] == [
+        ("kettle", "document"),
+        ("kettle", "any"),  # widened once
+        ("manual", "any"),  # then the ask's other word, once (test_requery.py)
+    ]
     assert result.text == "No kettle manual."
 
 
