@@ -31,13 +31,12 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..extensions import Plan
 from ..records import StepRecord
 from ..tools import Tool
 from .lookup import id_parameters
 from .words import singular, words
 
-__all__ = ["container_opener", "hit_reader", "named_hit", "only_hit", "without_listing"]
+__all__ = ["container_opener", "hit_reader", "named_hit", "only_hit"]
 
 _VERBS = frozenset({"get", "read", "open", "show", "fetch", "view", "find", "load", "describe"})
 _SEARCH_VERBS = frozenset({"search", "find", "query", "lookup", "look"})
@@ -93,31 +92,6 @@ def container_opener(
         return None
     ran = {step.tool for step in steps if step.kind == "tool"}
     return _named_opener(available, ran, _nouns(last.tool or ""), _items(last.output), ask)
-
-
-def without_listing(plan: Plan, available: Sequence[Tool]) -> Plan:
-    """A first plan that lists the containers only to open one by its name, made to open it
-    first: "what's on the list for Noor's party?" was planned ``list_lists``, then
-    ``get_list``, and the list of lists told the turn nothing the ask had not (dev
-    ``shopping-party-injection``). When the plan's call is a read that takes no required
-    value and its ``then`` is a read of the same nouns whose one parameter is a name or title,
-    the ``then`` runs first; a name it does not know fails "not found", and the look-up after
-    such a failure lists them then (``run.py``, ``_recovery``). A ``then`` that takes an id
-    (``update_alarm(alarm_id)`` after ``list_alarms``) needs the listing, and keeps it."""
-    if plan.kind != "tool" or not plan.then:
-        return plan
-    by_name = {tool.name: tool for tool in available}
-    listing, opener = by_name.get(plan.tool or ""), by_name.get(plan.then[0])
-    if listing is None or opener is None or listing.writes or opener.writes:
-        return plan
-    required = (listing.schema if isinstance(listing.schema, dict) else {}).get("required")
-    schema = opener.schema if isinstance(opener.schema, dict) else {}
-    parameters = list(schema.get("properties") or {})
-    if required or len(parameters) != 1 or not _names_a_thing(parameters[0]):
-        return plan
-    if not _nouns(listing.name) & _nouns(opener.name):
-        return plan
-    return Plan(kind="tool", tool=opener.name, brief=opener.description, then=plan.then[1:])
 
 
 def _last_read(steps: Sequence[StepRecord]) -> StepRecord | None:

@@ -34,7 +34,7 @@ from ..tools import Tool
 from .answer import AnswerInvalid, compose_answer
 from .condition import check_first, states_condition
 from .conductor import InvalidPlan, Plan, planning_prompts, request_plan, weigh_options
-from .detail import container_opener, hit_reader, named_hit, only_hit, without_listing
+from .detail import container_opener, hit_reader, named_hit, only_hit
 from .generation import ModelPort
 from .given import widened_filters
 from .grounding import (
@@ -229,13 +229,6 @@ class Turn(TurnState):
         plan = await self._next_plan(available, context_text, failed)
         if isinstance(plan, Plan) and self._read_after_change(plan, available):
             return Plan(kind="answer", brief="reply")  # the change was the ask: say it is done
-        if isinstance(plan, Plan) and plan.kind == "tool" and plan.tool not in self.given:
-            seen = self.seen_steps()
-            reader = hit_reader(available, seen, self.ask)
-            if reader is not None and reader.name == plan.tool:  # the planned read of a hit
-                given = named_hit(reader, seen[-1], self.ask) or only_hit(reader, seen[-1])
-                if given is not None:  # the ask names one hit, or there is one: open it
-                    self.given[reader.name] = given
         if isinstance(plan, Plan) and plan.kind == "answer":
             seen = self.seen_steps()
             reader = hit_reader(available, seen, self.ask)  # a hit is read first
@@ -358,8 +351,6 @@ class Turn(TurnState):
                 plan = await self._named(plan, available, system, prompt)
             if isinstance(plan, Plan):  # "add it if nothing clashes": the check comes first
                 plan = check_first(plan, available, self.ask)
-            if isinstance(plan, Plan):  # no list of lists to open one the ask names
-                plan = without_listing(plan, available)
         if isinstance(plan, Plan) and plan.kind == "tool":
             if first:
                 self.planned = None if plan.then is None else list(plan.then)

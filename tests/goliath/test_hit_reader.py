@@ -110,39 +110,6 @@ async def test_a_search_with_one_hit_opens_it_with_no_arguments_call() -> None:
     assert result.text == "Your tracking number is SF-4471."
 
 
-async def test_a_planned_read_after_a_search_with_one_hit_opens_it_too() -> None:
-    """The plan's own ``then`` (search, then read) gets the hit the same way: left to fill
-    ``read_email``, the 1.5B model wrote ``email_id: 1``, the result line's number."""
-    model = FakeModel(
-        [
-            {"json": {"call": "search_emails", "then": "read_email"}},
-            {"json": {"query": "order"}},
-            {"text": "Your tracking number is SF-4471."},
-        ]
-    )
-    async with Agent(model, tools=mail_tools(), auto_approve=True) as agent:
-        result = await agent.run("what's the tracking number for my order?")
-    assert [(s.tool, s.input) for s in result.steps if s.kind == "tool"] == [
-        ("search_emails", {"query": "order"}),
-        ("read_email", {"email_id": 5}),
-    ]
-    assert [call.label for call in model.calls] == ["conductor", "arguments", "answer"]
-
-    # two hits, none named: the worker picks, as before
-    model = FakeModel(
-        [
-            {"json": {"call": "search_emails", "then": "read_email"}},
-            {"json": {"query": "2025"}},
-            {"json": {"email_id": 8}},
-            {"text": "Lunch?"},
-        ]
-    )
-    async with Agent(model, tools=mail_tools(), auto_approve=True) as agent:
-        result = await agent.run("what did the latest email say?")
-    assert result.steps[1].input == {"email_id": 8}
-    assert [call.label for call in model.calls] == ["conductor", "arguments", "arguments", "answer"]
-
-
 async def test_hits_over_the_records_size_cap_are_still_read() -> None:
     """A search of a large inbox returns more than ``raw_output_bytes``: the record leaves the
     output out, but the turn's rules still see the hits, and the hit is read first."""
@@ -353,54 +320,6 @@ async def test_an_answer_after_a_listing_opens_the_named_list_first() -> None:
     assert [s.tool for s in result.steps if s.kind == "tool"] == ["list_lists", "get_list"]
     assert "ibuprofen" in (result.steps[1].result or "")
     assert [call.label for call in model.calls] == ["conductor", "answer"]  # the name is given
-
-
-async def test_a_listing_planned_before_the_read_that_opens_one_by_name_is_skipped() -> None:
-    tools = list_tools()
-    model = FakeModel(
-        [
-            {"json": {"call": "list_lists", "then": "get_list"}},
-            {"json": {"list_name": "Pharmacy"}},
-            {"text": "Ibuprofen."},
-        ]
-    )
-    async with Agent(model, tools=list(tools.values())) as agent:
-        result = await agent.run("what's on my pharmacy list?")
-    assert [s.tool for s in result.steps if s.kind == "tool"] == ["get_list"]
-    assert [call.label for call in model.calls] == ["conductor", "arguments", "answer"]
-
-
-def test_a_listing_stays_before_a_read_that_takes_an_id_or_is_about_other_things() -> None:
-    from goliath.extensions import Plan
-    from goliath.turn.detail import without_listing
-
-    tools = list_tools()
-
-    @tool
-    def list_alarms() -> list[dict[str, Any]]:
-        """The alarms."""
-        return []
-
-    @tool
-    def get_alarm(alarm_id: str) -> dict[str, Any]:
-        """One alarm.
-
-        Args:
-            alarm_id: The alarm's id.
-        """
-        return {}
-
-    available = [*tools.values(), list_alarms, get_alarm]
-    listing = Plan(kind="tool", tool="list_lists", then=("get_list",))
-    assert without_listing(listing, available) == Plan(
-        kind="tool", tool="get_list", brief=tools["get_list"].description, then=()
-    )
-    by_id = Plan(kind="tool", tool="list_alarms", then=("get_alarm",))
-    assert without_listing(by_id, available) is by_id  # the id is in the listing
-    other = Plan(kind="tool", tool="list_lists", then=("get_contact",))
-    assert without_listing(other, available) is other  # lists, then a contact: not the same
-    alone = Plan(kind="tool", tool="list_lists", then=())
-    assert without_listing(alone, available) is alone
 
 
 @tool(writes=True)
