@@ -114,6 +114,7 @@ _PLACE = (
     r"|plans|reminders|schedule)s?)\b"
 )
 """Where an item is: "there", "on my to-do list", "on the Running playlist"."""
+_IS_NOT = r"(?:isn't|isnt|is not|aren't|arent|are not)"
 _PRESENCE = (
     # "unless it's already on my list", "if they're not on it", "add it if it isn't"
     re.compile(rf"\b(?:unless|if)\b[^,.;?!]*\b{_ITEM_PRONOUN}\b[^,.;?!]*\b{_NEGATION}\b"),
@@ -125,16 +126,13 @@ _PRESENCE = (
     re.compile(r"\bunless (?:it's|it is|they're|they are) (?:there|on|in)\b"),
     # "check for a stamps task and add one if there isn't one"; "only if there's none left"
     re.compile(
-        r"\bif there(?:'s| is| are)? ?(?:isn't|isnt|is not|aren't|arent|are not|none|no one)"
+        rf"\bif there(?:'s| is| are)? ?(?:{_IS_NOT}|none|no one)"
         r"(?: one| any)?\s*(?:left\s*)?(?:[,.;?!]|$)"
     ),
     # "only if it's missing"
     re.compile(r"\bif (?:it's|it is|its|they're|they are) missing\b"),
     # "if buying stamps isn't on my to-do list yet": the item named, then where it is not
-    re.compile(
-        rf"\b(?:unless|if)\b[^,.;?!]*\b(?:isn't|isnt|is not|aren't|arent|are not)"
-        rf" (?:already |yet )?{_PLACE}"
-    ),
+    re.compile(rf"\b(?:unless|if)\b[^,.;?!]*\b{_IS_NOT} (?:already |yet )?{_PLACE}"),
 )
 
 
