@@ -657,11 +657,41 @@ def undictated_texts(
     names |= {singular(word.lower()) for word in _OWNER.findall(said)}
     if asked - taken - tool_words - names - {singular(word) for word in _ASKING}:
         return []  # the user said what it is about
-    known = {singular(word) for text in shown for word in words(text)}
+    known = {
+        singular(word) for text in _past_item(shown, values, ids, steps) for word in words(text)
+    }
     return [
         name
         for name, found in texts.items()
         if found and not found <= asked and len(found & known) * 2 < len(found)
+    ]
+
+
+def _past_item(
+    shown: Sequence[str], values: Mapping[str, Any], ids: set[str], steps: Sequence[StepRecord]
+) -> list[str]:
+    """``shown`` less what the turn read of the item a write acts on (``email_id=2``): the
+    results of the steps given the same id, and the result lines that carry it ("id: 2,
+    from: Hannah").
+
+    "Reply to Hannah's email" dictates nothing; the 1.5B model wrote the reply out of Hannah's
+    own email ("Hi Jordan, ... share a first draft ... Thanks, Hannah") and it went. Text the
+    user saw earlier may be what they mean to pass on ("text it to Yuki"); the item being
+    answered never is what they say back.
+    """
+    keys = {str(value) for name in ids if (value := values.get(name)) not in (None, "")}
+    if not keys:
+        return list(shown)
+    own = re.compile(r"\bid\W+(?:" + "|".join(re.escape(key) for key in keys) + r")\b")
+    read = {
+        f"{step.result or ''} {step.input or ''}"
+        for step in steps
+        if isinstance(step.input, Mapping) and any(str(v) in keys for v in step.input.values())
+    }
+    return [
+        "\n".join(line for line in text.splitlines() if not own.search(line))
+        for text in shown
+        if text not in read
     ]
 
 

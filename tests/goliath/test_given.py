@@ -459,6 +459,62 @@ def test_a_message_drawn_from_what_the_turn_found_is_the_users(home: Home) -> No
     assert undictated_texts(send, values, [found], [ask], ask) == []
 
 
+@tool(writes=True)
+def reply_to_email(email_id: int, body: str) -> str:
+    """Reply to an email.
+
+    Args:
+        email_id: The email's id.
+        body: What the reply says.
+    """
+    return "sent"
+
+
+_HANNAH = "Hi Jordan, could you share a first draft of the onboarding guide by Wednesday? Thanks"
+_INBOX = [
+    StepRecord(
+        index=0,
+        kind="tool",
+        brief="",
+        tool="search_emails",
+        input={"query": "Hannah"},
+        result="1. id: 2, from: Hannah Weber, subject: Onboarding guide\n"
+        "2. id: 5, from: Noor Haddad, subject: Lunch at Baan Thai?",
+    ),
+    StepRecord(
+        index=1,
+        kind="tool",
+        brief="",
+        tool="read_email",
+        input={"email_id": 2},
+        result=f"From: Hannah Weber | Subject: Onboarding guide | {_HANNAH}",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("body", "undictated"),
+    [
+        # the reply made of the email it answers: nothing the user said
+        ("Hi Hannah, I will share a first draft of the onboarding guide by Wednesday.", ["body"]),
+        ("Hi Jordan, could you share a first draft of the onboarding guide? Thanks", ["body"]),
+    ],
+)
+def test_a_reply_made_of_the_item_it_answers_was_not_dictated(
+    body: str, undictated: list[str]
+) -> None:
+    ask = "reply to Hannah's email"
+    found = undictated_texts(reply_to_email, {"email_id": 2, "body": body}, _INBOX, [ask], ask)
+    assert found == undictated
+
+
+def test_a_reply_may_pass_on_what_the_user_saw_before() -> None:
+    ask = "reply to Hannah's email with it"
+    before = "The first draft is in the shared folder under Onboarding."
+    values = {"email_id": 2, "body": "The first draft is in the shared folder."}
+    assert undictated_texts(reply_to_email, values, _INBOX, [ask, before], ask) == []
+
+
 async def test_a_message_nobody_dictated_is_asked_for_not_sent(home: Home) -> None:
     model = FakeModel(
         [
