@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..tools import Tool
-from .words import REQUEST_VERBS, singular, words
+from .words import REQUEST_VERBS, singular, stem, words
 
 __all__ = [
     "drift_note",
@@ -219,8 +219,11 @@ def near_match_values(
         if not wanted:
             continue
         listed = {item: {singular(w) for w in words(item)} - own for item in _listed(after)}
+        stems = {stem(w) for w in wanted}  # "booking the Porto flights": "Book flights for Porto"
         fits = [
-            item for item, named in listed.items() if named and (named <= wanted or wanted <= named)
+            item
+            for item, named in listed.items()
+            if named and ((kept := {stem(w) for w in named}) <= stems or stems <= kept)
         ]
         if not fits and not tool.writes:  # a read may open the one item sharing the most words
             shared = {item: len(named & wanted) for item, named in listed.items()}

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..tools import Tool
-from .words import words
+from .words import stem, words
 
 __all__ = ["named_instead", "retrieve_tools"]
 
@@ -29,14 +29,7 @@ _STOP = frozenset(
 
 
 def _words(text: str) -> list[str]:
-    return [_stem(word) for word in words(text) if word not in _STOP]
-
-
-def _stem(word: str) -> str:
-    for suffix in ("ing", "es", "s", "ed"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
+    return [stem(word) for word in words(text) if word not in _STOP]
 
 
 _PARAMETER_WEIGHT = 0.5

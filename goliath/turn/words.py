@@ -45,3 +45,12 @@ def singular(word: str) -> str:
     if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
         return word[:-1]
     return word
+
+
+def stem(word: str) -> str:
+    """A crude stem, so "booking" finds "book" and "flights" finds "flight": the task the user
+    calls "booking the Porto flights" is listed as "Book flights for Porto"."""
+    for suffix in ("ing", "es", "s", "ed"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word

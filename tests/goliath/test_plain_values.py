@@ -856,6 +856,19 @@ def remove_item(item: str, list_name: str) -> str:
         ("no item matches 'WD 40 can' on Hardware", "WD 40 can", None),
         # a word of the value that is the tool's own ("item") aside
         ("no item matches 'tape'; there are: Tape measure", "tape", "Tape measure"),
+        # the user's words in another form ("booking", "flights") name the same item
+        (
+            "no item matches 'booking the Porto flights'; there are: Pay rent, "
+            "Book flights for Porto, Flights to Oslo",
+            "booking the Porto flights",
+            "Book flights for Porto",
+        ),
+        # another form of one word is still only one shared word
+        (
+            "no item matches 'painting'; there are: Paint the fence, Paint the shed",
+            "painting",
+            None,
+        ),
     ],
 )
 def test_near_match_values_takes_the_one_listed_item_that_fits(
