@@ -75,6 +75,16 @@ _DAY_WITH_PART = re.compile(
     rf"^(?:on{_SEP})?(?P<day>today|tomorrow|{_WEEKDAY}){_SEP}{_PART}$|^this{_SEP}{_PART}$",
     re.IGNORECASE,
 )
+_DAY_WITH_CLOCK = re.compile(
+    r"^(?P<day>.+?)(?:[\s,]+(?:at|@))?[\s,]+"
+    r"(?P<clock>\d{1,2}:\d{2}(?:\s*[ap]\.?m\.?)?|\d{1,2}\s*[ap]\.?m\.?|noon|midnight)$",
+    re.IGNORECASE,
+)
+"""A day with a clock time after it ("Thursday 19:00", "Friday at 9pm"): only a clock with a
+colon or am/pm, so "March 14" keeps its day."""
+_ONE_DAY = re.compile(
+    rf"^(?:on\s+|this\s+|next\s+)?(?:today|tonight|tomorrow|{_WEEKDAY})$", re.IGNORECASE
+)
 _DAY_NAME_WORDS = frozenset({"date", "day", "due", "night", "deadline"})
 _PART_NAME_WORDS = frozenset({"date", "day", "night"})
 """Names of a parameter that holds a day and nothing finer: only these lose a part of the day
@@ -142,6 +152,11 @@ def plain_day(value: str, *, allow_part: bool = True) -> str:
             return f"{named} {day}" if match["month2"] else f"{day} {named}"
         return value
     if allow_part:
+        timed = _DAY_WITH_CLOCK.match(text)  # "Thursday 19:00" where a time has its own field
+        if timed and (
+            _DATE.match(timed["day"]) or _ISO.match(timed["day"]) or _ONE_DAY.match(timed["day"])
+        ):
+            return plain_day(timed["day"], allow_part=allow_part)
         part = _DAY_WITH_PART.match(text)
         if part and part["day"]:
             return part["day"]

@@ -44,6 +44,10 @@ from ..spec.helpers import answer_plan, args, labels, run_turn, text, use
         ("on Wednesday evening", "Wednesday"),
         ("tomorrow morning", "tomorrow"),
         ("this evening", "today"),
+        ("Wednesday 19:00", "Wednesday"),  # a clock time, for a day that has no time
+        ("Friday at 9pm", "Friday"),
+        ("tomorrow, 7 p.m.", "tomorrow"),
+        ("Saturday 22 March at 14:15", "22 March"),
         # left as written: already plain, or not recognised whole
         ("2025-03-14", "2025-03-14"),
         ("14 March", "14 March"),
@@ -51,7 +55,8 @@ from ..spec.helpers import answer_plan, args, labels, run_turn, text, use
         ("next Friday", "next Friday"),
         ("15th", "15th"),
         ("31 February 2025", "31 February 2025"),  # no such day: the tool says so
-        ("Wednesday 19:00", "Wednesday 19:00"),
+        ("March 14", "March 14"),  # a day's number is no clock
+        ("dinner 19:00", "dinner 19:00"),  # no day before the clock
         ("between 1 and 15 June", "between 1 and 15 June"),
     ],
 )
@@ -62,6 +67,7 @@ def test_a_day_is_written_plainly(value: str, plain: str) -> None:
 def test_a_part_of_the_day_stays_where_the_parameter_holds_a_time() -> None:
     assert plain_day("Wednesday evening", allow_part=False) == "Wednesday evening"
     assert plain_day("Saturday 22 March", allow_part=False) == "22 March"
+    assert plain_day("Wednesday 19:00", allow_part=False) == "Wednesday 19:00"
 
 
 @tool
