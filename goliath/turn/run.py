@@ -66,6 +66,7 @@ from .prompts import (
     compact_steps,
 )
 from .remember import remember, remember_what_ran
+from .requery import choose_word, query_parameter, retry_words
 from .retrieval import named_instead, retrieve_tools
 from .state import TurnState, resolve_window
 from .tool_step import Escalation, Withheld, resume_tool_step, run_tool_step
@@ -280,7 +281,7 @@ class Turn(TurnState):
             self.lookup = self._recovery(available)
         if self.lookup is not None:
             return await self._look_up(available, context_text)
-        repair = self._repair(available) or self._widen(available)
+        repair = self._repair(available) or self._widen(available) or await self._requery(available)
         if repair is not None:
             return repair
         first = not self.steps
@@ -532,6 +533,36 @@ class Turn(TurnState):
             return None
         self.widened.add(last.tool)
         self.given[last.tool] = {k: v for k, v in last.input.items() if k not in dropped}
+        return Plan(kind="tool", brief=last.brief, tool=last.tool)
+
+    async def _requery(self, available: list[Tool]) -> Plan | None:
+        """A search that found nothing runs once more with one other word of the ask, picked by
+        the model (``requery.py``): "what pressure do my bike tyres take?" searched the notes
+        for "pressure" and, left to the plan, answered that nothing was found. Only while two
+        steps are left (the search and one more)."""
+        last = self.steps[-1] if self.steps else None
+        if (
+            last is None
+            or last.kind != "tool"
+            or last.cached
+            or last.tool is None
+            or last.tool in self.requeried
+            or not isinstance(last.input, dict)
+            or not found_nothing(last)
+            or len(self.steps) + 2 > self.config.max_steps
+        ):
+            return None
+        tool = next((tool for tool in available if tool.name == last.tool), None)
+        parameter = None if tool is None else query_parameter(tool)
+        searched = last.input.get(parameter or "")
+        if tool is None or parameter is None or not isinstance(searched, str):
+            return None
+        self.requeried.add(last.tool)
+        choices = retry_words(self.ask, list(self.config.tools.values()), parameter, last.input)
+        word = await choose_word(self.caller, self.ask, tool, searched, choices)
+        if word is None:
+            return None
+        self.given[last.tool] = {**last.input, parameter: word}
         return Plan(kind="tool", brief=last.brief, tool=last.tool)
 
     def _offered(self, available: list[Tool]) -> list[str]:

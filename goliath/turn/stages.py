@@ -56,6 +56,8 @@ STAGES: Mapping[str, Stage] = MappingProxyType(
             Stage("intent", output_tokens=16, string_length=8),
             # the condition check replies yes or no
             Stage("condition", output_tokens=16, string_length=8),
+            # the search's other word, one of the ask's
+            Stage("requery", output_tokens=16, string_length=40),
             # the comparison names one found value from a closed list
             Stage("comparison", output_tokens=64, string_length=120),
         )

@@ -69,6 +69,8 @@ class TurnState:
         call's (``repair.near_match_values``): its repair takes them with no model call."""
         self.widened: set[str] = set()
         """Reads that already ran once more without the filters nobody named (once each)."""
+        self.requeried: set[str] = set()
+        """Searches that already ran once more with another word of the ask (once each)."""
         self.repaired: set[str] = set()
         """Reads that already got their one repair after such a failure (once each)."""
         self.repairing: str | None = None

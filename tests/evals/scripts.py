@@ -12,6 +12,7 @@ from goliath.models import GenerateRequest, Generation
 from goliath.testing import FakeModel
 from goliath.turn.handoff import only_thanks
 from goliath.turn.threshold import compare, stated_comparison
+from goliath.turn.words import singular, words
 from tests.helpers import answer, answer_plan, hand_off, use
 
 
@@ -45,13 +46,20 @@ class PerfectModel(FakeModel):
     comparison is about (the ``comparison`` stage), a value that leads to the fixture's own
     outcome: one that meets the comparison when the fixture wants the write, one that does not
     when it wants none. The harness asks only when more than one value is left, so the call is
-    not in the fixed script."""
+    not in the fixed script.
+
+    Likewise it picks the other word of a search that found nothing (the ``requery`` stage):
+    the harness asks only when the search's tool returned nothing and more than one word is
+    left, which the fixed script cannot know."""
 
     def __init__(self, fixture: Fixture, script: Sequence[dict[str, Any]]) -> None:
         super().__init__(script)
         self.fixture = fixture
 
     async def generate(self, request: GenerateRequest) -> Generation:
+        if request.label == "requery":
+            self.calls.append(request)
+            return Generation(text=json.dumps({"word": self.requery_word(request)}))
         if request.label != "comparison":
             return await super().generate(request)
         self.calls.append(request)
@@ -68,6 +76,21 @@ class PerfectModel(FakeModel):
             if (compare(value, comparison) == comparison.go_when_true) == wanted:
                 return Generation(text=json.dumps({"value": line}))
         return Generation(text=json.dumps({"value": options[-1]}))
+
+    def requery_word(self, request: GenerateRequest) -> str:
+        """The word a perfect model searches for instead: the first word offered that the
+        fixture's own arguments hold (a word of the item's name: "coastline" of "Coastline
+        Radio"), else the first word offered. A perfect run's search finds nothing only where
+        the item is not there (email-check-then-skip-bank, media-coastline-running), so the
+        retry finds nothing either and the outcome stays the fixture's."""
+        assert request.schema is not None
+        choices: list[str] = request.schema["properties"]["word"]["enum"]
+        given = {
+            singular(word)
+            for values in self.fixture.arguments
+            for word in words(json.dumps(values))
+        }
+        return next((choice for choice in choices if choice in given), choices[0])
 
 
 def naive_script(

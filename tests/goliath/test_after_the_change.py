@@ -288,6 +288,7 @@ async def test_an_add_unless_there_goes_ahead_when_the_read_found_nothing(home: 
         [
             {"json": {"call": "get_playlist", "then": "add_to_playlist"}},
             args(name="Running", search="Coastline Radio"),
+            {"json": {"word": "coastline"}},  # the empty search's other word (requery.py)
             {"json": {"call": "add_to_playlist"}},
             args(playlist="Running", song="Coastline Radio"),
             text("Added Coastline Radio to Running."),
@@ -297,6 +298,8 @@ async def test_an_add_unless_there_goes_ahead_when_the_read_found_nothing(home: 
         result = await agent.run(
             "add Coastline Radio to my Running playlist unless it's already on it"
         )
+    # both searches found nothing: the phrase, then one of its words (test_requery.py)
+    assert [c["search"] for c in home.inputs["get_playlist"]] == ["Coastline Radio", "coastline"]
     assert "condition" not in labels(model)  # no yes/no question: nothing there to be it
     assert home.playlist == ["Coastline Radio"]
     assert not [e for e in result.trace if isinstance(e, CheckEvent) and e.check == "condition"]

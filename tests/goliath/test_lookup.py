@@ -113,7 +113,14 @@ async def test_a_look_up_happens_once_then_the_worker_decides() -> None:
     async with Agent(model, tools=tools) as agent:
         result = await agent.run("open the invoice email")
     assert opened == [7]
-    assert [s.tool for s in result.steps if s.kind == "tool"] == ["search_emails", "read_email"]
+    # one look-up; its empty search is tried once more with the ask's one other word, "open",
+    # with no model call (requery.py), and no second look-up follows
+    assert [(s.tool, s.input) for s in result.steps if s.kind == "tool"] == [
+        ("search_emails", {"query": "invoice"}),
+        ("search_emails", {"query": "open"}),
+        ("read_email", {"email_id": 7}),
+    ]
+    assert "requery" not in [call.label for call in model.calls]
 
 
 def test_id_parameters_are_the_required_ids() -> None:

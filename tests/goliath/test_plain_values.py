@@ -1060,7 +1060,11 @@ async def test_a_read_is_widened_once_only() -> None:
         ]
     )
     result = await run_turn(model, "find the kettle manual", tools=files.tools)
-    assert [a["kind"] for a in files.asked] == ["document", "any"]
+    assert [(a["query"], a["kind"]) for a in files.asked] == [
+        ("kettle", "document"),
+        ("kettle", "any"),  # widened once
+        ("manual", "any"),  # then the ask's other word, once (test_requery.py)
+    ]
     assert result.text == "No kettle manual."
 
 

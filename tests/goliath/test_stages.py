@@ -56,16 +56,17 @@ async def test_every_model_call_carries_its_stages_caps() -> None:
         await agent.run("add bread unless it is there")
     seen = {(c.label, c.max_output_tokens, c.max_string_length) for c in model.calls}
     # the comparison stage runs only for an ask that compares a number, the world check only
-    # for a question: their caps are pinned in tests/goliath/test_threshold.py and
-    # tests/goliath/test_world.py
-    rows = [row for row in STAGES.values() if row.name not in {"comparison", "world"}]
+    # for a question, the requery only after a search that found nothing: their caps are
+    # pinned in tests/goliath/test_threshold.py, tests/goliath/test_world.py and
+    # tests/goliath/test_requery.py
+    rows = [row for row in STAGES.values() if row.name not in {"comparison", "world", "requery"}]
     assert {label for label, _, _ in seen} == {row.name for row in rows}
     assert seen == {(row.name, row.output_tokens, row.string_length) for row in rows}
 
 
 def test_the_table_holds_the_caps_the_docs_give() -> None:
-    """The rows are docs/budgets.md's: output tokens 256/512/384/192/16/16/16/16/64,
-    strings 200/300/1000/600/8/8/8/8/120."""
+    """The rows are docs/budgets.md's: output tokens 256/512/384/192/16/16/16/16/16/64,
+    strings 200/300/1000/600/8/8/8/8/40/120."""
     assert {name: (row.output_tokens, row.string_length) for name, row in STAGES.items()} == {
         "conductor": (256, 200),
         "arguments": (512, 300),
@@ -75,6 +76,7 @@ def test_the_table_holds_the_caps_the_docs_give() -> None:
         "world": (16, 8),
         "intent": (16, 8),
         "condition": (16, 8),
+        "requery": (16, 40),
         "comparison": (64, 120),
     }
     assert STAGES["conductor"].input_limit(4096) == 2867
