@@ -46,9 +46,11 @@ _STOP = frozenset(
     please thanks thank just still already again also too very really much many more most
     say said tell show find look need want know take give let see use used keep go going
     if unless then than so answer reply buy pay call phone ring ask write read play check
-    make making sure like""".split()  # noqa: SIM905
+    make making sure like open whether yet now ever them him her he she they their his hers
+    isn aren wasn weren doesn don didn hasn haven hadn won wouldn couldn shouldn""".split()  # noqa: SIM905
 )
-"""Words that say how the ask is put, or what to do, not what it is about."""
+"""Words that say how the ask is put, or what to do, not what it is about (pronouns, and what
+is left of "isn't" and "doesn't" once split into words)."""
 
 MAX_WORDS = 12
 """The most candidates the model picks among (the ask's first content words)."""

@@ -177,6 +177,20 @@ def test_a_word_inside_a_function_name_or_holding_one_is_not_tried() -> None:
     assert retry_words("if my bank emailed me", [search_emails], "query", {"query": "bank"}) == []
 
 
+def test_pronouns_and_split_contractions_are_not_tried() -> None:
+    @tool
+    def search_notes(query: str) -> list[str]:
+        """Search notes.
+
+        Args:
+            query: Words of the note.
+        """
+        return []
+
+    ask = "check whether the wifi code isn't in them and open it if it doesn't"
+    assert retry_words(ask, [search_notes], "query", {"query": "code"}) == ["wifi"]
+
+
 def test_the_search_text_parameter_is_a_free_string_the_name_calls_a_search() -> None:
     @tool
     def search_library(
