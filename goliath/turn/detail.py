@@ -36,7 +36,7 @@ from ..tools import Tool
 from .lookup import id_parameters
 from .words import singular, words
 
-__all__ = ["container_opener", "hit_reader", "named_hit", "only_hit"]
+__all__ = ["container_opener", "hit_reader", "named_hit", "only_hit", "ordinal_ids"]
 
 _VERBS = frozenset({"get", "read", "open", "show", "fetch", "view", "find", "load", "describe"})
 _SEARCH_VERBS = frozenset({"search", "find", "query", "lookup", "look"})
@@ -164,6 +164,42 @@ def only_hit(reader: Tool, last: StepRecord) -> dict[str, Any] | None:
     item = items[0]
     key = next((key for key in _NAMING if isinstance(item.get(key), str)), None)
     return _arguments_for(reader, parameters[0], item, key)
+
+
+def ordinal_ids(
+    tool: Tool, values: Mapping[str, Any], steps: Sequence[StepRecord], said: str
+) -> dict[str, Any]:
+    """The id values the worker took from a result line's number instead of its id, mapped to
+    that line's id. Shown "1. id: 2, from: Hannah Weber, subject: Onboarding guide", the 1.5B
+    model filled ``read_email(email_id=1)`` and opened another person's email (held-out and
+    dev, six stored attempts of four asks). Only where the value is no id any read of the turn
+    returned, the last read's result numbers that line and shows its id there, and the user
+    did not say the number (an id the user gives is theirs: lookup.py)."""
+    reads = [step for step in steps if step.kind == "tool" and not step.writes and step.output]
+    if not reads:
+        return {}
+    last = reads[-1]
+    items = _items(last.output)
+    known = {
+        str(value) for step in reads for item in _items(step.output) for value in item.values()
+    }
+    asked = set(words(said))
+    found: dict[str, Any] = {}
+    for name in id_parameters(tool):
+        value = values.get(name)
+        if isinstance(value, bool) or not isinstance(value, (int, str)):
+            continue
+        text = str(value).strip()
+        if not text.isdigit() or text in known or text in asked or not 0 < int(text) <= len(items):
+            continue
+        item = items[int(text) - 1]
+        real = item.get(name, item.get("id"))
+        if real is None or isinstance(real, bool):
+            continue
+        line = re.compile(rf"^\s*{text}\.\s.*\bid\W+{re.escape(str(real))}\b", re.MULTILINE)
+        if line.search(last.result or ""):
+            found[name] = real
+    return found
 
 
 def _arguments_for(

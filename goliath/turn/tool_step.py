@@ -58,6 +58,7 @@ from .condition import (
 )
 from .conductor import Plan
 from .dates import plain_days
+from .detail import ordinal_ids
 from .flag import flag_met
 from .given import (
     copied_ask,
@@ -155,6 +156,9 @@ async def run_tool_step(
     if isinstance(filled, Arguments):  # "Saturday 22 March" -> "22 March" (dates.py)
         filled = Arguments(plain_days(tool, filled.values, today=today, said=said))
         filled = Arguments(switched(tool, filled.values, turn.ask))  # "switch it off" (switch.py)
+        numbered = ordinal_ids(tool, filled.values, turn.seen_steps(), said)
+        if numbered:  # "1. id: 2, ..." filled as email_id=1: the line's id (detail.py)
+            filled = Arguments({**filled.values, **numbered})
     if turn.recovering is not None and turn.recovering[0] == tool.name:
         failed_input, turn.recovering = turn.recovering[1], None
         if isinstance(filled, Arguments):  # after its look-up: the item the user described

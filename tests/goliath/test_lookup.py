@@ -9,6 +9,7 @@ from goliath.memory import InMemory
 from goliath.records import Exchange, MemoryState, StepRecord
 from goliath.testing import FakeModel
 from goliath.tools import Tool
+from goliath.turn.detail import ordinal_ids
 from goliath.turn.lookup import id_parameters, ungrounded_ids
 
 EMAILS = [
@@ -159,3 +160,52 @@ def test_a_name_of_words_in_an_id_is_not_an_id() -> None:
     # a file name copied from the last answer is a name too, digits and all
     said = ["delete the old one", "I found 'CV Jordan 2019.docx' in Documents/Work/old."]
     assert ungrounded_ids(read, {"email_id": "CV Jordan 2019.docx"}, [], said) == ["email_id"]
+
+
+async def test_a_result_lines_number_given_as_an_id_opens_that_lines_item() -> None:
+    """Shown "2. id: 42, from: Noor ...", the 1.5B model fills ``email_id: 2``, the line's
+    number: the email on that line is opened (detail.ordinal_ids)."""
+    opened, tools = mail_tools()
+    model = FakeModel(
+        [
+            {"json": {"call": "search_emails", "then": "read_email"}},
+            {"json": {"query": "u"}},  # both emails
+            {"json": {"email_id": 2}},  # the second line's number, not its id
+            {"text": "Noor asks about lunch."},
+        ]
+    )
+    async with Agent(model, tools=tools) as agent:
+        result = await agent.run("what did Noor write?")
+    assert "2. id: 42" in (result.steps[0].result or "")
+    assert opened == [42]
+
+
+async def test_a_number_the_user_said_is_not_taken_for_a_line() -> None:
+    opened, tools = mail_tools()
+    model = FakeModel(
+        [
+            {"json": {"call": "search_emails", "then": "read_email"}},
+            {"json": {"query": "u"}},
+            {"json": {"email_id": 2}},
+            {"text": "Done."},
+        ]
+    )
+    async with Agent(model, tools=tools) as agent:
+        await agent.run("search my mail and open email 2")
+    assert opened == [2]
+
+
+def test_an_id_a_read_returned_is_kept_though_it_is_also_a_lines_number() -> None:
+    _, (_search, read) = mail_tools()
+    hits = [{"id": 2, "from": "Ana"}, {"id": 9, "from": "Ben"}]
+    step = StepRecord(
+        index=0,
+        kind="tool",
+        brief="b",
+        tool="search_emails",
+        output=hits,
+        result="1. id: 2, from: Ana\n2. id: 9, from: Ben",
+    )
+    assert ordinal_ids(read, {"email_id": 2}, [step], "open Ana's email") == {}
+    assert ordinal_ids(read, {"email_id": 1}, [step], "open Ana's email") == {"email_id": 2}
+    assert ordinal_ids(read, {"email_id": 3}, [step], "open Ana's email") == {}  # no third line
