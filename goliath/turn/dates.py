@@ -76,7 +76,7 @@ _DAY_WITH_PART = re.compile(
     re.IGNORECASE,
 )
 _DAY_WITH_CLOCK = re.compile(
-    r"^(?P<day>.+?)(?:[\s,]+(?:at|@))?[\s,]+"
+    r"^(?:on\s+)?(?P<day>.+?)(?:[\s,]+(?:at|@))?[\s,]+"
     r"(?P<clock>\d{1,2}:\d{2}(?:\s*[ap]\.?m\.?)?|\d{1,2}\s*[ap]\.?m\.?|noon|midnight)$",
     re.IGNORECASE,
 )
@@ -133,7 +133,7 @@ def _holds_a_time(name: str, spec: Any) -> bool:
     )
 
 
-def plain_day(value: str, *, allow_part: bool = True) -> str:
+def plain_day(value: str, *, allow_part: bool = True, allow_clock: bool = False) -> str:
     """``value`` with what a day does not need dropped (the module's rules); unchanged when no
     rule recognises it whole."""
     text = " ".join(value.split())
@@ -152,7 +152,7 @@ def plain_day(value: str, *, allow_part: bool = True) -> str:
             return f"{named} {day}" if match["month2"] else f"{day} {named}"
         return value
     if allow_part:
-        timed = _DAY_WITH_CLOCK.match(text)  # "Thursday 19:00" where a time has its own field
+        timed = allow_clock and _DAY_WITH_CLOCK.match(text)  # "Thursday 19:00": a time field
         if timed and (
             _DATE.match(timed["day"]) or _ISO.match(timed["day"]) or _ONE_DAY.match(timed["day"])
         ):
@@ -261,8 +261,22 @@ def plain_days(
             if _sets_a_day(tool, name, properties.get(name)):
                 value = day_of_month(value, today)
             value = next_weekday(value, said, today)
-            out[name] = plain_day(value, allow_part=not _holds_a_time(name, properties.get(name)))
+            out[name] = plain_day(
+                value,
+                allow_part=not _holds_a_time(name, properties.get(name)),
+                allow_clock=_has_a_time(properties),
+            )
     return out
+
+
+def _has_a_time(properties: Mapping[str, Any]) -> bool:
+    """Whether the call has a parameter of its own for the time of day (``time``,
+    ``start_time``, a ``time`` format): only then is a clock written after a day dropped."""
+    return any(
+        set(words(name)) & {"time", "hour", "clock"}
+        or (isinstance(spec, Mapping) and spec.get("format") == "time")
+        for name, spec in properties.items()
+    )
 
 
 _EVERY = re.compile(r"month|every|each|recur|repeat", re.IGNORECASE)

@@ -167,14 +167,23 @@ def only_hit(reader: Tool, last: StepRecord) -> dict[str, Any] | None:
 
 
 def ordinal_ids(
-    tool: Tool, values: Mapping[str, Any], steps: Sequence[StepRecord], said: str
+    tool: Tool,
+    values: Mapping[str, Any],
+    steps: Sequence[StepRecord],
+    said: str,
+    seen: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The id values the worker took from a result line's number instead of its id, mapped to
     that line's id. Shown "1. id: 2, from: Hannah Weber, subject: Onboarding guide", the 1.5B
     model filled ``read_email(email_id=1)`` and opened another person's email (held-out and
     dev, six stored attempts of four asks). Only where the value is no id any read of the turn
     returned, the last read's result numbers that line and shows its id there, and the user
-    did not say the number (an id the user gives is theirs: lookup.py)."""
+    did not say the number (an id the user gives is theirs: lookup.py). The line must list
+    the parameter's kind of thing: the item has the parameter's own key (``email_id``), or a
+    bare ``id`` beside a parameter whose noun is the read's (``email_id`` after
+    ``search_emails``); a ``task_id`` is never taken from a list of emails. A number shown
+    anywhere else the turn has seen (``seen``: the conversation, an earlier answer) is left
+    alone."""
     reads = [step for step in steps if step.kind == "tool" and not step.writes and step.output]
     if not reads:
         return {}
@@ -183,18 +192,27 @@ def ordinal_ids(
     known = {
         str(value) for step in reads for item in _items(step.output) for value in item.values()
     }
-    asked = set(words(said))
+    asked = set(words(" ".join([said, *seen])))
+    listed = _nouns(last.tool or "")
     found: dict[str, Any] = {}
     for name in id_parameters(tool):
         value = values.get(name)
         if isinstance(value, bool) or not isinstance(value, (int, str)):
             continue
         text = str(value).strip()
-        if not text.isdigit() or text in known or text in asked or not 0 < int(text) <= len(items):
+        if not (text.isascii() and text.isdigit()) or text in known or text in asked:
+            continue
+        if not 0 < int(text) <= len(items):
             continue
         item = items[int(text) - 1]
-        real = item.get(name, item.get("id"))
-        if real is None or isinstance(real, bool):
+        nouns = {singular(word) for word in words(name)} - {"id"}
+        if name in item:
+            real = item[name]
+        elif "id" in item and nouns and nouns <= listed:
+            real = item["id"]
+        else:
+            continue
+        if isinstance(real, bool) or not isinstance(real, (int, str)):
             continue
         line = re.compile(rf"^\s*{text}\.\s.*\bid\W+{re.escape(str(real))}\b", re.MULTILINE)
         if line.search(last.result or ""):

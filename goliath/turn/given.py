@@ -682,11 +682,14 @@ def _past_item(
     keys = {str(value) for name in ids if (value := values.get(name)) not in (None, "")}
     if not keys:
         return list(shown)
-    own = re.compile(r"\bid\W+(?:" + "|".join(re.escape(key) for key in keys) + r")\b")
+    own = re.compile(
+        r"\bid\W+(?:" + "|".join(re.escape(key) for key in keys) + r")\b", re.IGNORECASE
+    )
     read = {
         f"{step.result or ''} {step.input or ''}"
         for step in steps
-        if isinstance(step.input, Mapping) and any(str(v) in keys for v in step.input.values())
+        if isinstance(step.input, Mapping)
+        and any(str(step.input.get(name)) in keys for name in ids if name in step.input)
     }
     return [
         "\n".join(line for line in text.splitlines() if not own.search(line))

@@ -203,7 +203,8 @@ def near_match_values(
     """The values a near miss's error itself names, by parameter: the one item the tool
     lists after the quoted value whose words hold all of the value's own words, or are all
     among them ("hallway light" → "Hallway", "can of WD-40" → "WD-40", "Lisbon trip" →
-    "Lisbon long weekend"). Asked to fill the call again with the error in view, the 1.5B
+    "Lisbon long weekend"; in another form, two words at least: "booking the Porto flights" →
+    "Book flights for Porto"). Asked to fill the call again with the error in view, the 1.5B
     model mostly wrote the same value again (held-out: 3 of 3 such writes ended unmade), so
     the harness takes the item the tool named when exactly one fits; none fits, or two do,
     and the model fills the call again as before. For a write, an item that only shares a
@@ -223,7 +224,15 @@ def near_match_values(
         fits = [
             item
             for item, named in listed.items()
-            if named and ((kept := {stem(w) for w in named}) <= stems or stems <= kept)
+            if named
+            and (
+                named <= wanted
+                or wanted <= named
+                or (  # the same words in another form: two at least ("parking" is not
+                    # "Park day"), and at most one word more on either side
+                    len((kept := {stem(w) for w in named}) & stems) >= 2 and len(kept ^ stems) <= 1
+                )
+            )
         ]
         if not fits and not tool.writes:  # a read may open the one item sharing the most words
             shared = {item: len(named & wanted) for item, named in listed.items()}

@@ -46,7 +46,8 @@ _STOP = frozenset(
     please thanks thank just still already again also too very really much many more most
     say said tell show find look need want know take give let see use used keep go going
     if unless then than so answer reply buy pay call phone ring ask write read play check
-    make making sure like open whether yet now ever them him her he she they their his hers
+    make making sure like open whether yet now ever time long old often far big late early soon
+    them him her he she they their his hers
     isn aren wasn weren doesn don didn hasn haven hadn won wouldn couldn shouldn""".split()  # noqa: SIM905
 )
 """Words that say how the ask is put, or what to do, not what it is about (pronouns, and what
@@ -83,16 +84,22 @@ def query_parameter(tool: Tool) -> str | None:
 
 
 def retry_words(
-    ask: str, tools: Sequence[Tool], parameter: str, values: Mapping[str, Any]
+    ask: str,
+    tools: Sequence[Tool],
+    parameter: str,
+    values: Mapping[str, Any],
+    function: Tool | None = None,
 ) -> list[str]:
     """The words the search may try instead: the ask's content words in the order it says them
     (singular, so "tyres" finds "tyre" and "tyres"), less a single word already searched (a
     phrase's words stay: one of them alone may find the item), the words of the functions'
-    names ("notes", "rename") and the words that hold one or are part of one ("mail" and
-    "emailed" beside ``search_emails``: they say what kind of thing is searched, and a search
-    for "mail" matches any text that says "email"), request verbs, days, and the words the
-    call's other values hold (``folder="Downloads"``; a search text that only repeats them is
-    dropped anyway)."""
+    names ("notes", "rename"), the words that hold a word of the searched ``function``'s name
+    (of any function's, when it is not given) or are part of one ("mail" and "emailed" beside
+    ``search_emails``: they say what kind of thing is searched, and a search for "mail"
+    matches any text that says "email"; "flight" stays beside another function's
+    ``set_light``), question words ("what time", "how long"), request verbs, days, and the
+    words the call's other values hold (``folder="Downloads"``; a search text that only
+    repeats them is dropped anyway)."""
     searched = values.get(parameter)
     tried = {singular(word) for word in words(searched)} if isinstance(searched, str) else set()
     named = {singular(word) for tool in tools for word in words(tool.name)}
@@ -102,6 +109,7 @@ def retry_words(
         if name != parameter and value is not None
         for word in words(json.dumps(value, default=str))
     }
+    inside = named if function is None else {singular(word) for word in words(function.name)}
     skip = _STOP | REQUEST_VERBS | DAY_WORDS | named
     if len(tried - skip) <= 1:  # one word searched: another; a phrase: any one of its words
         skip = skip | tried
@@ -113,7 +121,7 @@ def retry_words(
         word = singular(word)
         if word in skip or word in found or (len(word) < 3 and not word.isdigit()):
             continue
-        if _names_a_function(word, named):
+        if _names_a_function(word, inside):
             continue
         found.append(word)
     return found[:MAX_WORDS]

@@ -558,7 +558,9 @@ class Turn(TurnState):
         if tool is None or parameter is None or not isinstance(searched, str):
             return None
         self.requeried.add(last.tool)
-        choices = retry_words(self.ask, list(self.config.tools.values()), parameter, last.input)
+        choices = retry_words(
+            self.ask, list(self.config.tools.values()), parameter, last.input, function=tool
+        )
         word = await choose_word(self.caller, self.ask, tool, searched, choices)
         if word is None:
             return None

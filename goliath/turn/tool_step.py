@@ -156,7 +156,7 @@ async def run_tool_step(
     if isinstance(filled, Arguments):  # "Saturday 22 March" -> "22 March" (dates.py)
         filled = Arguments(plain_days(tool, filled.values, today=today, said=said))
         filled = Arguments(switched(tool, filled.values, turn.ask))  # "switch it off" (switch.py)
-        numbered = ordinal_ids(tool, filled.values, turn.seen_steps(), said)
+        numbered = ordinal_ids(tool, filled.values, turn.seen_steps(), said, turn.seen_texts())
         if numbered:  # "1. id: 2, ..." filled as email_id=1: the line's id (detail.py)
             filled = Arguments({**filled.values, **numbered})
     if turn.recovering is not None and turn.recovering[0] == tool.name:

@@ -209,3 +209,30 @@ def test_an_id_a_read_returned_is_kept_though_it_is_also_a_lines_number() -> Non
     assert ordinal_ids(read, {"email_id": 2}, [step], "open Ana's email") == {}
     assert ordinal_ids(read, {"email_id": 1}, [step], "open Ana's email") == {"email_id": 2}
     assert ordinal_ids(read, {"email_id": 3}, [step], "open Ana's email") == {}  # no third line
+
+
+def test_a_lines_number_is_only_taken_for_an_id_of_the_kind_listed() -> None:
+    @tool
+    def complete_task(task_id: int) -> str:
+        """Mark a task done.
+
+        Args:
+            task_id: The task's id.
+        """
+        return "done"
+
+    step = StepRecord(
+        index=0,
+        kind="tool",
+        brief="b",
+        tool="search_emails",
+        output=[{"id": 14, "subject": "Invoice"}],
+        result="1. id: 14, subject: Invoice",
+    )
+    # a task's id is not on a line of emails
+    assert ordinal_ids(complete_task, {"task_id": 1}, [step], "mark the milk task done") == {}
+    _, (_search, read) = mail_tools()
+    # a number the conversation showed is left alone
+    seen = ["Email 1 is from your landlord."]
+    assert ordinal_ids(read, {"email_id": 1}, [step], "open it", seen) == {}
+    assert ordinal_ids(read, {"email_id": "\u00b2"}, [step], "open it") == {}  # not a digit

@@ -44,10 +44,6 @@ from ..spec.helpers import answer_plan, args, labels, run_turn, text, use
         ("on Wednesday evening", "Wednesday"),
         ("tomorrow morning", "tomorrow"),
         ("this evening", "today"),
-        ("Wednesday 19:00", "Wednesday"),  # a clock time, for a day that has no time
-        ("Friday at 9pm", "Friday"),
-        ("tomorrow, 7 p.m.", "tomorrow"),
-        ("Saturday 22 March at 14:15", "22 March"),
         # left as written: already plain, or not recognised whole
         ("2025-03-14", "2025-03-14"),
         ("14 March", "14 March"),
@@ -55,13 +51,30 @@ from ..spec.helpers import answer_plan, args, labels, run_turn, text, use
         ("next Friday", "next Friday"),
         ("15th", "15th"),
         ("31 February 2025", "31 February 2025"),  # no such day: the tool says so
-        ("March 14", "March 14"),  # a day's number is no clock
-        ("dinner 19:00", "dinner 19:00"),  # no day before the clock
+        ("Wednesday 19:00", "Wednesday 19:00"),  # a clock, unless the call has a time field
         ("between 1 and 15 June", "between 1 and 15 June"),
     ],
 )
 def test_a_day_is_written_plainly(value: str, plain: str) -> None:
     assert plain_day(value) == plain
+
+
+@pytest.mark.parametrize(
+    ("value", "plain"),
+    [
+        ("Wednesday 19:00", "Wednesday"),
+        ("Friday at 9pm", "Friday"),
+        ("on Thursday 19:00", "Thursday"),
+        ("tomorrow, 7 p.m.", "tomorrow"),
+        ("Saturday 22 March at 14:15", "22 March"),
+        ("March 14", "March 14"),  # a day's number is no clock
+        ("dinner 19:00", "dinner 19:00"),  # no day before the clock
+    ],
+)
+def test_a_clock_after_the_day_is_dropped_where_the_call_has_a_time_field(
+    value: str, plain: str
+) -> None:
+    assert plain_day(value, allow_clock=True) == plain
 
 
 def test_a_part_of_the_day_stays_where_the_parameter_holds_a_time() -> None:
@@ -128,6 +141,34 @@ def test_only_day_parameters_are_rewritten_and_a_time_keeps_its_part_of_day() ->
     assert plain_days(plan_day, {"due_date": "tomorrow morning"}) == {
         "due_date": "tomorrow morning"  # a due may hold a time
     }
+
+
+def test_a_clock_after_the_day_goes_only_where_the_call_takes_the_time_apart() -> None:
+    @tool
+    def create_event(title: str, date: str, time: str) -> str:
+        """Add an event.
+
+        Args:
+            title: What it is.
+            date: The day.
+            time: The start time.
+        """
+        return "ok"
+
+    @tool
+    def add_reminder(text: str, date: str) -> str:
+        """Add a reminder.
+
+        Args:
+            text: What to remember.
+            date: The day.
+        """
+        return "ok"
+
+    event = {"title": "Dinner", "date": "Thursday 19:00", "time": "19:00"}
+    assert plain_days(create_event, event)["date"] == "Thursday"
+    reminder = {"text": "Dinner", "date": "Thursday 19:00"}
+    assert plain_days(add_reminder, reminder)["date"] == "Thursday 19:00"  # the time stays
 
 
 class Calendar:
@@ -873,6 +914,12 @@ def remove_item(item: str, list_name: str) -> str:
         (
             "no item matches 'painting'; there are: Paint the fence, Paint the shed",
             "painting",
+            None,
+        ),
+        ("no item matches 'parking'; there are: Park day with kids, Pay rent", "parking", None),
+        (
+            "no item matches 'evening run'; there are: Even out the lawn with a run",
+            "evening run",
             None,
         ),
     ],

@@ -191,6 +191,34 @@ def test_pronouns_and_split_contractions_are_not_tried() -> None:
     assert retry_words(ask, [search_notes], "query", {"query": "code"}) == ["wifi"]
 
 
+def test_question_words_are_not_tried_and_only_the_searched_functions_name_is_kept_out() -> None:
+    @tool
+    def search_notes(query: str) -> list[str]:
+        """Search notes.
+
+        Args:
+            query: Words of the note.
+        """
+        return []
+
+    @tool(writes=True)
+    def set_light(name: str, on: bool) -> str:
+        """Switch a light.
+
+        Args:
+            name: The light.
+            on: On or off.
+        """
+        return "ok"
+
+    tools = [search_notes, set_light]
+    assert retry_words("what time is my train?", tools, "query", {"query": "train"}) == []
+    assert retry_words("how long is the warranty?", tools, "query", {"query": "warranty"}) == []
+    # "flight" holds "light", a word of another function's name, not of the search's
+    ask = "when is my flight to Porto?"
+    assert retry_words(ask, tools, "query", {"query": "Porto"}, function=search_notes) == ["flight"]
+
+
 def test_the_search_text_parameter_is_a_free_string_the_name_calls_a_search() -> None:
     @tool
     def search_library(
