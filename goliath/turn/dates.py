@@ -264,14 +264,15 @@ def plain_days(
             out[name] = plain_day(
                 value,
                 allow_part=not _holds_a_time(name, properties.get(name)),
-                allow_clock=_has_a_time(properties),
+                allow_clock=not tool.writes or _has_a_time(properties),
             )
     return out
 
 
 def _has_a_time(properties: Mapping[str, Any]) -> bool:
     """Whether the call has a parameter of its own for the time of day (``time``,
-    ``start_time``, a ``time`` format): only then is a clock written after a day dropped."""
+    ``start_time``, a ``time`` format): only then does a write lose a clock written after a
+    day (a read of the day's items loses nothing by it)."""
     return any(
         set(words(name)) & {"time", "hour", "clock"}
         or (isinstance(spec, Mapping) and spec.get("format") == "time")

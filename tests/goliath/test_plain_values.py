@@ -144,7 +144,7 @@ def test_only_day_parameters_are_rewritten_and_a_time_keeps_its_part_of_day() ->
 
 
 def test_a_clock_after_the_day_goes_only_where_the_call_takes_the_time_apart() -> None:
-    @tool
+    @tool(writes=True)
     def create_event(title: str, date: str, time: str) -> str:
         """Add an event.
 
@@ -155,7 +155,7 @@ def test_a_clock_after_the_day_goes_only_where_the_call_takes_the_time_apart() -
         """
         return "ok"
 
-    @tool
+    @tool(writes=True)
     def add_reminder(text: str, date: str) -> str:
         """Add a reminder.
 
@@ -169,6 +169,18 @@ def test_a_clock_after_the_day_goes_only_where_the_call_takes_the_time_apart() -
     assert plain_days(create_event, event)["date"] == "Thursday"
     reminder = {"text": "Dinner", "date": "Thursday 19:00"}
     assert plain_days(add_reminder, reminder)["date"] == "Thursday 19:00"  # the time stays
+
+    @tool
+    def list_events(date: str) -> str:
+        """Events on a day.
+
+        Args:
+            date: The day.
+        """
+        return "none"
+
+    # a read of the day's items: the whole day holds the hour asked about
+    assert plain_days(list_events, {"date": "Thursday 12:00"})["date"] == "Thursday"
 
 
 class Calendar:
