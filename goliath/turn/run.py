@@ -509,20 +509,28 @@ class Turn(TurnState):
         self.recovering = (last.tool, last.input)
         return LookUp(last.tool, lacking, failed=True)
 
-    def _widen(self, available: list[Tool]) -> Plan | None:
-        """A read that found nothing runs once more without the filters the user did not name
-        (``given.widened_filters``), with no model call: the 1.5B model narrows a search with
-        a guessed ``kind`` or ``folder`` and, left to the plan, answers "nothing found"."""
+    def _empty_read(self, done: set[str]) -> StepRecord | None:
+        """The last step, when it is a call (not served from cache) that found nothing and
+        whose function is not in ``done``: what the two retries of an empty read start from."""
         last = self.steps[-1] if self.steps else None
         if (
             last is None
             or last.kind != "tool"
             or last.cached
             or last.tool is None
-            or last.tool in self.widened
+            or last.tool in done
             or not isinstance(last.input, dict)
             or not found_nothing(last)
         ):
+            return None
+        return last
+
+    def _widen(self, available: list[Tool]) -> Plan | None:
+        """A read that found nothing runs once more without the filters the user did not name
+        (``given.widened_filters``), with no model call: the 1.5B model narrows a search with
+        a guessed ``kind`` or ``folder`` and, left to the plan, answers "nothing found"."""
+        last = self._empty_read(self.widened)
+        if last is None:
             return None
         tool = next((tool for tool in available if tool.name == last.tool), None)
         if tool is None:
@@ -531,41 +539,32 @@ class Turn(TurnState):
         dropped = widened_filters(tool, last.input, said)
         if not dropped:
             return None
-        self.widened.add(last.tool)
-        self.given[last.tool] = {k: v for k, v in last.input.items() if k not in dropped}
-        return Plan(kind="tool", brief=last.brief, tool=last.tool)
+        self.widened.add(tool.name)
+        self.given[tool.name] = {k: v for k, v in last.input.items() if k not in dropped}
+        return Plan(kind="tool", brief=last.brief, tool=tool.name)
 
     async def _requery(self, available: list[Tool]) -> Plan | None:
         """A search that found nothing runs once more with one other word of the ask, picked by
         the model (``requery.py``): "what pressure do my bike tyres take?" searched the notes
         for "pressure" and, left to the plan, answered that nothing was found. Only while two
         steps are left (the search and one more)."""
-        last = self.steps[-1] if self.steps else None
-        if (
-            last is None
-            or last.kind != "tool"
-            or last.cached
-            or last.tool is None
-            or last.tool in self.requeried
-            or not isinstance(last.input, dict)
-            or not found_nothing(last)
-            or len(self.steps) + 2 > self.config.max_steps
-        ):
+        last = self._empty_read(self.requeried)
+        if last is None or len(self.steps) + 2 > self.config.max_steps:
             return None
         tool = next((tool for tool in available if tool.name == last.tool), None)
         parameter = None if tool is None else query_parameter(tool)
         searched = last.input.get(parameter or "")
         if tool is None or parameter is None or not isinstance(searched, str):
             return None
-        self.requeried.add(last.tool)
+        self.requeried.add(tool.name)
         choices = retry_words(
             self.ask, list(self.config.tools.values()), parameter, last.input, function=tool
         )
         word = await choose_word(self.caller, self.ask, tool, searched, choices)
         if word is None:
             return None
-        self.given[last.tool] = {**last.input, parameter: word}
-        return Plan(kind="tool", brief=last.brief, tool=last.tool)
+        self.given[tool.name] = {**last.input, parameter: word}
+        return Plan(kind="tool", brief=last.brief, tool=tool.name)
 
     def _offered(self, available: list[Tool]) -> list[str]:
         """The names a plan may pick: not a read without parameters that already ran, whose
