@@ -45,6 +45,7 @@ __all__ = [
     "condition_schema",
     "condition_user",
     "findings",
+    "hangs_on_condition",
     "read_condition",
     "states_condition",
     "unmet_note",
@@ -151,6 +152,13 @@ def asks_about_presence(ask: str) -> bool:
 _STRICT_CONDITION = re.compile(r"\b(?:if|unless|provided|as long as|so long as)\b")
 
 
+def hangs_on_condition(ask: str) -> bool:
+    """Whether the ask makes its change hang on a condition said with "if", "unless",
+    "provided" or "as long as", or on a question ("front door unlocked? lock it then"); a
+    "whether" alone ("check whether I'm free") asks, it sets no condition."""
+    return bool(_STRICT_CONDITION.search(ask.lower())) or asks_then_acts(ask)
+
+
 def check_first(plan: Plan, tools: Sequence[Tool], ask: str) -> Plan:
     """A first plan that changes something before it looks, for an ask that states a
     condition, made to look first.
@@ -166,7 +174,7 @@ def check_first(plan: Plan, tools: Sequence[Tool], ask: str) -> Plan:
     Only for a condition said with "if", "unless", "provided" or "as long as", or a question
     the change hangs on ("front door unlocked? lock it then"); "add milk and make sure it's on
     the list" wants the read after the add. Any other plan is returned as it is."""
-    if plan.kind != "tool" or not (_STRICT_CONDITION.search(ask.lower()) or asks_then_acts(ask)):
+    if plan.kind != "tool" or not hangs_on_condition(ask):
         return plan
     by_name = {tool.name: tool for tool in tools}
     first = by_name.get(plan.tool or "")

@@ -57,6 +57,9 @@ _NOT_DONE_STATUS = re.compile(
 )
 _STATUS_PART = re.compile(r"[,;(]|\s[-\u2013\u2014]\s")
 _AUXILIARIES = frozenset({"is", "has", "was", "are", "were", "been"})
+_SOME = re.compile(r"\b(?:any|some)\b")
+"""The quantifiers that ask whether at least one row is so: each row in that state is one the
+change is for ("are any doors unlocked? lock them if so")."""
 _QUANTIFIERS = re.compile(
     r"\b(?:nobody|no one|nothing|none|anyone|anybody|anything|everyone|everybody|everything"
     r"|any|all|every|each|some|someone|somebody|something)\b"
@@ -110,6 +113,9 @@ class StateCondition:
     key: str
     holds_when: bool
     clause: Clause
+    quantified: bool = False
+    """The condition asks whether any row is so ("are any doors unlocked?"): the row is the
+    one the write names outright, never one the condition's words point at."""
 
 
 def found_flags(steps: Sequence[StepRecord]) -> list[Flag]:
@@ -180,11 +186,13 @@ def stated_state(ask: str, keys: Sequence[str]) -> StateCondition | None:
         return None
     (key, holds), clause = next(iter(found.items()))
     negations = len(_NEGATION.findall(clause.text))
-    if negations > 1 or _JOINED.search(clause.text) or _QUANTIFIERS.search(clause.text):
+    quantifiers = _QUANTIFIERS.findall(clause.text)
+    some = len(quantifiers) == 1 and _SOME.fullmatch(quantifiers[0]) is not None and not negations
+    if negations > 1 or _JOINED.search(clause.text) or (quantifiers and not some):
         return None  # "if nobody's home": whose state is not the row's
     if set(words(clause.text)) & _LATER:
         return None  # "if Tasca is open on Sunday": a flag says how things are now
-    return StateCondition(key, holds != bool(negations), clause)
+    return StateCondition(key, holds != bool(negations), clause, quantified=some)
 
 
 def _key_word(key: str) -> str:
@@ -204,10 +212,12 @@ def _row_of(
     named ("if it's unlocked, lock it"), the row the write names by an id or name. A listed
     row neither names is no answer; a single record with no name is its own subject."""
     carried = carried_texts(arguments)
+    exact = [flag for flag in flags if set(carried) & set(flag.others)]
+    if condition.quantified:  # "any doors unlocked?": the door the write names, by its id
+        return exact[0] if len(exact) == 1 else None
     set_forms, unset_forms = _forms(condition.key)
     state = content_words(" ".join((*set_forms, *unset_forms)))
     by_condition = _best(flags, content_words(condition.clause.text) - state)
-    exact = [flag for flag in flags if set(carried) & set(flag.others)]
     by_write = exact[0] if len(exact) == 1 else _best(flags, content_words(" ".join(carried)))
     named = content_words(" ".join(carried))
     unrelated = not any(named & content_words(" ".join(flag.others)) for flag in flags)

@@ -32,7 +32,7 @@ from ..records import FallbackRequest, RunResult, StepRecord
 from ..session import Session
 from ..tools import Tool
 from .answer import AnswerInvalid, compose_answer
-from .condition import check_first, states_condition
+from .condition import check_first, findings, hangs_on_condition, states_condition
 from .conductor import InvalidPlan, Plan, planning_prompts, request_plan, weigh_options
 from .detail import container_opener, hit_reader, named_hit, only_hit
 from .generation import ModelPort
@@ -218,7 +218,8 @@ class Turn(TurnState):
                 self.lookup = outcome
                 continue
             if isinstance(outcome, Withheld):  # the ask did not ask for this write: answer
-                self.notes.append(outcome.note)
+                if outcome.note:
+                    self.notes.append(outcome.note)
                 return await self._answer(Plan(kind="answer", brief="reply"))
             if outcome is not None:
                 return await self._escalate(outcome.reason, outcome.error)
@@ -237,6 +238,9 @@ class Turn(TurnState):
                 if given is not None:  # the ask names one hit, or there is one: open it
                     self.given[reader.name] = given
                 return Plan(kind="tool", brief=reader.description, tool=reader.name)
+            owed = await self._owed_write(available, context_text)
+            if owed is not None:  # "are any doors unlocked? lock them if so", answered
+                return owed
         if (
             isinstance(plan, Plan)
             and plan.kind == "tool"
@@ -251,6 +255,50 @@ class Turn(TurnState):
                     if self.planned is not None:  # the add stays planned, after the read
                         self.planned = [plan.tool or "", *self.planned]
                     return Plan(kind="tool", brief=opener.description, tool=opener.name)
+        return plan
+
+    async def _owed_write(self, available: list[Tool], context_text: str | None) -> Plan | None:
+        """The write a check-then-act ask asks for, when the planner would answer after the
+        check with no write tried: the planned one, else one among the writes. After the
+        look-up, the 1.5B model answered "are any doors unlocked? lock them if so" and "if
+        there isn't a reminder for it, set one" with the finding alone (dev, second wording).
+        The write runs only where the harness decides the condition from what was read (a
+        flag, a number, a day, the item absent from the list: ``tool_step``); anywhere else it
+        is dropped unseen and the answer is the planner's (docs/design.md, "The write a check
+        owes")."""
+        if self.owed or not hangs_on_condition(self.ask) or self.notes:
+            return None
+        if any(step.kind == "tool" and step.writes for step in self.steps):
+            return None
+        if not findings(self.steps):
+            return None
+        writes = [tool.name for tool in available if tool.writes]
+        planned = [name for name in self.planned or () if name in writes]
+        choices = planned[:1] or writes
+        if not choices:
+            return None
+        self.owed = True
+        if self.planned is not None:  # the owed write is the plan's last call
+            self.planned = []
+        if len(choices) == 1:
+            tool = next(tool for tool in available if tool.name == choices[0])
+            return Plan(kind="tool", brief=tool.description, tool=tool.name)
+        system, prompt = await self._prompts(
+            available, context_text, first=False, planned=[], hint=None
+        )
+        plan = await request_plan(
+            self.caller,
+            system=system,
+            prompt=prompt,
+            tool_names=[tool.name for tool in available],
+            offered=choices,
+            require_tool=True,
+        )
+        if not isinstance(plan, Plan) or plan.kind != "tool" or plan.tool not in choices:
+            return None
+        if not plan.brief:
+            tool = next(tool for tool in available if tool.name == plan.tool)
+            plan = attrs.evolve(plan, brief=tool.description)
         return plan
 
     def _read_after_change(self, plan: Plan, available: list[Tool]) -> bool:

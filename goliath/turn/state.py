@@ -85,6 +85,10 @@ class TurnState:
         self.given: dict[str, dict[str, Any]] = {}
         """Arguments the harness fills itself for the next call of a function (the hit the ask
         names, for the read that opens it), taken once instead of an arguments call."""
+        self.owed = False
+        """The turn planned the write its check-then-act ask asks for after the planner chose to
+        answer (``run._owed_write``, once a turn): that write runs only where the harness
+        decides the condition itself."""
         self.notes: list[str] = []
         """What the answer must be told that no step shows (a write the harness withheld)."""
         self.trace: list[Event] = []

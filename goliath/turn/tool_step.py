@@ -146,11 +146,11 @@ async def run_tool_step(
         intent = await asks_for_write(turn.caller, tool, turn.ask, recent=turn.view.recent)
         turn.emit(CheckEvent(check="intent", passed=intent.asked, margin=intent.margin))
         if not intent.asked:
-            return Withheld(withheld_note(tool))
+            return Withheld("" if turn.owed else withheld_note(tool))
 
     filled = await _arguments(turn, tool, plan.brief)
     if filled is None:
-        return Escalation("tool-args-invalid")
+        return Withheld("") if turn.owed else Escalation("tool-args-invalid")
     said = " ".join([turn.ask, *(exchange.ask for exchange in turn.view.recent)])
     today = today_from(turn.facts)
     if isinstance(filled, Arguments):  # "Saturday 22 March" -> "22 March" (dates.py)
@@ -215,6 +215,8 @@ async def run_tool_step(
         filled = _without(tool, filled, unnamed)
     skipped: Skipped | None = None
     tool_input = filled.values
+    if turn.owed and tool.writes and isinstance(filled, Missing):
+        return Withheld("")  # the planner would have answered: no question for a write it owed
     if isinstance(filled, Missing):
         skipped = Skipped("missing", filled.result)
     else:
@@ -244,20 +246,12 @@ async def run_tool_step(
             turn.emit(CheckEvent(check=check, passed=go, margin=None))
             if not go:
                 return Withheld(unmet_note(tool, line))
+        elif turn.owed and not _plainly_absent(turn, tool, tool_input):
+            return Withheld("")  # the harness cannot decide it: the planner's answer stands
         elif (
             turn.config.condition_check
             and states_condition(turn.ask)
-            and not (
-                asks_about_presence(turn.ask)
-                and (
-                    is_absent(tool, tool_input, turn.seen_steps())
-                    or (
-                        adds_item(tool.name)
-                        and names_the_place(turn.ask)
-                        and read_nothing(turn.steps)
-                    )
-                )
-            )
+            and not _plainly_absent(turn, tool, tool_input)
         ):  # "unless it's already there", and nothing like it was found: it goes ahead
             condition = await condition_met(turn.caller, tool, tool_input, turn.ask, turn.steps)
             if condition is not None:
@@ -277,6 +271,15 @@ async def run_tool_step(
             earlier = None
     return await _decide_and_run(
         turn, tool, plan.brief, tool_input, ctx, skipped=skipped, earlier=earlier
+    )
+
+
+def _plainly_absent(turn: TurnState, tool: Tool, tool_input: Mapping[str, Any]) -> bool:
+    """Whether the ask's condition is the item's presence ("unless it's already there") and
+    the reads show it plainly absent: nothing like it in the list, or every read empty."""
+    return asks_about_presence(turn.ask) and (
+        is_absent(tool, tool_input, turn.seen_steps())
+        or (adds_item(tool.name) and names_the_place(turn.ask) and read_nothing(turn.steps))
     )
 
 
