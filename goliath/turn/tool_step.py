@@ -49,6 +49,7 @@ from .arguments import (
     shown_keys,
     validate_arguments,
 )
+from .clock import spoken_minutes
 from .condition import (
     asks_about_presence,
     condition_met,
@@ -156,6 +157,7 @@ async def run_tool_step(
     if isinstance(filled, Arguments):  # "Saturday 22 March" -> "22 March" (dates.py)
         filled = Arguments(plain_days(tool, filled.values, today=today, said=said))
         filled = Arguments(switched(tool, filled.values, turn.ask))  # "switch it off" (switch.py)
+        filled = Arguments(spoken_minutes(filled.values, said))  # "quarter past six" (clock.py)
         numbered = ordinal_ids(tool, filled.values, turn.seen_steps(), said, turn.seen_texts())
         if numbered:  # "1. id: 2, ..." filled as email_id=1: the line's id (detail.py)
             filled = Arguments({**filled.values, **numbered})

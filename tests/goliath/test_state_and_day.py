@@ -117,6 +117,35 @@ def test_a_named_state_is_read_from_its_flag(
 
 
 @pytest.mark.parametrize(
+    ("ask", "arguments", "go"),
+    [
+        ("Before bed, are any doors unlocked? Lock them if so.", {"lock_id": "lock-1"}, True),
+        ("Before bed, are any doors unlocked? Lock them if so.", {"lock_id": "lock-2"}, False),
+        ("if any door is unlocked, lock it", {"name": "Front door", "locked": True}, True),
+        ("are some of the doors locked? unlock them then", {"name": "Garage"}, True),
+    ],
+)
+def test_any_row_in_the_state_is_the_row_the_write_names(
+    ask: str, arguments: dict[str, Any], go: bool
+) -> None:
+    decided = flag_met(arguments, ask, [read(LOCKS)])
+    assert decided is not None and decided[0] is go
+
+
+@pytest.mark.parametrize(
+    ("ask", "arguments"),
+    [
+        ("are any doors unlocked? lock them if so", {"locked": True}),  # which door: none named
+        ("if no door is unlocked, arm the alarm", {"mode": "away"}),
+        ("if anyone left a door unlocked, lock it", {"lock_id": "lock-1"}),
+        ("if any door isn't locked, lock it", {"lock_id": "lock-1"}),  # a negation beside "any"
+    ],
+)
+def test_other_quantifiers_are_not_decided(ask: str, arguments: dict[str, Any]) -> None:
+    assert flag_met(arguments, ask, [read(LOCKS)]) is None
+
+
+@pytest.mark.parametrize(
     ("ask", "arguments", "result"),
     [
         # "on" as a preposition is no state

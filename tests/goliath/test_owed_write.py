@@ -1,0 +1,171 @@
+"""The write a check-then-act ask owes: planned when the planner would answer after the check,
+and run only where the harness decides the condition from what the reads found."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from goliath import Agent, Tool, tool
+from goliath.events import CheckEvent
+from goliath.testing import FakeModel
+
+
+def checks(result: Any) -> list[tuple[str, bool]]:
+    return [(e.check, e.passed) for e in result.trace if isinstance(e, CheckEvent)]
+
+
+def lock_tools(front_locked: bool) -> tuple[list[str], list[Tool]]:
+    done: list[str] = []
+
+    @tool
+    def list_locks() -> list[dict[str, Any]]:
+        """The door locks and whether each is locked."""
+        return [
+            {"id": "lock-1", "name": "Front door", "locked": front_locked},
+            {"id": "lock-2", "name": "Back door", "locked": True},
+        ]
+
+    @tool(writes=True)
+    def set_lock(lock_id: str, locked: bool) -> str:
+        """Lock or unlock a door.
+
+        Args:
+            lock_id: The lock's id.
+            locked: True to lock.
+        """
+        done.append(lock_id)
+        return "ok"
+
+    return done, [list_locks, set_lock]
+
+
+async def any_door_turn(front_locked: bool) -> tuple[list[str], Any, FakeModel]:
+    locked, tools = lock_tools(front_locked)
+    model = FakeModel(
+        [
+            {"json": {"call": "list_locks", "then": "answer_the_user"}},
+            {"json": {"lock_id": "lock-1", "locked": True}},
+            {"text": "The front door is locked now."},
+        ]
+    )
+    async with Agent(model, tools=tools, auto_approve=True) as agent:
+        result = await agent.run("Before bed, are any doors unlocked? Lock them if so.")
+    return locked, result, model
+
+
+async def test_a_check_answered_alone_still_makes_the_change_its_condition_allows() -> None:
+    locked, result, model = await any_door_turn(front_locked=False)
+    assert locked == ["lock-1"]
+    assert checks(result) == [("state", True)]
+    assert [call.label for call in model.calls] == ["conductor", "arguments", "answer"]
+
+
+async def test_the_owed_change_is_withheld_when_the_state_rules_it_out() -> None:
+    locked, result, model = await any_door_turn(front_locked=True)
+    assert locked == []
+    assert checks(result) == [("state", False)]
+    assert "condition is not met" in model.calls[-1].prompt
+
+
+def reminder_tools(listed: str) -> tuple[list[str], list[Tool]]:
+    added: list[str] = []
+
+    @tool
+    def list_reminders() -> list[dict[str, Any]]:
+        """The user's reminders."""
+        return [
+            {"id": "r-1", "title": "Water the plants", "due": "Friday"},
+            {"id": "r-2", "title": listed, "due": "Sunday"},
+        ]
+
+    @tool(writes=True)
+    def add_reminder(title: str, day: str) -> str:
+        """Add a reminder.
+
+        Args:
+            title: What to be reminded of.
+            day: The day.
+        """
+        added.append(title)
+        return "added"
+
+    return added, [list_reminders, add_reminder]
+
+
+ASK = (
+    "Check whether there's a reminder to get passport photos; if there isn't, set one for Saturday."
+)
+
+
+async def reminder_turn(listed: str) -> tuple[list[str], Any, FakeModel]:
+    added, tools = reminder_tools(listed)
+    model = FakeModel(
+        [
+            {"json": {"call": "list_reminders", "then": "answer_the_user"}},
+            {"json": {"title": "Get passport photos", "day": "Saturday"}},
+            {"text": "Done."},
+        ]
+    )
+    async with Agent(model, tools=tools, auto_approve=True) as agent:
+        result = await agent.run(ASK)
+    return added, result, model
+
+
+async def test_an_item_plainly_absent_from_the_list_is_added() -> None:
+    added, _result, _model = await reminder_turn(listed="Book the dentist")
+    assert added == ["Get passport photos"]
+
+
+async def test_an_item_already_listed_is_not_added_and_the_answer_is_told() -> None:
+    added, _result, model = await reminder_turn(listed="Get passport photos")
+    assert added == []
+    assert "already there" in model.calls[-1].prompt
+
+
+async def test_a_condition_the_harness_cannot_read_leaves_the_planners_answer() -> None:
+    sent: list[str] = []
+
+    @tool
+    def list_events() -> list[dict[str, Any]]:
+        """Today's events."""
+        return [{"title": "Dinner with Ana", "time": "20:00"}]
+
+    @tool(writes=True)
+    def send_message(to: str, text: str) -> str:
+        """Send a text message.
+
+        Args:
+            to: Who gets it.
+            text: The message.
+        """
+        sent.append(to)
+        return "sent"
+
+    model = FakeModel(
+        [
+            {"json": {"call": "list_events", "then": "answer_the_user"}},
+            {"json": {"to": "Sam", "text": "Come over tonight?"}},
+            {"text": "You have dinner with Ana at 20:00."},
+        ]
+    )
+    async with Agent(model, tools=[list_events, send_message], auto_approve=True) as agent:
+        result = await agent.run("If I'm free tonight, text Sam to come over.")
+    assert sent == []
+    assert "arguments" in [call.label for call in model.calls]  # the write was owed, then dropped
+    assert result.text == "You have dinner with Ana at 20:00."
+    assert "Nothing was changed" not in model.calls[-1].prompt  # no note: the answer stands
+
+
+async def test_an_ask_with_no_condition_is_answered_with_no_write_planned() -> None:
+    added, tools = reminder_tools("Book the dentist")
+    model = FakeModel(
+        [
+            {"json": {"call": "list_reminders", "then": "answer_the_user"}},
+            {"text": "Two reminders."},
+        ]
+    )
+    async with Agent(model, tools=tools, auto_approve=True) as agent:
+        result = await agent.run("What reminders do I have?")
+    assert added == []
+    assert result.text == "Two reminders."
+    assert [call.label for call in model.calls] == ["conductor", "answer"]
