@@ -199,7 +199,8 @@ def copied_ask(
     saying the value: the request itself, verb and all ("put dish soap on my shopping list" as
     the task's title, "Message Yuki for me, please." as the text), or only the request's words
     naming the kind of thing the tool makes and nothing else ("set a reminder", "Create a
-    task"; not "Reading light" for ``set_light``).
+    task"; not "Reading light" for ``set_light``); for a write that adds, one such word is
+    enough ("Reminder" as the title, when "can you add a reminder? tomorrow at 7" gave none).
 
     With ``optional``, the optional ones that copy the request whole (a timer labelled "set a
     timer for 7 minutes for the eggs"): those are left out, so the tool's default applies.
@@ -230,7 +231,7 @@ def copied_ask(
         )
         kind = (
             not optional
-            and len(said) >= 2
+            and (len(said) >= 2 or adds_item(tool.name))  # "Reminder" for add_reminder
             and set(said) <= set(asked)
             and bool(nouns & set(said))
             and set(said) <= nouns | _VERBS | _FILLER  # "set a reminder", not "Reading light"

@@ -285,6 +285,9 @@ def test_a_value_that_copies_the_request_is_found(home: Home) -> None:
     # only the words naming the kind of thing the tool makes
     ask = "Create a task due Wednesday."
     assert copied_ask(task, {"title": "Create a task", "due": "Wednesday"}, ask) == ["title"]
+    # one word is enough for an add: "Reminder" says nothing of what to be reminded of
+    assert copied_ask(task, {"title": "Task", "due": "Wednesday"}, ask) == ["title"]
+    assert copied_ask(task, {"title": "Wednesday", "due": "Wednesday"}, ask) == []
     # a short request may be the value itself; the message of a request is not its copy
     assert copied_ask(task, {"title": "buy milk", "due": "today"}, "buy milk") == []
     alarm = home.tool("set_alarm")
