@@ -22,7 +22,7 @@ import re
 
 import attrs
 
-__all__ = ["Clause", "asks_then_acts", "condition_at", "spoken"]
+__all__ = ["Clause", "asks_then_acts", "condition_at", "hangs_on_condition", "spoken"]
 
 _CLAUSE_BREAK = re.compile(r"[,;:.?!](?:\s|$)|\bif (?:so|yes)\b|\bthen\b|\s[-\u2013\u2014]\s")
 _SENTENCE_BREAK = re.compile(r"[.?!](?:\s|$)")
@@ -122,6 +122,16 @@ def asks_then_acts(ask: str) -> bool:
         return False
     cut = _WHETHER_END.search(text, whether.end())
     return cut is not None and _answer(text[cut.start() :]) is not None
+
+
+_STRICT_CONDITION = re.compile(r"\b(?:if|unless|provided|as long as|so long as)\b")
+
+
+def hangs_on_condition(ask: str) -> bool:
+    """Whether the ask makes its change hang on a condition said with "if", "unless",
+    "provided" or "as long as", or on a question ("front door unlocked? lock it then"); a
+    "whether" alone ("check whether I'm free") asks, it sets no condition."""
+    return bool(_STRICT_CONDITION.search(ask.lower())) or asks_then_acts(ask)
 
 
 def _answers(rest: str) -> set[bool]:

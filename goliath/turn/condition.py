@@ -27,7 +27,7 @@ from ..extensions import Plan
 from ..models import GenerateRequest, Generation
 from ..records import StepRecord
 from ..tools import Tool
-from .clause import asks_then_acts
+from .clause import hangs_on_condition
 from .generation import ModelCaller
 from .handoff import purpose
 from .words import singular, words
@@ -45,7 +45,6 @@ __all__ = [
     "condition_schema",
     "condition_user",
     "findings",
-    "hangs_on_condition",
     "read_condition",
     "states_condition",
     "unmet_note",
@@ -147,16 +146,6 @@ def asks_about_presence(ask: str) -> bool:
     "unless I already have plans that evening") is left to the check."""
     spoken = re.sub(r"\s+", " ", ask.lower().replace("\u2019", "'"))
     return any(pattern.search(spoken) for pattern in _PRESENCE)
-
-
-_STRICT_CONDITION = re.compile(r"\b(?:if|unless|provided|as long as|so long as)\b")
-
-
-def hangs_on_condition(ask: str) -> bool:
-    """Whether the ask makes its change hang on a condition said with "if", "unless",
-    "provided" or "as long as", or on a question ("front door unlocked? lock it then"); a
-    "whether" alone ("check whether I'm free") asks, it sets no condition."""
-    return bool(_STRICT_CONDITION.search(ask.lower())) or asks_then_acts(ask)
 
 
 def check_first(plan: Plan, tools: Sequence[Tool], ask: str) -> Plan:

@@ -32,7 +32,8 @@ from ..records import FallbackRequest, RunResult, StepRecord
 from ..session import Session
 from ..tools import Tool
 from .answer import AnswerInvalid, compose_answer
-from .condition import check_first, findings, hangs_on_condition, states_condition
+from .clause import hangs_on_condition
+from .condition import check_first, findings, states_condition
 from .conductor import InvalidPlan, Plan, planning_prompts, request_plan, weigh_options
 from .detail import container_opener, hit_reader, named_hit, only_hit
 from .generation import ModelPort
@@ -54,6 +55,7 @@ from .handoff import (
     asks_about_own_data,
     asks_to_be_told,
     check_hand_off,
+    instructs_change,
     nothing_to_change,
     only_thanks,
 )
@@ -241,6 +243,8 @@ class Turn(TurnState):
             owed = await self._owed_write(available, context_text)
             if owed is not None:  # "are any doors unlocked? lock them if so", answered
                 return owed
+            if self._unchanged():  # "unsubscribe me from every newsletter": read, then no write
+                return Plan(kind="escalate", brief="a change was asked and none was made")
         if (
             isinstance(plan, Plan)
             and plan.kind == "tool"
@@ -301,6 +305,19 @@ class Turn(TurnState):
             plan = attrs.evolve(plan, brief=tool.description)
         return plan
 
+    def _unchanged(self) -> bool:
+        """Whether the turn would answer an instruction to change something with nothing
+        changed and no reason: the hand-off check named it a change (``instructs_change``),
+        reads ran, and no write was tried — none made, withheld, declined or skipped. The
+        device kept "unsubscribe me from every newsletter in my inbox", read the inbox and
+        answered; such an ask needs what no function does (dev: 6 of the 15 must-escalate
+        attempts of two wordings ended so, and 3 device asks, all failed; docs/design.md,
+        "A change asked and none made is handed over")."""
+        if not self.change_asked or self.notes:
+            return False
+        tools = [step for step in self.steps if step.kind == "tool"]
+        return bool(tools) and not any(step.writes for step in tools)
+
     def _read_after_change(self, plan: Plan, available: list[Tool]) -> bool:
         """Whether ``plan`` reads after the turn's write ran, for an ask that asks to be told
         nothing: "add call the bank to my to-do list" became ``create_task`` then
@@ -354,6 +371,7 @@ class Turn(TurnState):
                 )
                 if verdict.hand_off:
                     return Plan(kind="escalate", brief="the hand-off check chose the cloud")
+                self.change_asked = instructs_change(verdict.change, self.ask)
                 if nothing_to_change(verdict, self.ask, list(self.config.tools.values())):
                     return Plan(kind="escalate", brief="a change, and every function only reads")
         if first and self.config.world_check and not self.world_checked:
