@@ -49,6 +49,7 @@ from .arguments import (
     shown_keys,
     validate_arguments,
 )
+from .clause import asks_then_acts
 from .clock import spoken_minutes
 from .condition import (
     asks_about_presence,
@@ -252,7 +253,7 @@ async def run_tool_step(
             return Withheld("")  # the harness cannot decide it: the planner's answer stands
         elif (
             turn.config.condition_check
-            and states_condition(turn.ask)
+            and _conditional(turn.ask)
             and not _plainly_absent(turn, tool, tool_input)
         ):  # "unless it's already there", and nothing like it was found: it goes ahead
             condition = await condition_met(turn.caller, tool, tool_input, turn.ask, turn.steps)
@@ -276,6 +277,14 @@ async def run_tool_step(
     )
 
 
+def _conditional(ask: str) -> bool:
+    """Whether the ask states a condition in words ("if", "unless", "only", "make sure") or
+    puts a question its change hangs on: "order arriving today? then mail theo to grab it"
+    has no condition word, and the write went with no check at all (dev, third wording: an
+    email sent to the wrong person about a parcel not coming that day)."""
+    return states_condition(ask) or asks_then_acts(ask)
+
+
 def _plainly_absent(turn: TurnState, tool: Tool, tool_input: Mapping[str, Any]) -> bool:
     """Whether the ask's condition is the item's presence ("unless it's already there") and
     the reads show it plainly absent: nothing like it in the list, or every read empty."""
@@ -295,7 +304,7 @@ async def _decided_condition(
     reads = findings(turn.steps)
     if not reads:
         return None
-    if states_condition(turn.ask):
+    if _conditional(turn.ask):
         compared = await threshold_met(turn.caller, tool_input, turn.ask, reads)
         if compared is not None:
             return "comparison", compared[0], compared[1].line

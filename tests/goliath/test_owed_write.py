@@ -264,3 +264,20 @@ def test_an_instruction_is_a_change_said_as_one() -> None:
     assert not instructs_change(True, "what's in my inbox?")
     assert not instructs_change(True, "And rice, please.")
     assert not instructs_change(True, "add it unless it's there")
+
+
+async def test_a_question_the_change_hangs_on_is_checked_like_an_if() -> None:
+    archived, tools = inbox()
+    model = FakeModel(
+        [
+            {"json": {"call": "list_emails", "then": "archive_email"}},
+            {"json": {"call": "archive_email"}},
+            {"json": {"email_id": 1}},
+            {"json": {"go": "no"}},
+            {"text": "The newsletter is not from the bank, so nothing was archived."},
+        ]
+    )
+    async with Agent(model, tools=tools, auto_approve=True, condition_check=True) as agent:
+        result = await agent.run("newsletter from the bank? then archive it")
+    assert archived == []
+    assert checks(result) == [("condition", False)]
