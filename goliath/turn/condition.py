@@ -27,7 +27,7 @@ from ..extensions import Plan
 from ..models import GenerateRequest, Generation
 from ..records import StepRecord
 from ..tools import Tool
-from .clause import hangs_on_condition
+from .clause import condition_at, hangs_on_condition, spoken
 from .generation import ModelCaller
 from .handoff import purpose
 from .words import singular, words
@@ -40,6 +40,7 @@ __all__ = [
     "ConditionVerdict",
     "asks_about_presence",
     "check_first",
+    "condition_look",
     "condition_met",
     "condition_request",
     "condition_schema",
@@ -183,6 +184,28 @@ def check_first(plan: Plan, tools: Sequence[Tool], ask: str) -> Plan:
 
 
 _GENERIC_NOUNS = frozenset({"item", "items", "my", "all", "new", "to", "from", "of", "the"})
+
+
+def condition_look(
+    write: Tool, tools: Sequence[Tool], ask: str, steps: Sequence[StepRecord]
+) -> Tool | None:
+    """The read to make before a conditional write whose object the condition names and no
+    read of this turn has shown: "Did I leave the porch light on? Turn it off if so." read the
+    thermostat, and the check could only say no; "below 19 inside? heating to 20.5 then" set
+    the heating with nothing read (dev, second and third wordings). The read is the one whose
+    name shares a noun with the write's (``list_lights`` for ``set_light``), and one of those
+    nouns stands inside the ask's condition (``clause.condition_at``): "if it rains tomorrow,
+    remind me ..." names no reminder in its condition, so nothing is read for it."""
+    read = _read_of_the_same(write, tools)
+    if read is None or any(step.tool == read.name for step in steps):
+        return None
+    text = spoken(ask)
+    nouns = {singular(word) for word in words(write.name)[1:]} - _GENERIC_NOUNS
+    nouns &= {singular(word) for word in words(read.name)[1:]}
+    for match in re.finditer(r"[a-z]+", text):
+        if singular(match.group()) in nouns and condition_at(text, match.start(), match.end()):
+            return read
+    return None
 
 
 def _read_of_the_same(write: Tool, tools: Sequence[Tool]) -> Tool | None:

@@ -39,6 +39,9 @@ class LookUp:
     parameters: tuple[str, ...]
     failed: bool = False
     """The call already ran and found nothing by the values it had (``run.py``, ``_recovery``)."""
+    read: str | None = None
+    """The read to make, where the harness knows it (the condition's own look, ``condition.py``,
+    ``condition_look``): no model call picks it."""
 
 
 def id_parameters(tool: Tool) -> list[str]:

@@ -462,6 +462,10 @@ class Turn(TurnState):
         if waiting is None or not reads:
             return Plan(kind="answer", brief="reply")
         later = [lookup.tool, *(self.planned or [])]
+        if lookup.read in reads:  # the harness knows which read: no model call picks it
+            self.planned = later
+            read = next(tool for tool in available if tool.name == lookup.read)
+            return Plan(kind="tool", brief=read.description, tool=read.name)
         system, prompt = await self._prompts(
             available,
             context_text,

@@ -53,6 +53,7 @@ from .clause import asks_then_acts
 from .clock import spoken_minutes
 from .condition import (
     asks_about_presence,
+    condition_look,
     condition_met,
     findings,
     states_condition,
@@ -244,6 +245,14 @@ async def run_tool_step(
         if note is not None:
             return Withheld(note)
         decided = await _decided_condition(turn, tool_input)
+        look = (
+            condition_look(tool, list(available.values()), turn.ask, turn.steps)
+            if decided is None and _conditional(turn.ask) and tool.name not in turn.looked_up
+            else None
+        )
+        if look is not None:  # "porch light on? turn it off if so": the lights are read first
+            turn.looked_up.add(tool.name)
+            return LookUp(tool.name, (), read=look.name)
         if decided is not None:  # "if it's under 19", "if it's unlocked", "if it's today"
             check, go, line = decided
             turn.emit(CheckEvent(check=check, passed=go, margin=None))

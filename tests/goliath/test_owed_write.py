@@ -281,3 +281,72 @@ async def test_a_question_the_change_hangs_on_is_checked_like_an_if() -> None:
         result = await agent.run("newsletter from the bank? then archive it")
     assert archived == []
     assert checks(result) == [("condition", False)]
+
+
+# ------------------------------------------------------------ the condition's own look
+
+
+def home() -> tuple[list[tuple[str, bool]], list[Tool]]:
+    switched: list[tuple[str, bool]] = []
+
+    @tool
+    def get_thermostat() -> dict[str, Any]:
+        """Read the thermostat."""
+        return {"mode": "heat", "current_c": 18.5}
+
+    @tool
+    def list_lights() -> list[dict[str, Any]]:
+        """The lights and whether each is on."""
+        return [
+            {"id": "light-1", "name": "Kitchen ceiling", "on": False},
+            {"id": "light-6", "name": "Porch light", "on": True},
+        ]
+
+    @tool(writes=True)
+    def set_light(name: str, on: bool) -> str:
+        """Switch one light on or off.
+
+        Args:
+            name: The light.
+            on: True for on.
+        """
+        switched.append((name, on))
+        return "ok"
+
+    return switched, [get_thermostat, list_lights, set_light]
+
+
+async def test_a_condition_on_what_no_read_showed_reads_it_first() -> None:
+    switched, tools = home()
+    model = FakeModel(
+        [
+            {"json": {"call": "get_thermostat", "then": "set_light"}},
+            {"json": {"call": "set_light"}},
+            {"json": {"name": "Porch light", "on": False}},
+            {"json": {"call": "set_light"}},
+            {"json": {"name": "Porch light", "on": False}},
+            {"text": "The porch light is off now."},
+        ]
+    )
+    async with Agent(model, tools=tools, auto_approve=True) as agent:
+        result = await agent.run("Did I leave the porch light on? Turn it off if so.")
+    assert [step.tool for step in result.steps if step.kind == "tool"] == [
+        "get_thermostat",
+        "list_lights",
+        "set_light",
+    ]
+    assert switched == [("Porch light", False)]
+    assert checks(result) == [("state", True)]
+
+
+def test_the_look_is_only_for_what_the_condition_names() -> None:
+    from goliath.turn.condition import condition_look
+
+    _switched, tools = home()
+    set_light = tools[2]
+    look = condition_look(set_light, tools, "if the porch light is on, switch it off", [])
+    assert look is not None and look.name == "list_lights"
+    # the light is the change, not the condition
+    assert condition_look(set_light, tools, "if it's below 19, turn on the porch light", []) is None
+    # no condition at all
+    assert condition_look(set_light, tools, "turn off the porch light", []) is None
