@@ -243,8 +243,6 @@ class Turn(TurnState):
             owed = await self._owed_write(available, context_text)
             if owed is not None:  # "are any doors unlocked? lock them if so", answered
                 return owed
-            if self._unchanged():  # "unsubscribe me from every newsletter": read, then no write
-                return Plan(kind="escalate", brief="a change was asked and none was made")
         if (
             isinstance(plan, Plan)
             and plan.kind == "tool"
@@ -305,18 +303,17 @@ class Turn(TurnState):
             plan = attrs.evolve(plan, brief=tool.description)
         return plan
 
-    def _unchanged(self) -> bool:
-        """Whether the turn would answer an instruction to change something with nothing
-        changed and no reason: the hand-off check named it a change (``instructs_change``),
-        reads ran, and no write was tried — none made, withheld, declined or skipped. The
-        device kept "unsubscribe me from every newsletter in my inbox", read the inbox and
-        answered; such an ask needs what no function does (dev: 6 of the 15 must-escalate
-        attempts of two wordings ended so, and 3 device asks, all failed; docs/design.md,
-        "A change asked and none made is handed over")."""
-        if not self.change_asked or self.notes:
+    def _plans_no_change(self, plan: Plan, available: list[Tool]) -> bool:
+        """Whether the first plan answers an instruction to change something with a read and
+        then the answer: the hand-off check named the ask a change (``instructs_change``), and
+        the plan's call reads and its ``then`` names no function. Followed, such a plan ends
+        with nothing changed: "unsubscribe me from every newsletter in my inbox" read the
+        inbox and answered; what it needs no function does (docs/design.md, "A change the
+        first plan does not make is handed over")."""
+        if not self.change_asked or plan.kind != "tool" or plan.then != ():
             return False
-        tools = [step for step in self.steps if step.kind == "tool"]
-        return bool(tools) and not any(step.writes for step in tools)
+        tool = next((tool for tool in available if tool.name == plan.tool), None)
+        return tool is not None and not tool.writes
 
     def _read_after_change(self, plan: Plan, available: list[Tool]) -> bool:
         """Whether ``plan`` reads after the turn's write ran, for an ask that asks to be told
@@ -417,6 +414,8 @@ class Turn(TurnState):
                 plan = await self._named(plan, available, system, prompt)
             if isinstance(plan, Plan):  # "add it if nothing clashes": the check comes first
                 plan = check_first(plan, available, self.ask)
+            if isinstance(plan, Plan) and self._plans_no_change(plan, available):
+                return Plan(kind="escalate", brief="a change was asked and the plan makes none")
         if isinstance(plan, Plan) and plan.kind == "tool":
             if first:
                 self.planned = None if plan.then is None else list(plan.then)

@@ -237,11 +237,31 @@ async def unchanged_turn(ask: str) -> tuple[Any, Cloud]:
     return result, cloud
 
 
-async def test_an_instruction_answered_with_nothing_changed_is_handed_over() -> None:
+async def test_an_instruction_whose_plan_makes_no_change_is_handed_over_unread() -> None:
     result, cloud = await unchanged_turn("Unsubscribe me from every newsletter in my inbox.")
     assert result.handled_by == "cloud"
     assert cloud.reasons == ["conductor-asked"]
-    assert result.steps[0].tool == "list_emails"  # the read ran; the hand-over came after it
+    assert not [step for step in result.steps if step.kind == "tool"]  # nothing read first
+
+
+async def test_an_instruction_whose_plan_writes_after_the_read_stays() -> None:
+    archived, tools = inbox()
+    cloud = Cloud()
+    model = FakeModel(
+        [
+            change_kind(),
+            {"json": {"call": "list_emails", "then": "archive_email"}},
+            {"json": {"call": "archive_email"}},
+            {"json": {"email_id": 1}},
+            {"text": "Archived."},
+        ]
+    )
+    async with Agent(
+        model, tools=tools, fallback=cloud, hand_off_check=True, auto_approve=True
+    ) as agent:
+        result = await agent.run("Archive the newsletter from Deals Weekly.")
+    assert result.handled_by == "device"
+    assert archived == [1]
 
 
 @pytest.mark.parametrize(
