@@ -36,7 +36,8 @@ _NOT_A_CONDITION = re.compile(
 )
 _ELSE = re.compile(r"\belse\b|\botherwise\b.*\botherwise\b")
 _ANSWER = re.compile(
-    r"\bif (?:(?P<so>so|yes)|(?P<no>not|no)"
+    r"\bif (?P<so>so|yes)\b"  # "if yes kill it": a whole answer, whatever follows
+    r"|\bif (?:(?P<no>not|no)"
     r"|(?:it|they|i|you|he|she|that|there|one|we)\s*"
     r"(?:'s|'re|'m|'ve|is|are|am|was|were|has|have|had|did|does|do)(?P<neg>n't|\s+not)?)"
     r"(?=\s*(?:$|[,;:.?!-]|(?:already|yet|then|please)\b))"

@@ -59,6 +59,7 @@ def clause_of(ask: str, word: str) -> tuple[str, bool] | None:
             ("the door is locked", False),
         ),
         ("front door unlocked? lock it then", "unlocked", ("front door unlocked", True)),
+        ("porch light still on? if yes kill it", "porch", ("porch light still on", True)),
         ("Did I take it? Log it if I didn't.", "take", ("did i take it", False)),
     ],
 )
