@@ -26,7 +26,6 @@ import attrs
 
 from ..models import Generation
 from ..tools import Tool
-from .clause import hangs_on_condition
 from .generation import ModelCaller
 from .words import singular, words
 
@@ -303,31 +302,6 @@ def nothing_to_change(verdict: HandOffVerdict, ask: str, tools: Sequence[Tool]) 
         and verdict.change
         and not is_question(ask)
         and not any(tool.writes for tool in tools)
-    )
-
-
-_STATEMENT_OPENERS = frozenset(
-    re.findall(
-        r"[a-z]+",
-        """i im ive id ill we were weve my our it its that this there thanks thank and but so
-        also feeling just""",
-    )
-)
-"""First words of a statement or a follow-up, not an instruction: "I need a hotel in Porto
-...", "Thanks for keeping my inbox tidy", "And rice, please"."""
-
-
-def instructs_change(change: bool, ask: str) -> bool:
-    """Whether the ask instructs a change: the check named it a change (``change``), and it
-    is no question, opens with no word of a statement ("I need a hotel ..."), and makes no
-    change hang on a condition ("add it unless it's there" may rightly change nothing)."""
-    said = words(ask.replace("\u2019", "'").replace("'", ""))
-    return (
-        change
-        and bool(said)
-        and not is_question(ask)
-        and said[0] not in _STATEMENT_OPENERS
-        and not hangs_on_condition(ask)
     )
 
 

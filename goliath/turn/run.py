@@ -55,7 +55,6 @@ from .handoff import (
     asks_about_own_data,
     asks_to_be_told,
     check_hand_off,
-    instructs_change,
     nothing_to_change,
     only_thanks,
 )
@@ -303,18 +302,6 @@ class Turn(TurnState):
             plan = attrs.evolve(plan, brief=tool.description)
         return plan
 
-    def _plans_no_change(self, plan: Plan, available: list[Tool]) -> bool:
-        """Whether the first plan answers an instruction to change something with a read and
-        then the answer: the hand-off check named the ask a change (``instructs_change``), and
-        the plan's call reads and its ``then`` names no function. Followed, such a plan ends
-        with nothing changed: "unsubscribe me from every newsletter in my inbox" read the
-        inbox and answered; what it needs no function does (docs/design.md, "A change the
-        first plan does not make is handed over")."""
-        if not self.change_asked or plan.kind != "tool" or plan.then != ():
-            return False
-        tool = next((tool for tool in available if tool.name == plan.tool), None)
-        return tool is not None and not tool.writes
-
     def _read_after_change(self, plan: Plan, available: list[Tool]) -> bool:
         """Whether ``plan`` reads after the turn's write ran, for an ask that asks to be told
         nothing: "add call the bank to my to-do list" became ``create_task`` then
@@ -368,7 +355,6 @@ class Turn(TurnState):
                 )
                 if verdict.hand_off:
                     return Plan(kind="escalate", brief="the hand-off check chose the cloud")
-                self.change_asked = instructs_change(verdict.change, self.ask)
                 if nothing_to_change(verdict, self.ask, list(self.config.tools.values())):
                     return Plan(kind="escalate", brief="a change, and every function only reads")
         if first and self.config.world_check and not self.world_checked:
@@ -414,8 +400,6 @@ class Turn(TurnState):
                 plan = await self._named(plan, available, system, prompt)
             if isinstance(plan, Plan):  # "add it if nothing clashes": the check comes first
                 plan = check_first(plan, available, self.ask)
-            if isinstance(plan, Plan) and self._plans_no_change(plan, available):
-                return Plan(kind="escalate", brief="a change was asked and the plan makes none")
         if isinstance(plan, Plan) and plan.kind == "tool":
             if first:
                 self.planned = None if plan.then is None else list(plan.then)

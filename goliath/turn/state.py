@@ -56,9 +56,6 @@ class TurnState:
         first plan of ``{"call"}`` alone, as scripts may send)."""
         self.hand_off_checked = False
         """The hand-off check ran (a first plan retried after a malformed reply asks it once)."""
-        self.change_asked = False
-        """The hand-off check named the ask an instruction to change something
-        (``handoff.instructs_change``): an answer with nothing changed is no answer to it."""
         self.world_checked = False
         """The world check ran (once a turn, like the hand-off check)."""
         self.looked_up: set[str] = set()

@@ -5,13 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from goliath import Agent, Tool, tool
 from goliath.events import CheckEvent
-from goliath.records import FallbackRequest
 from goliath.testing import FakeModel
-from goliath.turn.handoff import KINDS, instructs_change
 
 
 def checks(result: Any) -> list[tuple[str, bool]]:
@@ -175,18 +171,6 @@ async def test_an_ask_with_no_condition_is_answered_with_no_write_planned() -> N
     assert [call.label for call in model.calls] == ["conductor", "answer"]
 
 
-# ------------------------------------------------- an instruction answered with nothing changed
-
-
-def change_kind() -> dict[str, Any]:
-    """A hand-off check reply naming the ask a change, the device's kinds well ahead."""
-    device = [name for name, _, needs in KINDS if not needs]
-    remote = [name for name, _, needs in KINDS if needs]
-    scores = {name: (-0.5 if name == "change" else -3.0) for name in device}
-    scores.update({name: -6.0 for name in remote})
-    return {"json": {"kind": "change"}, "scores": scores}
-
-
 def inbox() -> tuple[list[int], list[Tool]]:
     archived: list[int] = []
 
@@ -206,84 +190,6 @@ def inbox() -> tuple[list[int], list[Tool]]:
         return "archived"
 
     return archived, [list_emails, archive_email]
-
-
-class Cloud:
-    def __init__(self) -> None:
-        self.reasons: list[str] = []
-
-    async def __call__(self, request: FallbackRequest) -> str:
-        self.reasons.append(request.reason)
-        return "(cloud)"
-
-
-async def unchanged_turn(ask: str) -> tuple[Any, Cloud]:
-    archived, tools = inbox()
-    cloud = Cloud()
-    owed = [{"json": {"email_id": 1}}] if "if" in ask.split() else []  # the owed write's values
-    model = FakeModel(
-        [
-            change_kind(),
-            {"json": {"call": "list_emails", "then": "answer_the_user"}},
-            *owed,
-            {"text": "You have one email from Deals Weekly."},
-        ]
-    )
-    async with Agent(
-        model, tools=tools, fallback=cloud, hand_off_check=True, auto_approve=True
-    ) as agent:
-        result = await agent.run(ask)
-    assert archived == []  # nothing the harness could decide: no write
-    return result, cloud
-
-
-async def test_an_instruction_whose_plan_makes_no_change_is_handed_over_unread() -> None:
-    result, cloud = await unchanged_turn("Unsubscribe me from every newsletter in my inbox.")
-    assert result.handled_by == "cloud"
-    assert cloud.reasons == ["conductor-asked"]
-    assert not [step for step in result.steps if step.kind == "tool"]  # nothing read first
-
-
-async def test_an_instruction_whose_plan_writes_after_the_read_stays() -> None:
-    archived, tools = inbox()
-    cloud = Cloud()
-    model = FakeModel(
-        [
-            change_kind(),
-            {"json": {"call": "list_emails", "then": "archive_email"}},
-            {"json": {"call": "archive_email"}},
-            {"json": {"email_id": 1}},
-            {"text": "Archived."},
-        ]
-    )
-    async with Agent(
-        model, tools=tools, fallback=cloud, hand_off_check=True, auto_approve=True
-    ) as agent:
-        result = await agent.run("Archive the newsletter from Deals Weekly.")
-    assert result.handled_by == "device"
-    assert archived == [1]
-
-
-@pytest.mark.parametrize(
-    "ask",
-    [
-        "Is there a newsletter in my inbox?",  # a question
-        "I need the newest newsletter.",  # a statement
-        "Archive the newsletter if it's from Deals Weekly.",  # a condition may rightly stop it
-    ],
-)
-async def test_a_question_a_statement_or_a_condition_keeps_its_answer(ask: str) -> None:
-    result, cloud = await unchanged_turn(ask)
-    assert result.handled_by == "device"
-    assert cloud.reasons == []
-
-
-def test_an_instruction_is_a_change_said_as_one() -> None:
-    assert instructs_change(True, "unsubscribe me from every newsletter")
-    assert not instructs_change(False, "unsubscribe me from every newsletter")
-    assert not instructs_change(True, "what's in my inbox?")
-    assert not instructs_change(True, "And rice, please.")
-    assert not instructs_change(True, "add it unless it's there")
 
 
 async def test_a_question_the_change_hangs_on_is_checked_like_an_if() -> None:
