@@ -6,10 +6,13 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import pydantic
+
 from goliath import Tool
 from goliath.evaluation import Fixture
 from goliath.models import GenerateRequest, Generation
 from goliath.testing import FakeModel
+from goliath.turn.clause import hangs_on_condition
 from goliath.turn.handoff import only_thanks
 from goliath.turn.threshold import compare, stated_comparison
 from goliath.turn.words import singular, words
@@ -38,7 +41,39 @@ def goliath_script(
             script.append({"json": next(replies)})
     leftover = list(replies)
     assert not leftover, f"{fixture.id}: unused arguments {leftover}"
-    return [*script, answer_plan(), answer(perfect_answer(fixture))]
+    return [*script, answer_plan(), *owed_write(fixture, tools), answer(perfect_answer(fixture))]
+
+
+def owed_write(fixture: Fixture, tools: Mapping[str, Tool]) -> list[dict[str, Any]]:
+    """The replies a check-then-act ask's owed write asks for (``run._owed_write``): after its
+    reads, an answer with no write tried gets one write planned, here the one the fixture says
+    must not be made (``Fixture.withheld``), with its values; the harness must then withhold
+    it (where the fixture names none, the worker replies that a value is missing, and the
+    harness drops the write unseen). Nothing where the turn writes, reads nothing, or sets no
+    condition."""
+    writes = [name for name, tool in tools.items() if tool.writes]
+    if (
+        not hangs_on_condition(fixture.ask)
+        or not fixture.tools
+        or any(tools[name].writes for name in fixture.tools)
+        or not writes
+    ):
+        return []
+    name, values = fixture.withheld[0] if fixture.withheld else (writes[0], {})
+    if name not in tools or not _valid(tools[name], values):  # the worker says what it lacks
+        name, values = writes[0], {"missing": "the change the request makes depends on"}
+    plan = [use(name)] if len(writes) > 1 else []
+    return [*plan, {"json": dict(values)}]
+
+
+def _valid(tool: Tool, values: Mapping[str, Any]) -> bool:
+    """Whether ``values`` are whole arguments of ``tool`` (a fixture's ``withheld`` is a
+    pattern the judge matches, which may leave out or simplify a value)."""
+    try:
+        tool.parameters.model_validate(dict(values))
+    except pydantic.ValidationError:
+        return False
+    return bool(values)
 
 
 class PerfectModel(FakeModel):
