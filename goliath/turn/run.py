@@ -284,20 +284,34 @@ class Turn(TurnState):
         if len(choices) == 1:
             tool = next(tool for tool in available if tool.name == choices[0])
             return Plan(kind="tool", brief=tool.description, tool=tool.name)
+        plan = await self._plan_among(available, context_text, choices, planned=[], hint=None)
+        if not isinstance(plan, Plan) or plan.kind != "tool" or plan.tool not in choices:
+            return None
+        return plan
+
+    async def _plan_among(
+        self,
+        available: list[Tool],
+        context_text: str | None,
+        offered: list[str],
+        *,
+        planned: list[str],
+        hint: str | None,
+    ) -> Plan | InvalidPlan:
+        """A later step's call, narrowed to ``offered`` (a look-up's reads, an owed write's
+        writes), its brief filled from the function."""
         system, prompt = await self._prompts(
-            available, context_text, first=False, planned=[], hint=None
+            available, context_text, first=False, planned=planned, hint=hint
         )
         plan = await request_plan(
             self.caller,
             system=system,
             prompt=prompt,
             tool_names=[tool.name for tool in available],
-            offered=choices,
+            offered=offered,
             require_tool=True,
         )
-        if not isinstance(plan, Plan) or plan.kind != "tool" or plan.tool not in choices:
-            return None
-        if not plan.brief:
+        if isinstance(plan, Plan) and plan.kind == "tool" and not plan.brief:
             tool = next(tool for tool in available if tool.name == plan.tool)
             plan = attrs.evolve(plan, brief=tool.description)
         return plan
@@ -449,26 +463,15 @@ class Turn(TurnState):
             self.planned = later
             read = next(tool for tool in available if tool.name == lookup.read)
             return Plan(kind="tool", brief=read.description, tool=read.name)
-        system, prompt = await self._prompts(
+        plan = await self._plan_among(
             available,
             context_text,
-            first=False,
+            reads,
             planned=later,
             hint=lookup_hint(waiting, lookup.parameters, failed=lookup.failed),
         )
-        plan = await request_plan(
-            self.caller,
-            system=system,
-            prompt=prompt,
-            tool_names=[t.name for t in available],
-            offered=reads,
-            require_tool=True,
-        )
         if isinstance(plan, Plan) and plan.kind == "tool":
             self.planned = later
-            if not plan.brief:
-                tool = next(t for t in available if t.name == plan.tool)
-                plan = attrs.evolve(plan, brief=tool.description)
         return plan
 
     async def _weighed(
