@@ -59,7 +59,8 @@ class TurnState:
         self.world_checked = False
         """The world check ran (once a turn, like the hand-off check)."""
         self.looked_up: set[str] = set()
-        """Functions that already got a look-up for an id nothing had shown (once each)."""
+        """Functions that already got a look-up for an id nothing had shown, or the read their
+        condition names (``condition.condition_look``): once each."""
         self.lookup: Any = None
         """The look-up the next plan must make (a ``lookup.LookUp``), if any."""
         self.value_errors: set[int] = set()
