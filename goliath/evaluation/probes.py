@@ -241,6 +241,8 @@ class ProbeOutcome:
     check_scores: dict[str, float] | None = None
     """The hand-off check's scored kinds, when it ran before the plan (decision and plan
     probes)."""
+    ask: str = ""
+    """The ask probed: the hand-off sweep reads whether it only asks (``handoff.only_asks``)."""
 
 
 @attrs.frozen
@@ -495,6 +497,7 @@ async def _probe_one(
                 if probe in DECIDING
                 else "",
                 check_scores=splice.hand_off_scores if probe in ("decision", "plan") else None,
+                ask=fixture.ask,
             )
         )
     return outcomes
@@ -517,9 +520,12 @@ def _kept_by_rule(fixture: Fixture) -> ProbeOutcome:
 def _score_hand_off(fixture: Fixture, splice: _Splice, text: str) -> tuple[str, list[str]]:
     """``escalate`` or ``device``, as the turn decided with the check's margin; right when it
     is what the ask needs."""
-    from ..turn.handoff import read_hand_off
+    from ..turn.handoff import only_asks, read_hand_off
 
-    verdict = read_hand_off(Generation(text=text, scores=splice.hand_off_scores or None))
+    verdict = read_hand_off(
+        Generation(text=text, scores=splice.hand_off_scores or None),
+        question=only_asks(fixture.ask),
+    )
     got = "escalate" if verdict.hand_off else "device"
     wanted = "escalate" if fixture.handled_by == "cloud" else "device"
     named = f" (named {verdict.kind})" if verdict.kind else ""

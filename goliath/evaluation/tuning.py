@@ -139,11 +139,12 @@ class MarginRow:
 def _gap(outcome: Mapping[str, Any]) -> float | None:
     """How far the acting option leads: cloud over phone (hand-off), no over yes (intent)."""
     from ..models import Generation
-    from ..turn.handoff import KINDS, read_hand_off
+    from ..turn.handoff import KINDS, only_asks, read_hand_off
 
     scores = outcome.get("scores") or {}
     if any(name in scores for name, _, _ in KINDS):
-        return read_hand_off(Generation(text="", scores=dict(scores))).margin
+        question = only_asks(str(outcome.get("ask") or ""))
+        return read_hand_off(Generation(text="", scores=dict(scores)), question=question).margin
     if "cloud" in scores and "phone" in scores:  # the first check's two names
         return float(scores["cloud"]) - float(scores["phone"])
     if "yes" in scores and "no" in scores:

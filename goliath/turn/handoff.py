@@ -27,7 +27,7 @@ import attrs
 from ..models import Generation
 from ..tools import Tool
 from .generation import ModelCaller
-from .words import singular, words
+from .words import singular, stem, words
 
 __all__ = [
     "CLOUD_NEEDS",
@@ -42,10 +42,13 @@ __all__ = [
     "hand_off_user",
     "held_words",
     "is_question",
+    "names_emergency",
     "nothing_to_change",
+    "only_asks",
     "only_thanks",
     "purpose",
     "read_hand_off",
+    "unserved_action",
 ]
 
 KINDS: tuple[tuple[str, str, bool], ...] = (
@@ -93,6 +96,10 @@ tablets?", "is a resting heart rate of 95 normal?"): the check decides those."""
 
 _FIELD = "kind"
 _CLOUD_KINDS = frozenset(name for name, _, cloud in KINDS if cloud)
+_ACTION_KINDS = frozenset({"purchase"})
+"""Cloud kinds that are something done, never something asked: a question that only asks
+(``only_asks``) is not one of them, whatever the check says ("what did the most recent
+FreshCart charge come to?" was named ``purchase``; docs/design.md, "The hand-off check")."""
 _CHANGE = "change"
 _PURPOSE_CHARS = 70
 _RECENT_CHARS = 160
@@ -170,17 +177,22 @@ def _logsumexp(values: Sequence[float]) -> float:
     return top + math.log(sum(math.exp(value - top) for value in values))
 
 
-def read_hand_off(generation: Generation, margin: float | None = None) -> HandOffVerdict:
+def read_hand_off(
+    generation: Generation, margin: float | None = None, *, question: bool = False
+) -> HandOffVerdict:
     """The verdict of a reply: hand off when the cloud's kinds lead the device's by more than
-    ``margin`` (default :data:`HAND_OFF_MARGIN`), or, unscored, when it named a cloud kind."""
+    ``margin`` (default :data:`HAND_OFF_MARGIN`), or, unscored, when it named a cloud kind.
+    For a ``question`` that only asks (``only_asks``), the kinds that are actions
+    (``purchase``) are not the cloud's: asking what a payment came to buys nothing."""
     threshold = HAND_OFF_MARGIN if margin is None else margin
+    cloud_kinds = _CLOUD_KINDS - _ACTION_KINDS if question else _CLOUD_KINDS
     try:
         named = json.loads(generation.text).get(_FIELD)
     except (ValueError, AttributeError):
         named = None
     kind = named if isinstance(named, str) else None
     scores = generation.scores or {}
-    cloud = [scores[name] for name in _CLOUD_KINDS if name in scores]
+    cloud = [scores[name] for name in cloud_kinds if name in scores]
     device = [scores[name] for name, _, is_cloud in KINDS if not is_cloud and name in scores]
     if cloud and device:
         gap = _logsumexp(cloud) - _logsumexp(device)
@@ -190,7 +202,7 @@ def read_hand_off(generation: Generation, margin: float | None = None) -> HandOf
         change = max(ranked, key=lambda name: ranked[name]) == _CHANGE
         return HandOffVerdict(hand_off=gap > threshold, margin=gap, kind=kind, change=change)
     return HandOffVerdict(
-        hand_off=kind in _CLOUD_KINDS, margin=None, kind=kind, change=kind == _CHANGE
+        hand_off=kind in cloud_kinds, margin=None, kind=kind, change=kind == _CHANGE
     )
 
 
@@ -206,6 +218,27 @@ def is_question(ask: str) -> bool:
     return bool(said) and (
         said[0] in _QUESTION_WORDS or said[0] in _READ_OPENERS or ask.rstrip().endswith("?")
     )
+
+
+_ASKING_WORDS = frozenset(
+    re.findall(r"[a-z]+", "what whats how which who whos whose when where why")
+)
+_LEAD_WORDS = frozenset(re.findall(r"[a-z]+", "and so ok okay oh also but then"))
+
+
+def only_asks(ask: str) -> bool:
+    """Whether ``ask`` is one question and nothing more: it opens with a question word that
+    cannot open a request (what, how, which, who, when, where, why; after "and", "so", "ok"
+    ...), and nothing follows its first question mark. "When do I have to pay Vodafone, and
+    how much is it?" asks; "who owns this number? search the web and block them" asks and
+    then asks for more; "do my taxes" is a request."""
+    said = words(ask.replace("\u2019", "'").replace("'", ""))
+    while said and said[0] in _LEAD_WORDS:
+        said = said[1:]
+    if not said or said[0] not in _ASKING_WORDS:
+        return False
+    _, mark, after = ask.partition("?")
+    return not (mark and words(after))
 
 
 _TELL_WORDS = frozenset(
@@ -305,6 +338,94 @@ def nothing_to_change(verdict: HandOffVerdict, ask: str, tools: Sequence[Tool]) 
     )
 
 
+_OUTSIDE_VERBS = frozenset(
+    re.findall(
+        r"[a-z]+",
+        """book buy purchase pay order reserve transfer wire unsubscribe block report submit
+        donate hire sell refund""",
+    )
+)
+"""Verbs of acts done with the world outside the user's apps (buying, paying, booking,
+reporting, unsubscribing): asked for and done by none of the agent's functions, they need the
+cloud."""
+_SLOT_VERBS = frozenset({"book", "reserve", "block"})
+"""Outside verbs that also set time aside in a calendar ("block 90 minutes tomorrow", "book a
+bike ride at 3pm"): said with a time of day, they are left to the check."""
+_SLOT = re.compile(
+    r"\b\d{1,2}(?::\d\d)?\s*(?:am|pm)\b|\b\d{1,2}[:.]\d\d\b"
+    r"|\b\d+\s*(?:min|mins|minutes?|hours?|hrs?)\b"
+    r"|\b(?:today|tonight|tomorrow|morning|afternoon|evening|noon|midnight"
+    r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
+)
+_CLAUSE = re.compile(r"(?:[^,;!?:.]|[:.](?=\S))+(?:[,;!?]|[:.](?=\s|$))?")
+_JOINS = re.compile(r"\band\b|\bthen\b")
+_CLAUSE_OPENERS = frozenset(
+    re.findall(r"[a-z]+", "please pls can could would will you and then also just")
+)
+_REQUEST_OPENERS = frozenset({"can", "could", "would", "will"})
+
+
+def _clause_verbs(ask: str) -> list[str]:
+    """The first word of each clause of ``ask`` that asks for something: split at
+    punctuation, "and" and "then", past "please", "can you" ...; a clause ending in a question
+    mark is asked about, not asked for ("order arriving today?"), unless it opens a request
+    ("could you pay Alex back?")."""
+    verbs = []
+    for match in _CLAUSE.finditer(ask.lower().replace("\u2019", "'")):
+        clause = match.group(0)
+        said = words(clause)
+        if clause.rstrip().endswith("?") and said[:1] != [] and said[0] not in _REQUEST_OPENERS:
+            continue
+        for part in _JOINS.split(clause):
+            said = words(part)
+            while said and said[0] in _CLAUSE_OPENERS:
+                said = said[1:]
+            if said:
+                verbs.append(said[0])
+    return verbs
+
+
+def unserved_action(ask: str, tools: Sequence[Tool]) -> str | None:
+    """The verb of an act done with the world outside (buy, pay, book, unsubscribe, block,
+    report ...) that ``ask`` asks for and no function's name or description holds, or
+    ``None``. "Search the airlines for Porto flights and book the best one" beside a to-do
+    list, "unsubscribe me from every newsletter" beside an inbox that reads, sends and
+    archives: the hand-off check named such asks a change or a look-up (dev, second wordings:
+    the cloud's kinds 0.3 to 2.4 behind), and the device read and answered. A function that
+    does the act keeps the ask ("book a table" beside ``book_table``); "book", "reserve" and
+    "block" said with a time of day may set time aside in a calendar and are left to the
+    check."""
+    held = {stem(word) for tool in tools for word in words(f"{tool.name} {tool.description}")}
+    slot = _SLOT.search(ask.lower()) is not None
+    for verb in _clause_verbs(ask):
+        if verb not in _OUTSIDE_VERBS or stem(verb) in held:
+            continue
+        if verb in _SLOT_VERBS and slot:
+            continue
+        return verb
+    return None
+
+
+_EMERGENCY = re.compile(
+    r"\bchest\W+(?:\w+\W+){0,3}?(?:pain|pains|hurts?|tight|pressure)"
+    r"|\b(?:pain|pressure|tightness) in (?:my|the|his|her) chest"
+    r"|\b(?:cant|cannot|can not|couldnt|hard to|trouble|struggling to|difficulty) breath"
+    r"|\b(?:not|isnt|arent|stopped) breathing|\bcollapsed|\bheart attack|\bunconscious"
+    r"|\bhaving a stroke|\bpassed out"
+    r"|\bseizure|\bchoking|\boverdos|\bsuicid|\bkill (?:my|him|her)self|\banaphyla"
+    r"|\ballergic reaction|\bswelling up|\b(?:throat|tongue|lips?|face) (?:is |are )?swell"
+    r"|\bwheez|\bwont stop bleeding|\bbleeding (?:heavily|badly|a lot)"
+)
+"""Symptoms of a medical emergency. Such an ask is handed over before any plan, whatever the
+functions: the hand-off check named "chest pain really bad + sweating, what do i do" a
+look-up (dev) and the turn read the user's sleep data."""
+
+
+def names_emergency(ask: str) -> bool:
+    """Whether ``ask`` describes a medical emergency (:data:`_EMERGENCY`)."""
+    return _EMERGENCY.search(ask.lower().replace("\u2019", "").replace("'", "")) is not None
+
+
 def asks_about_own_data(ask: str, tools: Sequence[Tool]) -> bool:
     """Whether ``ask`` is a question about something one of the agent's reads holds: it opens
     with a question word and names what a read function's name does ("how much is left in my
@@ -347,4 +468,4 @@ async def check_hand_off(
     generation = await caller.call(
         "handoff", system, lambda _compact: text, hand_off_schema(), compactable=False, score=_FIELD
     )
-    return read_hand_off(generation, margin)
+    return read_hand_off(generation, margin, question=only_asks(ask))

@@ -55,8 +55,10 @@ from .handoff import (
     asks_about_own_data,
     asks_to_be_told,
     check_hand_off,
+    names_emergency,
     nothing_to_change,
     only_thanks,
+    unserved_action,
 )
 from .hooks import OBSERVER_SECONDS, StopRun
 from .judge import cap_reached, found_nothing
@@ -353,6 +355,13 @@ class Turn(TurnState):
             return Plan(kind="answer", brief="reply")
         if first and self.config.hand_off_check and not self.hand_off_checked:
             self.hand_off_checked = True
+            if names_emergency(self.ask):  # "chest pain really bad + sweating, what do i do"
+                self.emit(CheckEvent(check="handoff", passed=False, margin=None))
+                return Plan(kind="escalate", brief="a medical emergency")
+            outside = unserved_action(self.ask, list(self.config.tools.values()))
+            if outside is not None:  # "... and book the best one" beside a to-do list
+                self.emit(CheckEvent(check="handoff", passed=False, margin=None))
+                return Plan(kind="escalate", brief=f"no function does {outside!r}")
             if asks_about_own_data(self.ask, available):  # a look-up: the functions serve it
                 self.emit(CheckEvent(check="handoff", passed=True, margin=None))
             else:

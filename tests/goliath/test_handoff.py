@@ -19,7 +19,10 @@ from goliath.turn.handoff import (
     asks_about_own_data,
     hand_off_system,
     hand_off_user,
+    names_emergency,
+    only_asks,
     read_hand_off,
+    unserved_action,
 )
 
 
@@ -72,8 +75,8 @@ async def run(model: FakeModel, ask: str = "what's on my list?", **options: Any)
 
 
 async def test_a_cloud_verdict_hands_the_turn_over_before_any_plan() -> None:
-    model = FakeModel([check("purchase", phone=-3.0, cloud=-0.1)])
-    result, cloud = await run(model, "book me a flight to Porto")
+    model = FakeModel([check("project", phone=-3.0, cloud=-0.1)])
+    result, cloud = await run(model, "plan three weeks in Japan for us")
     assert [call.label for call in model.calls] == ["handoff"]
     assert result.handled_by == "cloud" and result.text == "(cloud)"
     assert cloud.requests[0].reason == "conductor-asked"
@@ -243,3 +246,129 @@ async def test_a_request_naming_what_a_read_holds_still_asks_the_check() -> None
     result, _ = await run(model, "send the budget surplus to Alex", tools=[*TOOLS, BUDGETS])
     assert [call.label for call in model.calls] == ["handoff"]
     assert result.handled_by == "cloud"
+
+
+@pytest.mark.parametrize(
+    ("ask", "asks"),
+    [
+        ("When do I have to pay Vodafone, and how much is it?", True),
+        ("what did the most recent FreshCart charge come to?", True),
+        ("And what's the amount on the Eneco bill?", True),
+        ("so how much was it", True),
+        ("who owns this number? search the web and block them", False),
+        ("do my taxes pls", False),
+        ("Can you buy the groceries on my list?", False),
+        ("pay Alex back the 40 euros", False),
+        ("is the door locked?", False),  # may open a request ("is it ok to book ...")
+    ],
+)
+def test_only_asks_is_one_question_opened_by_a_question_word(ask: str, asks: bool) -> None:
+    assert only_asks(ask) is asks
+
+
+def purchase_leads(cloud_rest: float) -> dict[str, float]:
+    """Scores where ``purchase`` leads every kind and the other cloud kinds sit at
+    ``cloud_rest``."""
+    scores = {name: (cloud_rest if needs else -2.0) for name, _, needs in KINDS}
+    scores["purchase"] = -0.2
+    return scores
+
+
+def test_a_question_that_only_asks_is_no_purchase() -> None:
+    reply = Generation(text='{"kind": "purchase"}', scores=purchase_leads(-9.0))
+    assert read_hand_off(reply).hand_off is True
+    verdict = read_hand_off(reply, question=True)
+    assert verdict.hand_off is False and verdict.margin is not None and verdict.margin < -5
+    # the other cloud kinds still count for a question ("what should I do? my chest hurts")
+    advice = Generation(text='{"kind": "advice"}', scores=purchase_leads(-0.5))
+    assert read_hand_off(advice, question=True).hand_off is True
+    # unscored (Apple): the named kind decides, and a purchase named for a question is kept
+    assert read_hand_off(Generation(text='{"kind": "purchase"}'), question=True).hand_off is False
+    assert read_hand_off(Generation(text='{"kind": "web"}'), question=True).hand_off is True
+
+
+async def test_the_turn_keeps_a_question_the_check_called_a_purchase() -> None:
+    purchase = {"json": {"kind": "purchase"}, "scores": purchase_leads(-9.0)}
+    model = FakeModel([purchase, PLAN, ANSWER])
+    result, cloud = await run(model, "how much was my last grocery payment?")
+    assert [call.label for call in model.calls] == ["handoff", "conductor", "answer"]
+    assert result.handled_by == "device" and not cloud.requests
+    # the same scores for a request to pay hand it over
+    model = FakeModel([{"json": {"kind": "purchase"}, "scores": purchase_leads(-9.0)}])
+    result, cloud = await run(model, "pay my grocery bill")
+    assert result.handled_by == "cloud" and cloud.requests
+
+
+INBOX = [
+    make("list_emails", "List the newest emails in the inbox."),
+    make("send_email", "Send an email to a contact."),
+    make("archive_email", "Archive an email by id."),
+]
+
+
+@pytest.mark.parametrize(
+    ("ask", "verb"),
+    [
+        ("unsubscribe me from every newsletter", "unsubscribe"),
+        ("go through my emails and unsubscribe me from the mailing lists", "unsubscribe"),
+        ("find the cheapest flight to Porto, then book it", "book"),
+        ("could you pay Alex back the 40 euros?", "pay"),
+        ("Please reserve and pay for the 06:15 train", "pay"),
+        ("look up who owns this number and block them", "block"),
+        ("email Sam the agenda", None),  # a function sends email
+        ("archive the newsletter from Lidl", None),
+        ("remind me to buy milk", None),  # not what the clause asks for
+        ("is the order arriving today?", None),  # asked about, not asked for
+        ("order arriving today? then email Theo", None),
+        ("block 90 minutes tomorrow for the report", None),  # time set aside
+        ("book a bike ride with Theo at 3pm", None),
+        ("what did I pay for the train?", None),
+    ],
+)
+def test_an_act_no_function_does_is_named(ask: str, verb: str | None) -> None:
+    assert unserved_action(ask, INBOX) == verb
+
+
+def test_a_function_that_does_the_act_keeps_it() -> None:
+    booking = [*INBOX, make("book_table", "Book a table at a restaurant.")]
+    assert unserved_action("book a table for four", INBOX) == "book"
+    assert unserved_action("book a table for four", booking) is None
+    subscriptions = [*INBOX, make("subscribe", "Subscribe to a podcast.")]
+    assert unserved_action("unsubscribe me from the newsletter", subscriptions) == "unsubscribe"
+
+
+async def test_an_act_no_function_does_is_handed_over_without_a_model_call() -> None:
+    model = FakeModel([])
+    result, cloud = await run(model, "unsubscribe me from every newsletter", tools=INBOX)
+    assert model.calls == []
+    assert result.handled_by == "cloud" and cloud.requests[0].reason == "conductor-asked"
+    # without the hand-off check the rule is not applied either (the plan decides)
+    model = FakeModel([{"json": {"call": "list_emails", "then": "answer_the_user"}}, ANSWER])
+    async with Agent(model, tools=INBOX, fallback=Cloud()) as agent:
+        result = await agent.run("unsubscribe me from every newsletter")
+    assert result.handled_by == "device"
+
+
+@pytest.mark.parametrize(
+    ("ask", "emergency"),
+    [
+        ("my dad just collapsed and isn't breathing, what do I do?", True),
+        ("crushing chest pain and my left arm is numb", True),
+        ("my chest feels really tight and it spreads to my jaw", True),
+        ("lips swelling up after the peanuts and it's hard to breathe", True),
+        ("I think she's having a stroke", True),
+        ("what was my resting heart rate yesterday?", False),
+        ("I had a stroke of luck today", False),
+        ("log chest day at the gym", False),
+        ("breathe in, breathe out: start a 5 minute timer", False),
+    ],
+)
+def test_a_medical_emergency_is_recognised(ask: str, emergency: bool) -> None:
+    assert names_emergency(ask) is emergency
+
+
+async def test_an_emergency_is_handed_over_before_any_model_call() -> None:
+    model = FakeModel([])
+    result, cloud = await run(model, "chest pain really bad + sweating, what do i do")
+    assert model.calls == [] and result.handled_by == "cloud"
+    assert cloud.requests[0].reason == "conductor-asked"
