@@ -369,11 +369,16 @@ def _clause_verbs(ask: str) -> list[str]:
     """The first word of each clause of ``ask`` that asks for something: split at
     punctuation, "and" and "then", past "please", "can you" ...; a clause ending in a question
     mark is asked about, not asked for ("order arriving today?"), unless it opens a request
-    ("could you pay Alex back?")."""
+    ("could you pay Alex back?"); a clause after a label of one or two words and a colon is
+    an item dictated ("todo: sell old bike", "new task: buy stamps")."""
     verbs = []
+    label = False  # the clause before was a label: "todo: sell old bike" dictates an item
     for match in _CLAUSE.finditer(ask.lower().replace("\u2019", "'")):
         clause = match.group(0)
         said = words(clause)
+        after_label, label = label, clause.rstrip().endswith(":") and len(said) <= 2
+        if after_label:
+            continue
         if clause.rstrip().endswith("?") and said[:1] != [] and said[0] not in _REQUEST_OPENERS:
             continue
         for part in _JOINS.split(clause):

@@ -323,6 +323,9 @@ INBOX = [
         ("block 90 minutes tomorrow for the report", None),  # time set aside
         ("book a bike ride with Theo at 3pm", None),
         ("what did I pay for the train?", None),
+        ("todo: sell old bike", None),  # an item dictated after a label
+        ("new task: buy stamps", None),
+        ("stop the marketing emails: unsubscribe from every sender", "unsubscribe"),
     ],
 )
 def test_an_act_no_function_does_is_named(ask: str, verb: str | None) -> None:
