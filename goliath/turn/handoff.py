@@ -363,6 +363,9 @@ _CLAUSE_OPENERS = frozenset(
     re.findall(r"[a-z]+", "please pls can could would will you and then also just")
 )
 _REQUEST_OPENERS = frozenset({"can", "could", "would", "will"})
+_SUBJECT_VERBS = frozenset(re.findall(r"[a-z]+", "is are was were has have had s moved"))
+"""A verb just after a clause's first word or two makes that word a subject, not a request:
+"book club is moved to Thursday", "the report's due", "order has shipped"."""
 
 
 def _clause_verbs(ask: str) -> list[str]:
@@ -370,7 +373,9 @@ def _clause_verbs(ask: str) -> list[str]:
     punctuation, "and" and "then", past "please", "can you" ...; a clause ending in a question
     mark is asked about, not asked for ("order arriving today?"), unless it opens a request
     ("could you pay Alex back?"); a clause after a label of one or two words and a colon is
-    an item dictated ("todo: sell old bike", "new task: buy stamps")."""
+    an item dictated ("todo: sell old bike", "new task: buy stamps"); a first word followed
+    within two words by "is", "has", "was" ... is the clause's subject ("book club is
+    cancelled, remove it")."""
     verbs = []
     label = False  # the clause before was a label: "todo: sell old bike" dictates an item
     for match in _CLAUSE.finditer(ask.lower().replace("\u2019", "'")):
@@ -385,7 +390,7 @@ def _clause_verbs(ask: str) -> list[str]:
             said = words(part)
             while said and said[0] in _CLAUSE_OPENERS:
                 said = said[1:]
-            if said:
+            if said and not _SUBJECT_VERBS & set(said[1:3]):
                 verbs.append(said[0])
     return verbs
 

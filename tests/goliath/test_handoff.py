@@ -324,6 +324,8 @@ INBOX = [
         ("book a bike ride with Theo at 3pm", None),
         ("what did I pay for the train?", None),
         ("todo: sell old bike", None),  # an item dictated after a label
+        ("book club is cancelled, archive the reminder email", None),  # a subject, not a verb
+        ("order has shipped? then email Theo", None),
         ("new task: buy stamps", None),
         ("stop the marketing emails: unsubscribe from every sender", "unsubscribe"),
     ],
