@@ -349,36 +349,63 @@ _OUTSIDE_VERBS = frozenset(
 reporting, unsubscribing): asked for and done by none of the agent's functions, they need the
 cloud."""
 _SLOT_VERBS = frozenset({"book", "reserve", "block"})
-"""Outside verbs that also set time aside in a calendar ("block 90 minutes tomorrow", "book a
-bike ride at 3pm"): said with a time of day, they are left to the check."""
-_SLOT = re.compile(
-    r"\b\d{1,2}(?::\d\d)?\s*(?:am|pm)\b|\b\d{1,2}[:.]\d\d\b"
-    r"|\b\d+\s*(?:min|mins|minutes?|hours?|hrs?)\b"
-    r"|\b(?:today|tonight|tomorrow|morning|afternoon|evening|noon|midnight"
-    r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
+"""Outside verbs that also set time aside in a calendar ("block 90 minutes tomorrow", "book
+the meeting room"): beside a function that writes events they are left to the check."""
+_CALENDAR_WORDS = frozenset(
+    re.findall(r"[a-z]+", "event calendar appointment meeting schedule slot booking")
 )
-_CLAUSE = re.compile(r"(?:[^,;!?:.]|[:.](?=\S))+(?:[,;!?]|[:.](?=\s|$))?")
+_DICTATING_VERBS = frozenset(
+    re.findall(
+        r"[a-z]+",
+        """add put remind note text message reply write save log set tell email mail jot
+        record track list""",
+    )
+)
+"""Request verbs that carry what the user dictates ("add to my list: buy stamps", "text my
+sister: buy milk", "remind me to pay the rent", "buy stamps, add it to my todo"): an outside
+verb in such an ask may be the item, and is left to the check."""
+_CLAUSE = re.compile(r"(?:[^,;!?:.\-]|[:.](?=\S)|-(?=\S))+(?:[,;!?]|[:.\-](?=\s|$))?")
 _JOINS = re.compile(r"\band\b|\bthen\b")
 _CLAUSE_OPENERS = frozenset(
-    re.findall(r"[a-z]+", "please pls can could would will you and then also just")
+    re.findall(
+        r"[a-z]+",
+        """please pls plz can could would will you u and then also just yes yeah yep ok okay
+        sure hey go ahead""",
+    )
+)
+_WANT = re.compile(
+    r"^(?:i|id|i d|we|wed)\s+(?:want|need|would like|like|have)\s+to\s+|^help\s+me\s+"
 )
 _REQUEST_OPENERS = frozenset({"can", "could", "would", "will"})
 _SUBJECT_VERBS = frozenset(re.findall(r"[a-z]+", "is are was were has have had s moved"))
 """A verb just after a clause's first word or two makes that word a subject, not a request:
 "book club is moved to Thursday", "the report's due", "order has shipped"."""
+_NOUN_FOLLOWERS = frozenset(
+    re.findall(
+        r"[a-z]+",
+        """of from on at for due in history status confirmation confirmations number card club
+        party day slip list summary details receipt reminder date""",
+    )
+)
+"""Words after a verb that make it a noun ("order history", "report from the school", "pay
+day on the 25th", "block party at ours")."""
+_ONLY_VERBS = frozenset({"unsubscribe", "donate"})
+"""Outside verbs that are never nouns ("unsubscribe from every sender")."""
+_PRONOUNS = frozenset({"it", "that", "them", "this", "one", "those", "these"})
 
 
-def _clause_verbs(ask: str) -> list[str]:
-    """The first word of each clause of ``ask`` that asks for something: split at
-    punctuation, "and" and "then", past "please", "can you" ...; a clause ending in a question
-    mark is asked about, not asked for ("order arriving today?"), unless it opens a request
-    ("could you pay Alex back?"); a clause after a label of one or two words and a colon is
-    an item dictated ("todo: sell old bike", "new task: buy stamps"); a first word followed
-    within two words by "is", "has", "was" ... is the clause's subject ("book club is
-    cancelled, remove it")."""
-    verbs = []
+def _clauses(ask: str) -> list[list[str]]:
+    """The words of each clause of ``ask`` that asks for something, from its first word:
+    split at punctuation, a dash, "and" and "then", past "please", "can you", "ok", "I'd like
+    to" ...; quoted text is dictated and left out; a clause ending in a question mark is asked
+    about, not asked for ("order arriving today?"), unless it opens a request ("could you pay
+    Alex back?"); a clause after a label of one or two words and a colon is an item dictated
+    ("todo: sell old bike")."""
+    text = re.sub(r"[\"\u201c\u201d][^\"\u201c\u201d]*[\"\u201c\u201d]", " ", ask)
+    text = re.sub(r"(?<!\w)'[^']*'(?!\w)", " ", text.replace("\u2019", "'"))
+    clauses = []
     label = False  # the clause before was a label: "todo: sell old bike" dictates an item
-    for match in _CLAUSE.finditer(ask.lower().replace("\u2019", "'")):
+    for match in _CLAUSE.finditer(text.lower()):
         clause = match.group(0)
         said = words(clause)
         after_label, label = label, clause.rstrip().endswith(":") and len(said) <= 2
@@ -390,50 +417,86 @@ def _clause_verbs(ask: str) -> list[str]:
             said = words(part)
             while said and said[0] in _CLAUSE_OPENERS:
                 said = said[1:]
-            if said and not _SUBJECT_VERBS & set(said[1:3]):
-                verbs.append(said[0])
-    return verbs
+            wanted = _WANT.match(" ".join(said))
+            if wanted:
+                said = " ".join(said)[wanted.end() :].split()
+            if said:
+                clauses.append(said)
+    return clauses
 
 
-def unserved_action(ask: str, tools: Sequence[Tool]) -> str | None:
+def unserved_action(ask: str, tools: Sequence[Tool], *, follow_up: bool = False) -> str | None:
     """The verb of an act done with the world outside (buy, pay, book, unsubscribe, block,
     report ...) that ``ask`` asks for and no function's name or description holds, or
     ``None``. "Search the airlines for Porto flights and book the best one" beside a to-do
     list, "unsubscribe me from every newsletter" beside an inbox that reads, sends and
     archives: the hand-off check named such asks a change or a look-up (dev, second wordings:
-    the cloud's kinds 0.3 to 2.4 behind), and the device read and answered. A function that
-    does the act keeps the ask ("book a table" beside ``book_table``); "book", "reserve" and
-    "block" said with a time of day may set time aside in a calendar and are left to the
-    check."""
+    the cloud's kinds 0.3 to 2.4 behind), and the device read and answered.
+
+    Left to the check: a function that does the act ("book a table" beside ``book_table``);
+    "book", "reserve" or "block" beside a function that writes events; an ask with a verb
+    that carries dictated text (add, remind, text, note, log ...: "add to my list: buy
+    stamps"); the verb as a noun ("order history", "book club is cancelled"); and, in a
+    ``follow_up``, an act on "it" or "that", which only the last exchange explains ("yes,
+    book it")."""
     held = {stem(word) for tool in tools for word in words(f"{tool.name} {tool.description}")}
-    slot = _SLOT.search(ask.lower()) is not None
-    for verb in _clause_verbs(ask):
+    calendar = any(
+        _CALENDAR_WORDS & {singular(word) for word in words(f"{tool.name} {tool.description}")}
+        for tool in tools
+        if tool.writes
+    )
+    clauses = _clauses(ask)
+    if any(said[0] in _DICTATING_VERBS for said in clauses):
+        return None
+    for said in clauses:
+        verb, rest = said[0], said[1:]
         if verb not in _OUTSIDE_VERBS or stem(verb) in held:
             continue
-        if verb in _SLOT_VERBS and slot:
+        if verb in _SLOT_VERBS and calendar:
+            continue
+        noun = verb not in _ONLY_VERBS and bool(rest[:1]) and rest[0] in _NOUN_FOLLOWERS
+        if noun or _SUBJECT_VERBS & set(rest[:2]):
+            continue
+        if follow_up and rest[:1] and rest[0] in _PRONOUNS:
             continue
         return verb
     return None
 
 
 _EMERGENCY = re.compile(
-    r"\bchest\W+(?:\w+\W+){0,3}?(?:pain|pains|hurts?|tight|pressure)"
+    r"\b(?:not|isnt|arent|stopped) breathing|\bcant (?:breathe|catch (?:my|his|her) breath)"
+    r"|\bthroat (?:is )?closing|\bturning blue|\bwont wake up|\bnot responding"
+    r"|\boverdos|\bsuicid|\bkill (?:my|him|her)self|\b(?:want|going) to (?:die|end (?:my|it))"
+    r"|\bhurt myself|\bend my life|\bswallowed (?:a |some )?(?:battery|bleach|pills)"
+    r"|\bdrank bleach|\bface (?:is )?drooping|\bslurred|\bheart attack|\bhaving a (?:stroke|fit)"
+    r"|\b(?:he|she|they|i|dad|mum|mom|father|mother|son|daughter|wife|husband|friend|someone"
+    r"|somebody|baby|grandma|grandpa|granddad|grandad)\s+(?:just\s+|has\s+)?(?:collapsed|fainted)"
+    r"|\b(?:is|are|was|lying|found|knocked|went) unconscious"
+    r"|\bchest\W+(?:\w+\W+){0,3}?(?:pain|pains|hurts?|tight|pressure)"
     r"|\b(?:pain|pressure|tightness) in (?:my|the|his|her) chest"
-    r"|\b(?:cant|cannot|can not|couldnt|hard to|trouble|struggling to|difficulty) breath"
-    r"|\b(?:not|isnt|arent|stopped) breathing|\bcollapsed|\bheart attack|\bunconscious"
-    r"|\bhaving a stroke|\bpassed out"
-    r"|\bseizure|\bchoking|\boverdos|\bsuicid|\bkill (?:my|him|her)self|\banaphyla"
-    r"|\ballergic reaction|\bswelling up|\b(?:throat|tongue|lips?|face) (?:is |are )?swell"
-    r"|\bwheez|\bwont stop bleeding|\bbleeding (?:heavily|badly|a lot)"
+    r"|\b(?:hard to|trouble|struggling to|difficulty|cannot|can not|couldnt) breath"
+    r"|\bshort of breath|\bseizure|\bconvuls|\bchoking|\banaphyla|\ballergic reaction"
+    r"|\bswelling up|\b(?:throat|tongue|lips?|face) (?:is |are )?swell|\bwheez"
+    r"|\bwont stop bleeding|\bbleeding (?:heavily|badly|a lot)|\bpassed out"
 )
-"""Symptoms of a medical emergency. Such an ask is handed over before any plan, whatever the
+"""Signs of a medical emergency. Such an ask is handed over before any plan, whatever the
 functions: the hand-off check named "chest pain really bad + sweating, what do i do" a
 look-up (dev) and the turn read the user's sleep data."""
+_RECORDING = re.compile(
+    r"^(?:please\s+)?(?:log|add|note|record|track|save|put|remind|play|how many|how was"
+    r"|when did)\b"
+    r"|\b(?:log|symptom|symptoms|diary|journal|podcast|episode|song|playlist)\b"
+    r"|\b(?:yesterday|last (?:night|week|month)|mild|went away|\d+/10)\b"
+)
+"""An ask that records or looks back ("log: mild wheezing after running", "how many seizures
+did I log this month", "play Heart Attack"): a health log or a title, not an emergency now."""
 
 
 def names_emergency(ask: str) -> bool:
-    """Whether ``ask`` describes a medical emergency (:data:`_EMERGENCY`)."""
-    return _EMERGENCY.search(ask.lower().replace("\u2019", "").replace("'", "")) is not None
+    """Whether ``ask`` describes a medical emergency (:data:`_EMERGENCY`) happening now: not
+    one it records or looks back on (:data:`_RECORDING`)."""
+    text = " ".join(ask.lower().replace("\u2019", "").replace("'", "").split())
+    return _EMERGENCY.search(text) is not None and _RECORDING.search(text) is None
 
 
 def asks_about_own_data(ask: str, tools: Sequence[Tool]) -> bool:

@@ -358,7 +358,9 @@ class Turn(TurnState):
             if names_emergency(self.ask):  # "chest pain really bad + sweating, what do i do"
                 self.emit(CheckEvent(check="handoff", passed=False, margin=None))
                 return Plan(kind="escalate", brief="a medical emergency")
-            outside = unserved_action(self.ask, list(self.config.tools.values()))
+            outside = unserved_action(
+                self.ask, list(self.config.tools.values()), follow_up=bool(self.view.recent)
+            )
             if outside is not None:  # "... and book the best one" beside a to-do list
                 self.emit(CheckEvent(check="handoff", passed=False, margin=None))
                 return Plan(kind="escalate", brief=f"no function does {outside!r}")

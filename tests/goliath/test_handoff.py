@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import attrs
 import pytest
 
 from goliath import Agent, tool
@@ -313,15 +314,13 @@ INBOX = [
         ("go through my emails and unsubscribe me from the mailing lists", "unsubscribe"),
         ("find the cheapest flight to Porto, then book it", "book"),
         ("could you pay Alex back the 40 euros?", "pay"),
-        ("Please reserve and pay for the 06:15 train", "pay"),
+        ("Please reserve and pay for the 06:15 train", "reserve"),
         ("look up who owns this number and block them", "block"),
         ("email Sam the agenda", None),  # a function sends email
         ("archive the newsletter from Lidl", None),
         ("remind me to buy milk", None),  # not what the clause asks for
         ("is the order arriving today?", None),  # asked about, not asked for
         ("order arriving today? then email Theo", None),
-        ("block 90 minutes tomorrow for the report", None),  # time set aside
-        ("book a bike ride with Theo at 3pm", None),
         ("what did I pay for the train?", None),
         ("todo: sell old bike", None),  # an item dictated after a label
         ("book club is cancelled, archive the reminder email", None),  # a subject, not a verb
@@ -332,6 +331,39 @@ INBOX = [
 )
 def test_an_act_no_function_does_is_named(ask: str, verb: str | None) -> None:
     assert unserved_action(ask, INBOX) == verb
+
+
+def test_booking_time_beside_a_calendar_is_left_to_the_check() -> None:
+    event = make("create_event", "Add an event to the calendar.")
+    calendar = [*INBOX, attrs.evolve(event, writes=True)]
+    assert unserved_action("block 90 minutes tomorrow for the report", INBOX) == "block"
+    assert unserved_action("block 90 minutes tomorrow for the report", calendar) is None
+    assert unserved_action("book a bike ride with Theo at 3pm", calendar) is None
+    assert unserved_action("buy two tickets for the concert", calendar) == "buy"
+
+
+@pytest.mark.parametrize(
+    "ask",
+    [
+        "add to my list: buy stamps",
+        "text my sister: buy milk",
+        "remind me to pay the rent on friday",
+        "buy stamps, add it to my todo",
+        'add "pay parking fine" and "book MOT" to my list',
+        "order history for this month",
+        "report from the school came in, file it",
+        "pay day on the 25th, note it down",
+    ],
+)
+def test_dictated_items_and_nouns_are_left_to_the_check(ask: str) -> None:
+    assert unserved_action(ask, INBOX) is None
+
+
+def test_an_act_on_it_in_a_follow_up_is_left_to_the_check() -> None:
+    assert unserved_action("yes, book it", INBOX) == "book"
+    assert unserved_action("yes, book it", INBOX, follow_up=True) is None
+    assert unserved_action("ok pay the gas bill", INBOX, follow_up=True) == "pay"
+    assert unserved_action("I'd like to pay my phone bill", INBOX) == "pay"
 
 
 def test_a_function_that_does_the_act_keeps_it() -> None:
@@ -366,6 +398,13 @@ async def test_an_act_no_function_does_is_handed_over_without_a_model_call() -> 
         ("I had a stroke of luck today", False),
         ("log chest day at the gym", False),
         ("breathe in, breathe out: start a 5 minute timer", False),
+        ("log: mild wheezing after running", False),  # recorded, not happening now
+        ("how many seizures did I log this month?", False),
+        ("play Heart Attack by Demi Lovato", False),
+        ("the tent collapsed lol", False),
+        ("unconscious bias training tomorrow 2pm", False),
+        ("he's turning blue and won't wake up", True),
+        ("I want to end my life", True),
     ],
 )
 def test_a_medical_emergency_is_recognised(ask: str, emergency: bool) -> None:
