@@ -383,15 +383,26 @@ _SUBJECT_VERBS = frozenset(re.findall(r"[a-z]+", "is are was were has have had s
 _NOUN_FOLLOWERS = frozenset(
     re.findall(
         r"[a-z]+",
-        """of from on at for due in history status confirmation confirmations number card club
-        party day slip list summary details receipt reminder date""",
+        """history status confirmation confirmations number card club party day slip list
+        summary details receipt reminder date""",
     )
 )
-"""Words after a verb that make it a noun ("order history", "report from the school", "pay
-day on the 25th", "block party at ours")."""
+"""Words within two after a verb that make it a noun ("order history", "pay rent reminder",
+"block party at ours")."""
 _ONLY_VERBS = frozenset({"unsubscribe", "donate"})
 """Outside verbs that are never nouns ("unsubscribe from every sender")."""
 _PRONOUNS = frozenset({"it", "that", "them", "this", "one", "those", "these"})
+_LABEL_WORDS = frozenset(
+    re.findall(r"[a-z]+", "todo to do task tasks reminder reminders note notes list shopping done")
+)
+_PREPOSITIONS = frozenset(re.findall(r"[a-z]+", "of from on at for due in out off up attention"))
+"""Words right after a verb that make it a noun or another verb ("order of flights", "pay
+day on", "block out the noise", "pay attention to")."""
+_DETERMINERS = frozenset(
+    re.findall(r"[a-z]+", "the a an that this these those my his her their your our its")
+)
+"""An object follows: "block that number" is a request, "pay rent reminder" a noun."""
+_SHOPPING_WORDS = frozenset(re.findall(r"[a-z]+", "shopping grocery groceries"))
 
 
 def _clauses(ask: str) -> list[list[str]]:
@@ -399,18 +410,19 @@ def _clauses(ask: str) -> list[list[str]]:
     split at punctuation, a dash, "and" and "then", past "please", "can you", "ok", "I'd like
     to" ...; quoted text is dictated and left out; a clause ending in a question mark is asked
     about, not asked for ("order arriving today?"), unless it opens a request ("could you pay
-    Alex back?"); a clause after a label of one or two words and a colon is an item dictated
-    ("todo: sell old bike")."""
+    Alex back?"); what follows a label and a colon or a dash is dictated ("todo: sell old
+    bike", "reminder for tmrw - pay the nanny": a label of one or two words, or one naming a
+    list, a task, a note or a reminder)."""
     text = re.sub(r"[\"\u201c\u201d][^\"\u201c\u201d]*[\"\u201c\u201d]", " ", ask)
     text = re.sub(r"(?<!\w)'[^']*'(?!\w)", " ", text.replace("\u2019", "'"))
     clauses = []
-    label = False  # the clause before was a label: "todo: sell old bike" dictates an item
     for match in _CLAUSE.finditer(text.lower()):
         clause = match.group(0)
         said = words(clause)
-        after_label, label = label, clause.rstrip().endswith(":") and len(said) <= 2
-        if after_label:
-            continue
+        if clause.rstrip().endswith((":", "-")) and (
+            len(said) <= 2 or _LABEL_WORDS & set(said)
+        ):  # "to-do: buy stamps, pay gas bill", "reminder for tmrw - pay the nanny"
+            break
         if clause.rstrip().endswith("?") and said[:1] != [] and said[0] not in _REQUEST_OPENERS:
             continue
         for part in _JOINS.split(clause):
@@ -445,6 +457,11 @@ def unserved_action(ask: str, tools: Sequence[Tool], *, follow_up: bool = False)
         for tool in tools
         if tool.writes
     )
+    shopping = any(
+        _SHOPPING_WORDS & set(words(f"{tool.name} {tool.description}"))
+        for tool in tools
+        if tool.writes
+    )
     clauses = _clauses(ask)
     if any(said[0] in _DICTATING_VERBS for said in clauses):
         return None
@@ -454,8 +471,13 @@ def unserved_action(ask: str, tools: Sequence[Tool], *, follow_up: bool = False)
             continue
         if verb in _SLOT_VERBS and calendar:
             continue
-        noun = verb not in _ONLY_VERBS and bool(rest[:1]) and rest[0] in _NOUN_FOLLOWERS
+        compound = rest[:1] if rest[:1] and rest[0] in _DETERMINERS else rest[:2]
+        noun = verb not in _ONLY_VERBS and (
+            bool(_NOUN_FOLLOWERS & set(compound)) or (bool(rest[:1]) and rest[0] in _PREPOSITIONS)
+        )
         if noun or _SUBJECT_VERBS & set(rest[:2]):
+            continue
+        if verb == "buy" and shopping:  # "buy eggs" beside a shopping list: an item to add
             continue
         if follow_up and rest[:1] and rest[0] in _PRONOUNS:
             continue
@@ -484,12 +506,15 @@ functions: the hand-off check named "chest pain really bad + sweating, what do i
 look-up (dev) and the turn read the user's sleep data."""
 _RECORDING = re.compile(
     r"^(?:please\s+)?(?:log|add|note|record|track|save|put|remind|play|how many|how was"
-    r"|when did)\b"
+    r"|when did|text|message|tell|email|reply)\b"
     r"|\b(?:log|symptom|symptoms|diary|journal|podcast|episode|song|playlist)\b"
-    r"|\b(?:yesterday|last (?:night|week|month)|mild|went away|\d+/10)\b"
+    r"|\b(?:yesterday|last (?:night|week|month)|mild|went away|\d+/10|lol|haha|lmao)\b"
+    r"|\b(?:gave|give|giving) me a heart attack|\bbreathe (?:in this|through|with)"
 )
-"""An ask that records or looks back ("log: mild wheezing after running", "how many seizures
-did I log this month", "play Heart Attack"): a health log or a title, not an emergency now."""
+"""An ask that records, passes on or looks back ("log: mild wheezing after running", "how many
+seizures did I log this month", "play Heart Attack", "text sam: i'm choking on my coffee
+lol"), or an idiom ("nearly gave me a heart attack", "can't breathe through my nose"): not
+an emergency now."""
 
 
 def names_emergency(ask: str) -> bool:

@@ -353,10 +353,24 @@ def test_booking_time_beside_a_calendar_is_left_to_the_check() -> None:
         "order history for this month",
         "report from the school came in, file it",
         "pay day on the 25th, note it down",
+        "reminder for tmrw - pay the nanny",
+        "to-do: buy stamps, pay gas bill, book haircut",
+        "pay rent reminder for the 28th",
+        "block out the noise",
+        "pay attention to the dining budget",
     ],
 )
 def test_dictated_items_and_nouns_are_left_to_the_check(ask: str) -> None:
     assert unserved_action(ask, INBOX) is None
+
+
+def test_buying_beside_a_shopping_list_is_left_to_the_check() -> None:
+    shop = attrs.evolve(make("add_item", "Add an item to the shopping list."), writes=True)
+    assert unserved_action("buy eggs and milk", INBOX) == "buy"
+    assert unserved_action("buy eggs and milk", [*INBOX, shop]) is None
+    # paying is not adding: still handed over
+    assert unserved_action("buy the groceries and pay with my card", [*INBOX, shop]) == "pay"
+    assert unserved_action("block that number", INBOX) == "block"  # an object, not a noun
 
 
 def test_an_act_on_it_in_a_follow_up_is_left_to_the_check() -> None:
@@ -405,6 +419,9 @@ async def test_an_act_no_function_does_is_handed_over_without_a_model_call() -> 
         ("unconscious bias training tomorrow 2pm", False),
         ("he's turning blue and won't wake up", True),
         ("I want to end my life", True),
+        ("that bill nearly gave me a heart attack", False),
+        ("text sam: i'm choking on my coffee lol", False),
+        ("cant breathe through my nose, add tissues to the list", False),
     ],
 )
 def test_a_medical_emergency_is_recognised(ask: str, emergency: bool) -> None:
