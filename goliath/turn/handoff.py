@@ -486,7 +486,9 @@ def unserved_action(ask: str, tools: Sequence[Tool], *, follow_up: bool = False)
 
 
 _EMERGENCY = re.compile(
-    r"\b(?:not|isnt|arent|stopped) breathing|\bcant (?:breathe|catch (?:my|his|her) breath)"
+    r"\b(?:not|isnt|arent|stopped) breathing|\bcant breath"
+    r"|\b(?:cant|cannot|can not) catch (?:my|his|her|their) breath|\bpassing out"
+    r"|\b(?:dont|do not) want to (?:be alive|live)"
     r"|\bthroat (?:is )?closing|\bturning blue|\bwont wake up|\bnot responding"
     r"|\boverdos|\bsuicid|\bkill (?:my|him|her)self|\b(?:want|going) to (?:die|end (?:my|it))"
     r"|\bhurt myself|\bend my life|\bswallowed (?:a |some )?(?:battery|bleach|pills)"
