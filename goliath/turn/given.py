@@ -366,11 +366,9 @@ def unnamed_filters(
     found nothing. A filter — an optional value whose default is none, so that leaving it out
     reads everything — narrows what the user asked about; one whose words appear nowhere
     the turn has seen (``seen``: the ask, the conversation, the facts; and the steps' inputs
-    and results) was the model's guess. A free string, or an enum's name (capitalised: a list
-    or a room, "Home" for "if renewing the car insurance is still open, move it to Friday");
-    an enum's state ("open", "done", "on") is the model's to choose, and a value with a digit
-    or a day word ("Monday 10 March", "tomorrow") is a date the model resolved, left to the
-    number rule.
+    and results) was the model's guess. A free string only: enums are the model's to choose,
+    and a value with a digit or a day word ("Monday 10 March", "tomorrow") is a date the
+    model resolved, left to the number rule.
     """
     if tool.writes:
         return []
@@ -388,10 +386,8 @@ def unnamed_filters(
     unnamed = []
     for name, value in values.items():
         spec = properties.get(name)
-        if name in required or not isinstance(spec, Mapping):
+        if name in required or not isinstance(spec, Mapping) or "enum" in spec:
             continue
-        if "enum" in spec and not (isinstance(value, str) and value[:1].isupper()):
-            continue  # a state ("open", "done", "on") is the model's to choose; a name is not
         if _has_default(tool, name, spec):  # a selector ("Groceries" unless told): not a filter
             continue
         if not isinstance(value, str) or _DIGIT.search(value) or gives_day(value):

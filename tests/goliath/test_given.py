@@ -580,19 +580,3 @@ def test_a_choice_among_options_is_not_a_message() -> None:
 
     said = "call Mum"
     assert undictated_texts(call, {"contact": "Mum", "kind": "voice"}, [], [said], said) == []
-
-
-def test_an_enum_filter_is_left_out_when_it_names_a_list_nobody_named() -> None:
-    @tool
-    def list_chores(
-        list_name: Literal["Home", "Work"] | None = None,
-        status: Literal["open", "done"] | None = None,
-    ) -> str:
-        """The chores, on one list or all."""
-        return "1. Renew car insurance"
-
-    ask = ["if renewing the car insurance is still open, move it to Friday"]
-    # a list's name nobody said was the model's guess; a state is the model's to choose
-    guessed = {"list_name": "Home", "status": "done"}
-    assert unnamed_filters(list_chores, guessed, [], ask) == ["list_name"]
-    assert unnamed_filters(list_chores, guessed, [], ["what's open on the home list?"]) == []
