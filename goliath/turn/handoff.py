@@ -451,9 +451,9 @@ def unserved_action(ask: str, tools: Sequence[Tool], *, follow_up: bool = False)
     stamps"); the verb as a noun ("order history", "book club is cancelled"); and, in a
     ``follow_up``, an act on "it" or "that", which only the last exchange explains ("yes,
     book it")."""
-    said = {tool.name: words(f"{tool.name} {tool.description}") for tool in tools}
-    held = {stem(word) for named in said.values() for word in named}
-    written = [said[tool.name] for tool in tools if tool.writes]
+    named_by = {tool.name: words(f"{tool.name} {tool.description}") for tool in tools}
+    held = {stem(word) for named in named_by.values() for word in named}
+    written = [named_by[tool.name] for tool in tools if tool.writes]
     calendar = any(_CALENDAR_WORDS & {singular(word) for word in named} for named in written)
     shopping = any(_SHOPPING_WORDS & set(named) for named in written)
     clauses = _clauses(ask)
