@@ -36,7 +36,14 @@ from ..tools import Tool
 from .lookup import id_parameters
 from .words import singular, words
 
-__all__ = ["container_opener", "hit_reader", "named_hit", "only_hit", "ordinal_ids"]
+__all__ = [
+    "container_opener",
+    "described_hit",
+    "hit_reader",
+    "named_hit",
+    "only_hit",
+    "ordinal_ids",
+]
 
 _VERBS = frozenset({"get", "read", "open", "show", "fetch", "view", "find", "load", "describe"})
 _SEARCH_VERBS = frozenset({"search", "find", "query", "lookup", "look"})
@@ -164,6 +171,53 @@ def only_hit(reader: Tool, last: StepRecord) -> dict[str, Any] | None:
     item = items[0]
     key = next((key for key in _NAMING if isinstance(item.get(key), str)), None)
     return _arguments_for(reader, parameters[0], item, key)
+
+
+_PLAIN_WORDS = frozenset(
+    """what when where which who whom whose how why the and for from with about any this that
+    there their they them you your our can could would will should please tell show find give
+    get got did does have has had was were are been time day date one last next new all some
+    just still yet is it its my me mine""".split()  # noqa: SIM905
+)
+"""Words an ask says about anything: a hit sharing only these is not described by it."""
+
+
+def described_hit(reader: Tool, last: StepRecord, ask: str) -> dict[str, Any] | None:
+    """The reader's arguments for the one hit that shares a word with the ask, when every
+    other hit shares none, or ``None``: "what time is my flight to Porto?" found two emails,
+    a sign-in warning first and the airline's booking second, and the 1.5B model read the
+    first line's id; only the second says Porto. Words of ids, dates and flags are not
+    compared, nor words any ask says ("what", "time"); with two hits described, or none,
+    the worker picks as before."""
+    schema = reader.schema if isinstance(reader.schema, dict) else {}
+    parameters = list(schema.get("properties") or {})
+    items = _items(last.output)
+    if len(parameters) != 1 or len(items) < 2:
+        return None
+    asked = _content_words(ask)
+    described = [item for item in items if _item_words(item) & asked]
+    if len(described) != 1:
+        return None
+    item = described[0]
+    key = next((key for key in _NAMING if isinstance(item.get(key), str)), None)
+    return _arguments_for(reader, parameters[0], item, key)
+
+
+def _content_words(text: str) -> set[str]:
+    return {
+        singular(word)
+        for word in words(text)
+        if len(word) >= 3 and word.isalpha() and word not in _PLAIN_WORDS
+    }
+
+
+def _item_words(item: Mapping[str, Any]) -> set[str]:
+    """The words of a hit's text values; not of its ids, numbers or flags."""
+    found: set[str] = set()
+    for key, value in item.items():
+        if isinstance(value, str) and key != "id" and not key.endswith(("_id", "_ids", "Id")):
+            found |= _content_words(value)
+    return found
 
 
 def ordinal_ids(

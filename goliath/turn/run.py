@@ -35,7 +35,7 @@ from .answer import AnswerInvalid, compose_answer
 from .clause import hangs_on_condition
 from .condition import check_first, findings, states_condition
 from .conductor import InvalidPlan, Plan, planning_prompts, request_plan, weigh_options
-from .detail import container_opener, hit_reader, named_hit, only_hit
+from .detail import container_opener, described_hit, hit_reader, named_hit, only_hit
 from .generation import ModelPort
 from .given import widened_filters
 from .grounding import (
@@ -71,6 +71,7 @@ from .prompts import (
 from .remember import remember, remember_what_ran
 from .requery import choose_word, query_parameter, retry_words
 from .retrieval import named_instead, retrieve_tools
+from .sibling import the_said_sibling
 from .state import TurnState, resolve_window
 from .tool_step import Escalation, Withheld, resume_tool_step, run_tool_step
 from .world import asks_the_world, check_world
@@ -231,19 +232,24 @@ class Turn(TurnState):
         self, available: list[Tool], context_text: str | None, failed: InvalidPlan | None
     ) -> Plan | InvalidPlan:
         plan = await self._next_plan(available, context_text, failed)
+        if isinstance(plan, Plan) and self.steps:  # a later write, too: the verb the ask says
+            plan = the_said_sibling(plan, available, self.ask)
         if isinstance(plan, Plan) and self._read_after_change(plan, available):
             return Plan(kind="answer", brief="reply")  # the change was the ask: say it is done
         if isinstance(plan, Plan) and plan.kind == "answer":
             seen = self.seen_steps()
             reader = hit_reader(available, seen, self.ask)  # a hit is read first
             if reader is not None:
-                given = named_hit(reader, seen[-1], self.ask) or only_hit(reader, seen[-1])
-                if given is not None:  # the ask names one hit, or there is one: open it
-                    self.given[reader.name] = given
+                self._give_hit(reader, seen[-1])
                 return Plan(kind="tool", brief=reader.description, tool=reader.name)
             owed = await self._owed_write(available, context_text)
             if owed is not None:  # "are any doors unlocked? lock them if so", answered
                 return owed
+        if isinstance(plan, Plan) and plan.kind == "tool" and plan.tool not in self.given:
+            seen = self.seen_steps()
+            reader = hit_reader(available, seen, self.ask)
+            if reader is not None and reader.name == plan.tool:  # a planned read of a hit
+                self._give_hit(reader, seen[-1])
         if (
             isinstance(plan, Plan)
             and plan.kind == "tool"
@@ -259,6 +265,17 @@ class Turn(TurnState):
                         self.planned = [plan.tool or "", *self.planned]
                     return Plan(kind="tool", brief=opener.description, tool=opener.name)
         return plan
+
+    def _give_hit(self, reader: Tool, last: StepRecord) -> None:
+        """The hit ``reader`` opens, filled by the harness when the ask names one, there is
+        one, or the ask's words describe one alone (``detail.py``); else the worker picks."""
+        given = (
+            named_hit(reader, last, self.ask)
+            or only_hit(reader, last)
+            or described_hit(reader, last, self.ask)
+        )
+        if given is not None:
+            self.given[reader.name] = given
 
     async def _owed_write(self, available: list[Tool], context_text: str | None) -> Plan | None:
         """The write a check-then-act ask asks for, when the planner would answer after the
@@ -423,6 +440,8 @@ class Turn(TurnState):
             plan = await self._weighed(plan, available, system, prompt, offered)
             if isinstance(plan, Plan) and plan.kind == "tool" and self.config.named_pick_check:
                 plan = await self._named(plan, available, system, prompt)
+            if isinstance(plan, Plan):  # "take it out of my calendar": not move_event
+                plan = the_said_sibling(plan, available, self.ask)
             if isinstance(plan, Plan):  # "add it if nothing clashes": the check comes first
                 plan = check_first(plan, available, self.ask)
         if isinstance(plan, Plan) and plan.kind == "tool":

@@ -8,7 +8,7 @@ from goliath import Agent, Tool, tool
 from goliath.records import StepRecord
 from goliath.schema import DONE
 from goliath.testing import FakeModel
-from goliath.turn.detail import container_opener, hit_reader, named_hit
+from goliath.turn.detail import container_opener, described_hit, hit_reader, named_hit
 
 EMAILS = [
     {"id": 5, "from": "ShipFast", "subject": "Your order has shipped", "date": "2025-03-09"},
@@ -80,7 +80,7 @@ async def test_an_answer_after_a_search_reads_the_hit_first() -> None:
         ]
     )
     async with Agent(model, tools=mail_tools(), auto_approve=True) as agent:
-        result = await agent.run("what's the tracking number for my order?")
+        result = await agent.run("what's the tracking number?")  # describes neither hit
     tools = [step.tool for step in result.steps if step.kind == "tool"]
     assert tools == ["search_emails", "read_email"]
     assert [call.label for call in model.calls] == ["conductor", "arguments", "arguments", "answer"]
@@ -416,3 +416,59 @@ def test_a_hit_is_named_only_when_the_ask_names_exactly_one() -> None:
     emails = step("search_emails", [{"id": 5, "title": "Your order"}], input={"query": "o"})
     read_email = {t.name: t for t in mail_tools()}["read_email"]
     assert named_hit(read_email, emails, "what does your order say?") == {"email_id": 5}
+
+
+async def test_a_planned_read_opens_the_one_hit_the_ask_describes() -> None:
+    """ "what time is my flight to Porto?" found a sign-in warning and the airline's email; the
+    1.5B model read the first line's id. Only one hit shares a word with the ask: the harness
+    opens it, with no arguments call."""
+    model = FakeModel(
+        [
+            {"json": {"call": "search_emails", "then": "read_email"}},
+            {"json": {"query": "2025"}},
+            {"text": "It arrives Thursday."},
+        ]
+    )
+    async with Agent(model, tools=mail_tools(), auto_approve=True) as agent:
+        result = await agent.run("when does my order arrive?")
+    assert [step.tool for step in result.steps if step.kind == "tool"] == [
+        "search_emails",
+        "read_email",
+    ]
+    assert result.steps[1].input == {"email_id": 5}
+    assert [call.label for call in model.calls] == ["conductor", "arguments", "answer"]
+
+
+async def test_a_planned_read_of_two_described_hits_is_left_to_the_worker() -> None:
+    model = FakeModel(
+        [
+            {"json": {"call": "search_emails", "then": "read_email"}},
+            {"json": {"query": "2025"}},
+            {"json": {"email_id": 8}},
+            {"text": "Lunch at one."},
+        ]
+    )
+    async with Agent(model, tools=mail_tools(), auto_approve=True) as agent:
+        result = await agent.run("did Noor reply about my order?")  # both hits described
+    assert result.steps[1].input == {"email_id": 8}
+    assert [call.label for call in model.calls] == ["conductor", "arguments", "arguments", "answer"]
+
+
+def test_a_hit_is_described_only_when_it_alone_shares_a_word_with_the_ask() -> None:
+    read_email = {t.name: t for t in mail_tools()}["read_email"]
+    hits = [
+        {"id": 3, "from": "Account Security", "subject": "Unusual sign-in", "date": "2025-03-10"},
+        {"id": 8, "from": "AeroLuz", "subject": "Your flight to Porto", "date": "2025-03-02"},
+        {"id": 9, "from": "Dad", "subject": "Photos", "date": "2025-03-10"},
+    ]
+    searched = step("search_emails", hits, input={"query": "flight"})
+    assert described_hit(read_email, searched, "what time is my flight to Porto?") == {
+        "email_id": 8
+    }
+    # words any ask says, dates and ids describe nothing
+    assert described_hit(read_email, searched, "what did I get on 2025-03-10?") is None
+    assert described_hit(read_email, searched, "what is the id 3 one?") is None
+    # two hits described, or one hit only: not this rule's to pick
+    assert described_hit(read_email, searched, "photos of the flight to Porto?") is None
+    one = step("search_emails", hits[1:2], input={"query": "flight"})
+    assert described_hit(read_email, one, "my flight to Porto?") is None

@@ -1,0 +1,107 @@
+"""The change the ask's verb says, among the writes of one thing.
+
+A toolset often has two writes of the same thing that differ only in their verb:
+``move_event`` and ``cancel_event``, ``reschedule_reminder`` and ``delete_reminder``. The 1.5B
+model's plan confuses them when the user's verb is not the function's: "take Friday's pottery
+class out of my calendar" was planned as ``move_event``, "get rid of my car-insurance reminder"
+as ``reschedule_reminder`` (dev, second wordings). The user's phrase says which kind of change
+it is — taking something away, or moving it — and the sibling whose verb is of that kind is
+the call (docs/design.md, "The change the verb says").
+
+Only two kinds are told apart, the ones whose confusion loses what the user has: removing,
+and moving or changing. The swap is made when the ask says one kind and not the other, the
+planned write's verb is of the other kind, and exactly one write of the same nouns has a verb
+of the ask's kind; anything else is left to the plan.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import attrs
+
+from ..extensions import Plan
+from ..tools import Tool
+from .words import singular, words
+
+__all__ = ["said_change", "the_said_sibling"]
+
+_REMOVE_VERBS = frozenset(
+    {"delete", "remove", "cancel", "drop", "erase", "discard", "trash", "clear", "unschedule"}
+)
+_MOVE_VERBS = frozenset(
+    {"move", "reschedule", "postpone", "update", "edit", "change", "modify", "shift", "rename"}
+)
+
+_SAYS_REMOVE = re.compile(
+    r"\b(?:delete|remove|cancel|erase|scrap|ditch|discard|trash|unschedule)\b"
+    r"|\bdrop(?!\s+(?:off|by|in|me|us)\b)"
+    r"|\bget\s+rid\s+of\b"
+    r"|\bcall(?:ing)?\s+(?:\S+\s+){0,4}?off\b"
+    r"|\btake\s+(?:\S+\s+){0,6}?(?:out\s+of|off)\s+(?:my|the|our)\b"
+)
+"""Phrases that take something away ("get rid of", "take X out of my calendar", "call it
+off"); "drop off the kids" and "drop me a line" are not."""
+
+_SAYS_MOVE = re.compile(
+    r"\b(?:move|moved|reschedule|postpone|push|shift|rename|instead|change|edit|update)\b"
+    r"|\bbring\s+(?:\S+\s+){0,4}?forward\b|\bput\s+(?:\S+\s+){0,4}?off\s+(?:until|till|to)\b"
+)
+"""Phrases that move or change something and keep it."""
+
+
+def said_change(ask: str) -> str | None:
+    """``"remove"`` or ``"move"`` when the ask says that kind of change and not the other."""
+    text = ask.lower()
+    removes = bool(_SAYS_REMOVE.search(text))
+    moves = bool(_SAYS_MOVE.search(text))
+    if removes == moves:
+        return None
+    return "remove" if removes else "move"
+
+
+def _kind(tool: Tool) -> str | None:
+    said = words(tool.name)
+    verb = said[0] if said else ""
+    if verb in _REMOVE_VERBS:
+        return "remove"
+    if verb in _MOVE_VERBS:
+        return "move"
+    return None
+
+
+def _nouns(tool: Tool) -> frozenset[str]:
+    return frozenset(singular(word) for word in words(tool.name)[1:])
+
+
+def _sibling(name: str, change: str, by_name: dict[str, Tool]) -> str:
+    """``name``, or the one write of the same nouns whose verb is of the ``change`` said."""
+    tool = by_name.get(name)
+    if tool is None or not tool.writes or _kind(tool) in (None, change):
+        return name
+    nouns = _nouns(tool)
+    siblings = [
+        other.name
+        for other in by_name.values()
+        if other.writes and _kind(other) == change and nouns and _nouns(other) == nouns
+    ]
+    return siblings[0] if len(siblings) == 1 else name
+
+
+def the_said_sibling(plan: Plan, tools: Sequence[Tool], ask: str) -> Plan:
+    """``plan`` with each planned write whose verb is not the kind of change the ask says
+    replaced by its sibling that is (``move_event`` → ``cancel_event`` for "take it out of
+    my calendar"); any other plan as it is."""
+    if plan.kind != "tool":
+        return plan
+    change = said_change(ask)
+    if change is None:
+        return plan
+    by_name = {tool.name: tool for tool in tools}
+    call = _sibling(plan.tool or "", change, by_name)
+    then = None if plan.then is None else tuple(_sibling(n, change, by_name) for n in plan.then)
+    if call == plan.tool and then == plan.then:
+        return plan
+    brief = plan.brief if call == plan.tool else by_name[call].description
+    return attrs.evolve(plan, tool=call, brief=brief, then=then)
