@@ -8,9 +8,10 @@ as ``reschedule_reminder`` (dev, second wordings). The user's phrase says which 
 it is — taking something away, or moving it — and the sibling whose verb is of that kind is
 the call (docs/design.md, "The change the verb says").
 
-Only two kinds are told apart, the ones whose confusion loses what the user has: removing,
-and moving or changing. The swap is made when the ask says one kind and not the other, the
-planned write's verb is of the other kind, and exactly one write of the same nouns has a verb
+Three kinds are told apart: making something new, taking something away, and moving or
+changing something that stays ("remind me to call the plumber on Thursday" was planned as
+``reschedule_reminder``, dev). The swap is made when the ask says one kind and no other, the
+planned write's verb is of another kind, and exactly one write of the same nouns has a verb
 of the ask's kind; anything else is left to the plan.
 """
 
@@ -30,9 +31,28 @@ __all__ = ["said_change", "the_said_sibling"]
 _REMOVE_VERBS = frozenset(
     {"delete", "remove", "cancel", "drop", "erase", "discard", "trash", "clear", "unschedule"}
 )
-_MOVE_VERBS = frozenset(
-    {"move", "reschedule", "postpone", "update", "edit", "change", "modify", "shift", "rename"}
+_MOVE_VERBS = frozenset({"move", "reschedule", "postpone", "shift"})
+_MODIFY_VERBS = frozenset({"update", "edit", "change", "modify", "rename"})
+"""A change that keeps the thing: "move" proper, or any edit. "Add Theo to the dinner"
+may be an edit (``update_event``), so an add said never turns an edit into a new thing."""
+
+_TARGETS = {"add": {"add"}, "remove": {"remove"}, "move": {"move", "modify"}}
+"""The kinds of function that do the change the ask says."""
+_REPLACED = {
+    "add": {"remove", "move"},
+    "remove": {"add", "move", "modify"},
+    "move": {"add", "remove"},
+}
+"""The kinds of planned write that give way to a sibling, by the change the ask says."""
+
+_ADD_VERBS = frozenset({"add", "create", "new", "insert", "schedule"})
+
+_SAYS_ADD = re.compile(
+    r"\b(?:add|create|remind\s+me|set\s+up|schedule)\b"
+    r"|\bnew\s+(?:task|todo|to-do|note|event|appointment|reminder|alarm|list|item|entry|contact)"
 )
+"""Phrases that make something new ("remind me to call the plumber", "add", "a new task";
+not "it needs a new due date")."""
 
 _SAYS_REMOVE = re.compile(
     r"\b(?:delete|remove|cancel|erase|scrap|ditch|discard|trash|unschedule)\b"
@@ -52,22 +72,28 @@ _SAYS_MOVE = re.compile(
 
 
 def said_change(ask: str) -> str | None:
-    """``"remove"`` or ``"move"`` when the ask says that kind of change and not the other."""
+    """``"add"``, ``"remove"`` or ``"move"`` when the ask says that kind of change and no
+    other."""
     text = ask.lower()
-    removes = bool(_SAYS_REMOVE.search(text))
-    moves = bool(_SAYS_MOVE.search(text))
-    if removes == moves:
-        return None
-    return "remove" if removes else "move"
+    said = [
+        kind
+        for kind, phrase in (("add", _SAYS_ADD), ("remove", _SAYS_REMOVE), ("move", _SAYS_MOVE))
+        if phrase.search(text)
+    ]
+    return said[0] if len(said) == 1 else None
 
 
 def _kind(tool: Tool) -> str | None:
     said = words(tool.name)
     verb = said[0] if said else ""
+    if verb in _ADD_VERBS:
+        return "add"
     if verb in _REMOVE_VERBS:
         return "remove"
     if verb in _MOVE_VERBS:
         return "move"
+    if verb in _MODIFY_VERBS:
+        return "modify"
     return None
 
 
@@ -78,13 +104,13 @@ def _nouns(tool: Tool) -> frozenset[str]:
 def _sibling(name: str, change: str, by_name: dict[str, Tool]) -> str:
     """``name``, or the one write of the same nouns whose verb is of the ``change`` said."""
     tool = by_name.get(name)
-    if tool is None or not tool.writes or _kind(tool) in (None, change):
+    if tool is None or not tool.writes or _kind(tool) not in _REPLACED[change]:
         return name
     nouns = _nouns(tool)
     siblings = [
         other.name
         for other in by_name.values()
-        if other.writes and _kind(other) == change and nouns and _nouns(other) == nouns
+        if other.writes and _kind(other) in _TARGETS[change] and nouns and _nouns(other) == nouns
     ]
     return siblings[0] if len(siblings) == 1 else name
 

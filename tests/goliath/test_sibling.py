@@ -65,7 +65,36 @@ def calendar_tools(calls: list[str]) -> list[Tool]:
         calls.append("delete_reminder")
         return {"ok": True}
 
-    return [find_events, move_event, cancel_event, create_event, delete_reminder]
+    @tool(writes=True)
+    def update_reminder(title: str, text: str) -> dict[str, Any]:
+        """Change a reminder's text.
+
+        Args:
+            title: The reminder's title.
+            text: The new text.
+        """
+        calls.append("update_reminder")
+        return {"ok": True}
+
+    @tool(writes=True)
+    def add_reminder(title: str) -> dict[str, Any]:
+        """Add a reminder.
+
+        Args:
+            title: The reminder's title.
+        """
+        calls.append("add_reminder")
+        return {"ok": True}
+
+    return [
+        find_events,
+        move_event,
+        cancel_event,
+        create_event,
+        delete_reminder,
+        update_reminder,
+        add_reminder,
+    ]
 
 
 @pytest.mark.parametrize(
@@ -82,7 +111,13 @@ def calendar_tools(calls: list[str]) -> list[Tool]:
         ("can the gym class be on Thursday instead?", "move"),
         ("push my haircut back an hour", "move"),
         ("bring the review forward to Monday", "move"),
-        # both kinds, or neither: nothing said
+        ("remind me to call the plumber on Thursday at 4pm", "add"),
+        ("New task: renew the swim pass by Friday.", "add"),
+        ("add eggs to the list", "add"),
+        ("any new texts?", None),
+        ("the expense report needs a new due date", None),
+        ("add the dentist and cancel the gym", None),
+        # two kinds, or none: nothing said
         ("cancel the dentist and move the gym to Friday", None),
         ("drop off the kids at 8, put it in my calendar", None),
         ("what's on Friday?", None),
@@ -103,14 +138,21 @@ def test_a_write_of_the_other_kind_gives_way_to_its_one_sibling() -> None:
     looked = Plan(kind="tool", tool="find_events", brief="b", then=("move_event",))
     swapped = the_said_sibling(looked, tools, "call off the pottery class")
     assert (swapped.tool, swapped.then) == ("find_events", ("cancel_event",))
-    # the same kind, a write of no kind, another thing's write, or nothing said: unchanged
+    created = Plan(kind="tool", tool="create_event", brief="b", then=())
+    assert the_said_sibling(created, tools, "get rid of the pottery class").tool == "cancel_event"
+    # the same kind, a thing with no sibling of the kind, or nothing said: unchanged
     cancelled = Plan(kind="tool", tool="cancel_event", brief="b", then=())
     assert the_said_sibling(cancelled, tools, "cancel the pottery class") is cancelled
-    created = Plan(kind="tool", tool="create_event", brief="b", then=())
-    assert the_said_sibling(created, tools, "get rid of the pottery class") is created
+    updated = Plan(kind="tool", tool="update_reminder", brief="b", then=())
+    assert the_said_sibling(updated, tools, "add 'bring ID' to the dentist reminder") is updated
+    assert the_said_sibling(updated, tools, "delete the dentist reminder").tool == "delete_reminder"
+    deleted = Plan(kind="tool", tool="delete_reminder", brief="b", then=())
+    assert the_said_sibling(deleted, tools, "change the dentist reminder").tool == "update_reminder"
     assert the_said_sibling(moved, tools, "put pottery on Friday") is moved
     moved_back = the_said_sibling(cancelled, tools, "move the pottery class to Friday")
     assert moved_back.tool == "move_event"
+    added = the_said_sibling(moved, tools, "add pottery on Friday")
+    assert added.tool == "create_event"
 
 
 async def test_take_it_out_of_my_calendar_cancels_the_event() -> None:
