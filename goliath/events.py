@@ -139,15 +139,26 @@ class CheckEvent(EventBase, tag="check", frozen=True):
     """One of the turn's checks decided: the hand-off (``passed``: kept on the device), the
     world check (``passed``: the question goes to the functions, not answered alone), the
     write intent, the condition or the harness's comparison of a found number with the
-    ask's (``passed``: the write goes ahead), or the answer check (``passed: False``: the
-    answer named nothing found and was sent back once).
+    ask's (``passed``: the write goes ahead), the answer check (``passed: False``: the
+    answer named nothing found and was sent back once), the verb check (``passed: False``:
+    a planned write gave way to its sibling whose verb is the change the ask says), or the
+    hit the ask describes (``passed: True``: the harness opened it, no arguments call).
 
     ``margin`` is the log-probability gap the verdict was read from (the cloud's, or "no"'s,
     lead), ``None`` where the bridge reports no log-probabilities.
     """
 
     check: Literal[
-        "handoff", "world", "intent", "condition", "comparison", "state", "day", "answer"
+        "handoff",
+        "world",
+        "intent",
+        "condition",
+        "comparison",
+        "state",
+        "day",
+        "answer",
+        "verb",
+        "hit",
     ]
     passed: bool
     margin: float | None = None

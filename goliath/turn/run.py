@@ -233,7 +233,7 @@ class Turn(TurnState):
     ) -> Plan | InvalidPlan:
         plan = await self._next_plan(available, context_text, failed)
         if isinstance(plan, Plan) and self.steps:  # a later write, too: the verb the ask says
-            plan = the_said_sibling(plan, available, self.ask)
+            plan = self._said_sibling(plan, available)
         if isinstance(plan, Plan) and self._read_after_change(plan, available):
             return Plan(kind="answer", brief="reply")  # the change was the ask: say it is done
         if isinstance(plan, Plan) and plan.kind == "answer":
@@ -266,14 +266,22 @@ class Turn(TurnState):
                     return Plan(kind="tool", brief=opener.description, tool=opener.name)
         return plan
 
+    def _said_sibling(self, plan: Plan, available: list[Tool]) -> Plan:
+        """``plan``, its writes of another kind of change than the ask says given way to
+        their siblings (``sibling.py``)."""
+        said = the_said_sibling(plan, available, self.ask)
+        if said is not plan:
+            self.emit(CheckEvent(check="verb", passed=False))
+        return said
+
     def _give_hit(self, reader: Tool, last: StepRecord) -> None:
         """The hit ``reader`` opens, filled by the harness when the ask names one, there is
         one, or the ask's words describe one alone (``detail.py``); else the worker picks."""
-        given = (
-            named_hit(reader, last, self.ask)
-            or only_hit(reader, last)
-            or described_hit(reader, last, self.ask)
-        )
+        given = named_hit(reader, last, self.ask) or only_hit(reader, last)
+        if given is None:
+            given = described_hit(reader, last, self.ask)
+            if given is not None:
+                self.emit(CheckEvent(check="hit", passed=True))
         if given is not None:
             self.given[reader.name] = given
 
@@ -441,7 +449,7 @@ class Turn(TurnState):
             if isinstance(plan, Plan) and plan.kind == "tool" and self.config.named_pick_check:
                 plan = await self._named(plan, available, system, prompt)
             if isinstance(plan, Plan):  # "take it out of my calendar": not move_event
-                plan = the_said_sibling(plan, available, self.ask)
+                plan = self._said_sibling(plan, available)
             if isinstance(plan, Plan):  # "add it if nothing clashes": the check comes first
                 plan = check_first(plan, available, self.ask)
         if isinstance(plan, Plan) and plan.kind == "tool":

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from goliath import Agent, Tool, tool
+from goliath.events import CheckEvent
 from goliath.records import StepRecord
 from goliath.schema import DONE
 from goliath.testing import FakeModel
@@ -437,6 +438,8 @@ async def test_a_planned_read_opens_the_one_hit_the_ask_describes() -> None:
     ]
     assert result.steps[1].input == {"email_id": 5}
     assert [call.label for call in model.calls] == ["conductor", "arguments", "answer"]
+    checks = [(e.check, e.passed) for e in result.trace if isinstance(e, CheckEvent)]
+    assert ("hit", True) in checks
 
 
 async def test_a_planned_read_of_two_described_hits_is_left_to_the_worker() -> None:

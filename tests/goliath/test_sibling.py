@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from goliath import Agent, Tool, tool
+from goliath.events import CheckEvent
 from goliath.extensions import Plan
 from goliath.schema import DONE
 from goliath.testing import FakeModel
@@ -169,3 +170,5 @@ async def test_take_it_out_of_my_calendar_cancels_the_event() -> None:
     assert calls == ["cancel_event"]
     assert [step.tool for step in result.steps if step.kind == "tool"] == ["cancel_event"]
     assert "cancel_event" in model.calls[1].system  # the worker filled the sibling's schema
+    checks = [(e.check, e.passed) for e in result.trace if isinstance(e, CheckEvent)]
+    assert ("verb", False) in checks
