@@ -8,8 +8,9 @@ as ``reschedule_reminder`` (dev, second wordings). The user's phrase says which 
 it is — taking something away, or moving it — and the sibling whose verb is of that kind is
 the call (docs/design.md, "The change the verb says").
 
-Three kinds are told apart: making something new, taking something away, and moving or
-changing something that stays ("remind me to call the plumber on Thursday" was planned as
+Four kinds are told apart: making something new, adding into a thing that is there
+("add a first-aid kit to my camping checklist": ``append_to_note``, not ``create_note``),
+taking something away, and moving or changing something that stays ("remind me to call the plumber on Thursday" was planned as
 ``reschedule_reminder``, dev). The swap is made when the ask says one kind and no other, the
 planned write's verb is of another kind, and exactly one write of the same nouns has a verb
 of the ask's kind; anything else is left to the plan.
@@ -36,14 +37,21 @@ _MODIFY_VERBS = frozenset({"update", "edit", "change", "modify", "rename"})
 """A change that keeps the thing: "move" proper, or any edit. "Add Theo to the dinner"
 may be an edit (``update_event``), so an add said never turns an edit into a new thing."""
 
-_TARGETS = {"add": {"add"}, "remove": {"remove"}, "move": {"move", "modify"}}
+_TARGETS = {
+    "add": {"add"},
+    "append": {"append"},
+    "remove": {"remove"},
+    "move": {"move", "modify"},
+}
 """The kinds of function that do the change the ask says."""
 _REPLACED = {
     "add": {"remove", "move"},
-    "remove": {"add", "move", "modify"},
-    "move": {"add", "remove"},
+    "append": {"add", "remove", "move"},
+    "remove": {"add", "append", "move", "modify"},
+    "move": {"add", "append", "remove"},
 }
 """The kinds of planned write that give way to a sibling, by the change the ask says."""
+_PREPOSITIONS = frozenset({"to", "into", "from", "on", "onto", "in", "of"})
 
 _ADD_VERBS = frozenset({"add", "create", "new", "insert", "schedule"})
 
@@ -53,6 +61,14 @@ _SAYS_ADD = re.compile(
 )
 """Phrases that make something new ("remind me to call the plumber", "add", "a new task";
 not "it needs a new due date")."""
+
+_SAYS_APPEND = re.compile(
+    r"\b(?:add|put|append|stick|pop|throw)\s+(?:\S+\s+){1,6}?(?:to|on|onto|in|into)\s+"
+    r"(?:my|the|our|that|this)\b"
+)
+"""An add into a thing that is there already ("add a first-aid kit to my camping
+checklist", "put X on the list"): where a write adds into an existing thing
+(``append_to_note`` beside ``create_note``), that one; else any add."""
 
 _SAYS_REMOVE = re.compile(
     r"\b(?:delete|remove|cancel|erase|scrap|ditch|discard|trash|unschedule)\b"
@@ -80,12 +96,18 @@ def said_change(ask: str) -> str | None:
         for kind, phrase in (("add", _SAYS_ADD), ("remove", _SAYS_REMOVE), ("move", _SAYS_MOVE))
         if phrase.search(text)
     ]
+    if said == [] and _SAYS_APPEND.search(text):  # "put X on the list"
+        said = ["add"]
+    if said == ["add"] and _SAYS_APPEND.search(text):
+        return "append"
     return said[0] if len(said) == 1 else None
 
 
 def _kind(tool: Tool) -> str | None:
     said = words(tool.name)
     verb = said[0] if said else ""
+    if verb == "append" or (verb in {"add", "insert"} and said[1:2] in (["to"], ["into"])):
+        return "append"  # append_to_note, add_to_playlist: into a thing that is there
     if verb in _ADD_VERBS:
         return "add"
     if verb in _REMOVE_VERBS:
@@ -98,7 +120,7 @@ def _kind(tool: Tool) -> str | None:
 
 
 def _nouns(tool: Tool) -> frozenset[str]:
-    return frozenset(singular(word) for word in words(tool.name)[1:])
+    return frozenset(singular(w) for w in words(tool.name)[1:] if w not in _PREPOSITIONS)
 
 
 def _sibling(name: str, change: str, by_name: dict[str, Tool]) -> str:
@@ -107,12 +129,18 @@ def _sibling(name: str, change: str, by_name: dict[str, Tool]) -> str:
     if tool is None or not tool.writes or _kind(tool) not in _REPLACED[change]:
         return name
     nouns = _nouns(tool)
-    siblings = [
+    siblings = _siblings(nouns, _TARGETS[change], by_name)
+    if not siblings and change == "append" and _kind(tool) != "add":
+        siblings = _siblings(nouns, _TARGETS["add"], by_name)  # no add into: any add
+    return siblings[0] if len(siblings) == 1 else name
+
+
+def _siblings(nouns: frozenset[str], kinds: set[str], by_name: dict[str, Tool]) -> list[str]:
+    return [
         other.name
         for other in by_name.values()
-        if other.writes and _kind(other) in _TARGETS[change] and nouns and _nouns(other) == nouns
+        if other.writes and _kind(other) in kinds and nouns and _nouns(other) == nouns
     ]
-    return siblings[0] if len(siblings) == 1 else name
 
 
 def the_said_sibling(plan: Plan, tools: Sequence[Tool], ask: str) -> Plan:

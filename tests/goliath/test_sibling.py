@@ -114,13 +114,16 @@ def calendar_tools(calls: list[str]) -> list[Tool]:
         ("bring the review forward to Monday", "move"),
         ("remind me to call the plumber on Thursday at 4pm", "add"),
         ("New task: renew the swim pass by Friday.", "add"),
-        ("add eggs to the list", "add"),
+        ("add eggs to the list", "append"),
+        ("add a first-aid kit to my camping checklist", "append"),
+        ("Put a first aid kit on the camping checklist, please.", "append"),
         ("any new texts?", None),
         ("the expense report needs a new due date", None),
         ("add the dentist and cancel the gym", None),
         # two kinds, or none: nothing said
         ("cancel the dentist and move the gym to Friday", None),
-        ("drop off the kids at 8, put it in my calendar", None),
+        ("drop off the kids at 8, put it in my calendar", "append"),
+        ("drop off the kids at 8", None),
         ("what's on Friday?", None),
         ("take a photo of the receipt", None),
     ],
@@ -172,3 +175,52 @@ async def test_take_it_out_of_my_calendar_cancels_the_event() -> None:
     assert "cancel_event" in model.calls[1].system  # the worker filled the sibling's schema
     checks = [(e.check, e.passed) for e in result.trace if isinstance(e, CheckEvent)]
     assert ("verb", False) in checks
+
+
+def note_tools() -> list[Tool]:
+    @tool(writes=True)
+    def create_note(title: str, text: str) -> dict[str, Any]:
+        """Save a new note.
+
+        Args:
+            title: The title.
+            text: The text.
+        """
+        return {"ok": True}
+
+    @tool(writes=True)
+    def append_to_note(title: str, text: str) -> dict[str, Any]:
+        """Add text to the end of an existing note.
+
+        Args:
+            title: The note's title.
+            text: The text to add.
+        """
+        return {"ok": True}
+
+    @tool(writes=True)
+    def delete_note(title: str) -> dict[str, Any]:
+        """Delete a note.
+
+        Args:
+            title: The note's title.
+        """
+        return {"ok": True}
+
+    return [create_note, append_to_note, delete_note]
+
+
+def test_an_add_into_a_thing_that_is_there_takes_the_write_that_adds_into() -> None:
+    notes = note_tools()
+    created = Plan(kind="tool", tool="create_note", brief="b", then=())
+    ask = "add a first-aid kit to my camping checklist"
+    assert the_said_sibling(created, notes, ask).tool == "append_to_note"
+    assert the_said_sibling(created, notes, "create a note called camping") is created
+    deleted = Plan(kind="tool", tool="delete_note", brief="b", then=())
+    assert the_said_sibling(deleted, notes, ask).tool == "append_to_note"
+    # no write that adds into: an add of the same thing, in place of a move or a removal
+    events = calendar_tools([])
+    moved = Plan(kind="tool", tool="move_event", brief="b", then=())
+    assert the_said_sibling(moved, events, "put yoga in my calendar").tool == "create_event"
+    created_event = Plan(kind="tool", tool="create_event", brief="b", then=())
+    assert the_said_sibling(created_event, events, "put yoga in my calendar") is created_event
