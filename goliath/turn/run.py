@@ -240,7 +240,7 @@ class Turn(TurnState):
             seen = self.seen_steps()
             reader = hit_reader(available, seen, self.ask)  # a hit is read first
             if reader is not None:
-                self._give_hit(reader, seen[-1])
+                self._give_hit(reader, seen[-1], planned=False)
                 return Plan(kind="tool", brief=reader.description, tool=reader.name)
             owed = await self._owed_write(available, context_text)
             if owed is not None:  # "are any doors unlocked? lock them if so", answered
@@ -249,7 +249,7 @@ class Turn(TurnState):
             seen = self.seen_steps()
             reader = hit_reader(available, seen, self.ask)
             if reader is not None and reader.name == plan.tool:  # a planned read of a hit
-                self._give_hit(reader, seen[-1])
+                self._give_hit(reader, seen[-1], planned=True)
         if (
             isinstance(plan, Plan)
             and plan.kind == "tool"
@@ -274,16 +274,18 @@ class Turn(TurnState):
             self.emit(CheckEvent(check="verb", passed=False))
         return said
 
-    def _give_hit(self, reader: Tool, last: StepRecord) -> None:
+    def _give_hit(self, reader: Tool, last: StepRecord, *, planned: bool) -> None:
         """The hit ``reader`` opens, filled by the harness when the ask names one, there is
-        one, or the ask's words describe one alone (``detail.py``); else the worker picks."""
+        one, or the ask's words describe one alone (``detail.py``); else the worker picks.
+        The trace shows a fill of a read the plan put next, and any by description."""
         given = named_hit(reader, last, self.ask) or only_hit(reader, last)
-        if given is None:
+        described = given is None
+        if described:
             given = described_hit(reader, last, self.ask)
-            if given is not None:
-                self.emit(CheckEvent(check="hit", passed=True))
         if given is not None:
             self.given[reader.name] = given
+            if planned or described:
+                self.emit(CheckEvent(check="hit", passed=True))
 
     async def _owed_write(self, available: list[Tool], context_text: str | None) -> Plan | None:
         """The write a check-then-act ask asks for, when the planner would answer after the
