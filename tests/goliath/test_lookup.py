@@ -53,20 +53,38 @@ async def test_an_id_nothing_showed_gets_a_look_up_first() -> None:
             PLAN_READ_FIRST,
             {"json": {"email_id": 7}},  # an id no step returned
             {"json": {"call": "search_emails"}},  # the look-up, among the reads
-            {"json": {"query": "order"}},
-            {"json": {"email_id": 41}},  # asked again, with the hit in view
+            {"json": {"query": "u"}},  # both emails
+            {"json": {"email_id": 41}},  # asked again, with the hits in view
             {"text": "Your tracking number is PX-7781."},
         ]
     )
     async with Agent(model, tools=tools) as agent:
-        result = await agent.run("what's the tracking number for my order?")
+        result = await agent.run("what's the tracking number?")  # describes neither hit
     assert [s.tool for s in result.steps if s.kind == "tool"] == ["search_emails", "read_email"]
     assert opened == [41]
     look_up = model.calls[2]
     assert look_up.label == "conductor"
     assert look_up.schema["properties"]["call"]["enum"] == ["search_emails"]
     assert "read_email needs the email_id" in look_up.prompt
-    assert "Your order has shipped" in model.calls[4].prompt  # the worker sees the hit
+    assert "Your order has shipped" in model.calls[4].prompt  # the worker sees the hits
+    assert result.text == "Your tracking number is PX-7781."
+
+
+async def test_after_the_look_up_its_one_hit_is_opened_by_the_harness() -> None:
+    opened, tools = mail_tools()
+    model = FakeModel(
+        [
+            PLAN_READ_FIRST,
+            {"json": {"email_id": 7}},  # an id no step returned
+            {"json": {"call": "search_emails"}},
+            {"json": {"query": "order"}},  # one hit: nothing for the worker to pick
+            {"text": "Your tracking number is PX-7781."},
+        ]
+    )
+    async with Agent(model, tools=tools) as agent:
+        result = await agent.run("what's the tracking number for my order?")
+    assert opened == [41]
+    assert [call.label for call in model.calls].count("arguments") == 2
     assert result.text == "Your tracking number is PX-7781."
 
 
@@ -75,13 +93,13 @@ async def test_an_id_the_steps_showed_needs_no_look_up() -> None:
     model = FakeModel(
         [
             {"json": {"call": "search_emails", "then": "read_email"}},
-            {"json": {"query": "order"}},
+            {"json": {"query": "u"}},  # both emails
             {"json": {"email_id": 41}},
             {"text": "PX-7781."},
         ]
     )
     async with Agent(model, tools=tools) as agent:
-        result = await agent.run("tracking number of my order?")
+        result = await agent.run("tracking number?")  # describes neither hit
     assert opened == [41] and result.text == "PX-7781."
     assert len(model.calls) == 4
 
@@ -175,7 +193,7 @@ async def test_a_result_lines_number_given_as_an_id_opens_that_lines_item() -> N
         ]
     )
     async with Agent(model, tools=tools) as agent:
-        result = await agent.run("what did Noor write?")
+        result = await agent.run("what did that email say?")  # describes neither hit
     assert "2. id: 42" in (result.steps[0].result or "")
     assert opened == [42]
 
