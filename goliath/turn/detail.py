@@ -34,7 +34,7 @@ from typing import Any
 from ..records import StepRecord
 from ..tools import Tool
 from .lookup import id_parameters
-from .words import singular, words
+from .words import FUNCTION_WORDS, name_nouns, singular, words
 
 __all__ = [
     "container_opener",
@@ -65,7 +65,7 @@ def hit_reader(
     ran = {step.tool for step in steps if step.kind == "tool"}
     searched = _name_words(last.tool)
     if not _searched(last):
-        return _named_opener(available, ran, _nouns(last.tool), items, ask)
+        return _named_opener(available, ran, name_nouns(last.tool), items, ask)
     for tool in available:
         if tool.writes or tool.name in ran:
             continue
@@ -98,7 +98,7 @@ def container_opener(
     if last is None or _searched(last):
         return None
     ran = {step.tool for step in steps if step.kind == "tool"}
-    return _named_opener(available, ran, _nouns(last.tool or ""), _items(last.output), ask)
+    return _named_opener(available, ran, name_nouns(last.tool or ""), _items(last.output), ask)
 
 
 def _last_read(steps: Sequence[StepRecord]) -> StepRecord | None:
@@ -112,7 +112,7 @@ def _last_read(steps: Sequence[StepRecord]) -> StepRecord | None:
 def _named_opener(
     available: Sequence[Tool],
     ran: set[str | None],
-    listed: set[str],
+    listed: frozenset[str],
     items: Sequence[Mapping[str, Any]],
     ask: str,
 ) -> Tool | None:
@@ -130,7 +130,7 @@ def _named_opener(
         parameters = list(schema.get("properties") or {})
         if len(parameters) != 1 or not _names_a_thing(parameters[0]):
             continue
-        if _nouns(tool.name) & listed:
+        if name_nouns(tool.name) & listed:
             return tool
     return None
 
@@ -173,11 +173,10 @@ def only_hit(reader: Tool, last: StepRecord) -> dict[str, Any] | None:
     return _arguments_for(reader, parameters[0], item, key)
 
 
-_PLAIN_WORDS = frozenset(
-    """what when where which who whom whose how why the and for from with about any this that
-    there their they them you your our can could would will should please tell show find give
-    get got did does have has had was were are been time day date one last next new all some
-    just still yet is it its my me mine""".split()  # noqa: SIM905
+_PLAIN_WORDS = FUNCTION_WORDS | frozenset(
+    """what when where which who whom whose how why there their they them our should will
+    tell show find give get got have has had were been time day date one last next new all
+    some any just still yet about its mine""".split()  # noqa: SIM905
 )
 """Words an ask says about anything: a hit sharing only these is not described by it."""
 
@@ -247,7 +246,7 @@ def ordinal_ids(
         str(value) for step in reads for item in _items(step.output) for value in item.values()
     }
     asked = set(words(" ".join([said, *seen])))
-    listed = _nouns(last.tool or "")
+    listed = name_nouns(last.tool or "")
     found: dict[str, Any] = {}
     for name in id_parameters(tool):
         value = values.get(name)
@@ -322,13 +321,6 @@ def _items(output: Any) -> list[Mapping[str, Any]]:
         if len(lists) == 1:
             return [item for item in lists[0] if isinstance(item, Mapping)]
     return []
-
-
-def _nouns(name: str) -> set[str]:
-    """What a function's name is about: its words after the first, the verb (``list_lists``
-    is about lists, ``list_events`` about events, ``get_list`` about a list)."""
-    said = words(name)
-    return {singular(word) for word in said[1:] or said}
 
 
 def _name_words(name: str) -> set[str]:

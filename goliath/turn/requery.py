@@ -23,7 +23,7 @@ from typing import Any
 
 from ..tools import Tool
 from .generation import ModelCaller
-from .words import DAY_WORDS, REQUEST_VERBS, singular, words
+from .words import DAY_WORDS, FUNCTION_WORDS, REQUEST_VERBS, singular, words
 
 __all__ = [
     "REQUERY_SYSTEM",
@@ -37,18 +37,17 @@ __all__ = [
 _SEARCH_TEXT = frozenset({"query", "q", "search", "keyword", "keywords", "term", "terms"})
 """Words of a parameter name that holds free search text (``query``, ``search_terms``)."""
 
-_STOP = frozenset(
-    """a an the my me mine i im i'm you your we our us it its this that these those there here
-    what which who whom whose when where why how is are am was were be been do does did done
-    can could would will should shall may might must have has had having get got
-    in on at to for of from with about into onto over under by up out off as and or but not
-    no yes any some all every each one ones thing things stuff something anything everything
-    please thanks thank just still already again also too very really much many more most
-    say said tell show find look need want know take give let see use used keep go going
-    if unless then than so answer reply buy pay call phone ring ask write read play check
-    make making sure like open whether yet now ever time long old often far big late early soon
-    them him her he she they their his hers
-    isn aren wasn weren doesn don didn hasn haven hadn won wouldn couldn shouldn""".split()  # noqa: SIM905
+_STOP = FUNCTION_WORDS | frozenset(
+    """a an mine i im i'm we our us its these those there here what which who whom whose
+    when where why how am were be been do done will should shall may might must have has
+    had having get got in on at to of about into onto over under by up out off as or but
+    not no yes any some all every each one ones thing things stuff something anything
+    everything thanks thank just still already again also too very really much many more
+    most say said tell show find look need want know take give let see use used keep go
+    going if unless then than so answer reply buy pay call phone ring ask write read
+    play check make making sure like open whether yet now ever time long old often far
+    big late early soon them him her he she they their his hers isn aren wasn weren
+    doesn don didn hasn haven hadn won wouldn couldn shouldn""".split()  # noqa: SIM905
 )
 """Words that say how the ask is put, or what to do, not what it is about (pronouns, and what
 is left of "isn't" and "doesn't" once split into words)."""

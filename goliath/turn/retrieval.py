@@ -17,14 +17,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..tools import Tool
-from .words import stem, words
+from .words import FUNCTION_WORDS, stem, words
 
 __all__ = ["named_instead", "retrieve_tools"]
 
-_STOP = frozenset(
-    """a an the and or of to on in at for from by with my me i it is are be was this that
-    please can could would you your do does did if not what whats what's when where who how
-    get set show tell give""".split()  # noqa: SIM905
+_STOP = FUNCTION_WORDS | frozenset(
+    """a an or of to on in at by i be do if not what whats what's when where who how get
+    set show tell give""".split()  # noqa: SIM905
 )
 
 

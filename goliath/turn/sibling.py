@@ -25,7 +25,7 @@ import attrs
 
 from ..extensions import Plan
 from ..tools import Tool
-from .words import singular, words
+from .words import name_nouns, words
 
 __all__ = ["said_change", "the_said_sibling"]
 
@@ -51,7 +51,6 @@ _REPLACED = {
     "move": {"add", "append", "remove"},
 }
 """The kinds of planned write that give way to a sibling, by the change the ask says."""
-_PREPOSITIONS = frozenset({"to", "into", "from", "on", "onto", "in", "of"})
 
 _ADD_VERBS = frozenset({"add", "create", "new", "insert", "schedule"})
 
@@ -119,16 +118,12 @@ def _kind(tool: Tool) -> str | None:
     return None
 
 
-def _nouns(tool: Tool) -> frozenset[str]:
-    return frozenset(singular(w) for w in words(tool.name)[1:] if w not in _PREPOSITIONS)
-
-
 def _sibling(name: str, change: str, by_name: dict[str, Tool]) -> str:
     """``name``, or the one write of the same nouns whose verb is of the ``change`` said."""
     tool = by_name.get(name)
     if tool is None or not tool.writes or _kind(tool) not in _REPLACED[change]:
         return name
-    nouns = _nouns(tool)
+    nouns = name_nouns(tool.name)
     siblings = _siblings(nouns, _TARGETS[change], by_name)
     if not siblings and change == "append" and _kind(tool) != "add":
         siblings = _siblings(nouns, _TARGETS["add"], by_name)  # no add into: any add
@@ -139,7 +134,7 @@ def _siblings(nouns: frozenset[str], kinds: set[str], by_name: dict[str, Tool]) 
     return [
         other.name
         for other in by_name.values()
-        if other.writes and _kind(other) in kinds and nouns and _nouns(other) == nouns
+        if other.writes and _kind(other) in kinds and nouns and name_nouns(other.name) == nouns
     ]
 
 

@@ -28,7 +28,7 @@ from ..models import Generation
 from ..records import StepRecord
 from .clause import condition_at, spoken
 from .generation import ModelCaller
-from .words import singular, words
+from .words import FUNCTION_WORDS, singular, words
 
 __all__ = [
     "PICK_SYSTEM",
@@ -73,9 +73,8 @@ _PATTERN = re.compile(
 )
 _NEGATION = re.compile(r"\b(?:not|no|never|nothing|none|otherwise|dont|don)\b|n't\b")
 _JOINED = re.compile(r"\b(?:and|or|but|than|either|both)\b")
-_STOP = frozenset(
-    """a an the and or of to on in at for from by with my me i it is are be was were this that
-    its it's if unless only than then so please can could would you your do does did there
+_STOP = FUNCTION_WORDS | frozenset(
+    """a an or of to on in at by i be were its it's if unless only than then so do there
     here has have had got i've under below over above more less at least most still""".split()  # noqa: SIM905
 )
 

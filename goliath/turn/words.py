@@ -32,6 +32,17 @@ REQUEST_VERBS = frozenset(
 names the task "Porto flights"), for every rule that takes a copied value for the item."""
 
 
+FUNCTION_WORDS = frozenset(
+    """the and for from with is are was did does can could would please it this that me my
+    you your""".split()  # noqa: SIM905
+)
+"""Words no comparison of an ask with a name, a value or a result counts (articles, pronouns,
+the auxiliaries of a request): every module's own list of words to skip is these and the
+words its comparison needs skipped besides."""
+
+_PREPOSITIONS = frozenset({"to", "into", "from", "on", "onto", "in", "of"})
+
+
 def words(text: str) -> list[str]:
     """The lower-case runs of letters and digits in ``text``, a camelCase or snake_case name
     split into its words."""
@@ -54,3 +65,11 @@ def stem(word: str) -> str:
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
             return word[: -len(suffix)]
     return word
+
+
+def name_nouns(name: str) -> frozenset[str]:
+    """What a function's name is about: its words after the first, the verb, singular and
+    without prepositions (``list_events`` is about events, ``append_to_note`` about a note);
+    a one-word name is about itself."""
+    said = words(name)
+    return frozenset(singular(word) for word in (said[1:] or said) if word not in _PREPOSITIONS)

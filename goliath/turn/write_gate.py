@@ -33,7 +33,7 @@ from typing import Any
 from ..records import StepRecord
 from ..tools import Tool
 from .judge import found_nothing
-from .words import singular, words
+from .words import FUNCTION_WORDS, singular, words
 
 __all__ = [
     "ADDING_VERBS",
@@ -56,11 +56,10 @@ CHANGING_VERBS = frozenset(
 )
 """First words of a write's name that mean it changes an item that must already exist."""
 
-_STOP = frozenset(
-    """a an the and or of to on in at for from by with my me i it its is are be was were this
-    that these those please can could would you your our we us do does did done if not
-    unless already still there here yet any some all one as so up out off just also then
-    task tasks item items list lists note notes event events thing things""".split()  # noqa: SIM905
+_STOP = FUNCTION_WORDS | frozenset(
+    """a an or of to on in at by i its be were these those our we us do done if not unless
+    already still there here yet any some all one as so up out off just also then task
+    tasks item items list lists note notes event events thing things""".split()  # noqa: SIM905
 )
 """Words that say nothing about which item is meant (articles, pronouns, the item's kind)."""
 _WORD = re.compile(r"[a-z0-9]+")
