@@ -157,9 +157,15 @@ def found_items(steps: Sequence[StepRecord]) -> int:
     return 0
 
 
+_BARE_NO = re.compile(r"no (?:[a-z]+ ){0,2}[a-z]+[.!]*")
+"""An answer that is only "no" and what there is none of ("No new texts.", "No emails
+today!"): over a list of messages the 1.5B model answered "Any new texts?" so (dev)."""
+
+
 def denies_finding(text: str) -> bool:
     """Whether an answer says that nothing was there or could be found."""
-    return bool(_DENIAL.search(text.lower().replace("’", "'")))
+    spoken = text.lower().replace("’", "'")
+    return bool(_DENIAL.search(spoken)) or _BARE_NO.fullmatch(spoken.strip()) is not None
 
 
 def denial_note(count: int) -> str:

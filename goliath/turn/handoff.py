@@ -298,13 +298,21 @@ _NAME = re.compile(r"\b[A-Z][a-z]+\b")
 thanks" answers "whom should I share it with?")."""
 _THANKS_WORDS_MAX = 12
 _OTHER_WORDS_MAX = 2
+_THANKS_FOR = re.compile(
+    r"\b(?:thanks|thank you|thx|cheers)\s+(?:so much\s+|a lot\s+)?for\s+"
+    r"(?:[a-z]+ing|the|your|all|that|this|everything)\b"
+)
+"""Thanks with what it is for ("thanks for keeping my inbox under control", "thank you for
+all the help"): the words after "for" say what was done, not what to do next."""
 
 
 def only_thanks(ask: str, last_answer: str = "") -> bool:
     """Whether ``ask`` only thanks the assistant ("you're a star, thanks", "thanks, that helps
     me plan the month"): a thanks word; no question mark, digit or name after the first word;
     no word of a request, a reply or a turn ("but", "yes", "now", "book", "mark" ...); at most
-    two words besides thanks and its usual company ("so much", "that helps", "great"); and
+    two words besides thanks and its usual company ("so much", "that helps", "great"), or
+    any number that say what the thanks is for ("thanks for keeping my inbox under control":
+    the hand-off check kept it, and the turn searched the inbox, dev); and
     not a reply to a question (``last_answer`` ends with "?": "Hannah, thanks" answers "Whom
     should I share it with?"). The hand-off check named both of the first a cloud kind by
     small margins (dev, +0.07 and +0.44) and the turn handed over a thank-you; such an ask is
@@ -321,7 +329,7 @@ def only_thanks(ask: str, last_answer: str = "") -> bool:
         and bool(_THANKS_WORDS & set(said))
         and not _NOT_THANKS_ONLY & set(said)
         and said[0] not in _QUESTION_WORDS - _THANKS_WORDS - {"what"}  # "what a star, thanks"
-        and len(others) <= _OTHER_WORDS_MAX
+        and (len(others) <= _OTHER_WORDS_MAX or _THANKS_FOR.search(text.lower()) is not None)
     )
 
 

@@ -63,6 +63,7 @@ from .handoff import (
 from .hooks import OBSERVER_SECONDS, StopRun
 from .judge import cap_reached, found_nothing
 from .lookup import LookUp, lookup_hint
+from .part_of_day import part_of_day_note
 from .prompts import (
     answer_system,
     answer_user,
@@ -677,6 +678,9 @@ class Turn(TurnState):
     # ------------------------------------------------------------------ answers
 
     async def _answer(self, plan: Plan) -> RunResult:
+        part = part_of_day_note(self.ask, self.steps)
+        if part is not None:  # "anything on Wednesday night?": which rows are the night
+            self.notes.append(part)
         try:
             text, output = await self._compose(best_effort=False)
         except AnswerInvalid:
@@ -722,6 +726,12 @@ class Turn(TurnState):
                 note = grounding_note(invented) if invented else denial_note(found)
                 retried, _ = await self._compose(best_effort=False, notes=(note,))
                 text = retried.strip() or text
+                if (
+                    denied
+                    and not denies_finding(text)  # a second negative stands: it may be true
+                    and names_nothing_found(text, self.steps, self.ask)
+                ):
+                    text = with_findings(text, self.steps)  # the retry names nothing found
                 continue
             break
         return step_summary(self.steps) if looked else NO_ANSWER

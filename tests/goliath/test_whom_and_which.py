@@ -382,6 +382,16 @@ async def test_a_copied_question_is_searched_by_the_words_the_retry_gives() -> N
         ("thanks, mark it done", False),
         ("Thanks, share it with Hannah", False),
         ("thanks, schedule it for friday", False),
+        # what the thanks is for, at any length; a request after it still counts
+        ("Thanks for keeping my inbox under control!", True),
+        ("ugh, so many emails. thanks for helping", True),
+        ("thank you for all the help today", True),
+        ("thanks for the help with the move", False),  # "move": a request word
+        ("thanks for checking, now add milk", False),
+        ("thanks for the list, can you email it to Theo", False),
+        ("thanks for the list, what's due tomorrow?", False),
+        ("thanks for booking 2 tables", False),  # a digit
+        ("thanks for sorting out Noor's party", False),  # a name
     ],
 )
 def test_only_thanks(ask: str, thanks: bool) -> None:

@@ -125,6 +125,37 @@ async def test_an_answer_that_denies_what_the_read_returned_is_retried_once(box:
     assert "said nothing was found, but the results above hold 2 items" in retry.prompt
 
 
+async def test_a_bare_no_over_a_read_that_returned_items_is_retried(box: TaskBox) -> None:
+    """An answer of only "No new tasks." over a list of two is a wrong negative too."""
+    fake = FakeModel(
+        [
+            use("list_tasks"),
+            answer_plan(),
+            text("No new tasks."),
+            text("You have Buy milk and Call mom."),
+        ]
+    )
+    result = await run_turn(fake, "any new tasks?", tools=box.tools)
+    assert result.text == "You have Buy milk and Call mom."
+    assert "said nothing was found" in calls(fake, "answer")[1].prompt
+
+
+async def test_a_denial_retry_that_names_nothing_found_gets_the_found_lines(box: TaskBox) -> None:
+    """The retry of "No new tasks." said nothing of the two tasks either: the lines follow it."""
+    fake = FakeModel(
+        [
+            use("list_tasks"),
+            answer_plan(),
+            text("No new tasks."),
+            text("The ask wants to know if there are any new tasks."),
+        ]
+    )
+    result = await run_turn(fake, "any new tasks?", tools=box.tools)
+    assert result.text.startswith("The ask wants to know if there are any new tasks.\nHere is")
+    assert "Buy milk" in result.text and "Call mom" in result.text
+    assert len(calls(fake, "answer")) == 2
+
+
 async def test_a_negative_over_an_empty_read_or_a_plain_no_needs_no_retry(box: TaskBox) -> None:
     box.tasks.clear()
     fake = FakeModel([use("list_tasks"), answer_plan(), text("There are no tasks on your list.")])
