@@ -25,6 +25,7 @@ __all__ = [
     "echoes",
     "found_items",
     "grounding_note",
+    "last_ran",
     "names_nothing_found",
     "step_summary",
     "ungrounded_numbers",
@@ -141,20 +142,24 @@ _DENIAL = re.compile(
 )
 
 
+def last_ran(steps: Sequence[StepRecord]) -> StepRecord | None:
+    """The turn's last call that ran (not failed, not skipped), a read or a write."""
+    return next(
+        (s for s in reversed(steps) if s.kind == "tool" and not (s.failed or s.skipped)), None
+    )
+
+
 def found_items(steps: Sequence[StepRecord]) -> int:
     """How many items the turn's last successful read returned (0 for no read, or a read
     that returned no list)."""
-    for step in reversed(steps):
-        if step.kind != "tool" or step.failed or step.skipped:
-            continue
-        if step.writes:
-            return 0  # after a write, "nothing" may be about the change
-        output = step.output
-        if isinstance(output, dict):
-            lists = [value for value in output.values() if isinstance(value, list)]
-            output = lists[0] if len(lists) == 1 else None
-        return len(output) if isinstance(output, list) else 0
-    return 0
+    step = last_ran(steps)
+    if step is None or step.writes:
+        return 0  # after a write, "nothing" may be about the change
+    output = step.output
+    if isinstance(output, dict):
+        lists = [value for value in output.values() if isinstance(value, list)]
+        output = lists[0] if len(lists) == 1 else None
+    return len(output) if isinstance(output, list) else 0
 
 
 _BARE_NO = re.compile(r"no (?:[a-z]+ ){0,2}[a-z]+[.!]*")

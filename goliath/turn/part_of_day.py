@@ -14,25 +14,19 @@ import re
 from collections.abc import Sequence
 
 from ..records import StepRecord
+from .grounding import last_ran
 from .threshold import result_rows
 
 __all__ = ["part_of_day_note"]
 
-_PARTS: dict[str, tuple[int, int]] = {
-    "morning": (5, 12),
-    "afternoon": (12, 17),
-    "evening": (17, 24),
-    "tonight": (17, 24),
-    "night": (18, 24),
+_PARTS: dict[str, tuple[int, int, str]] = {
+    "morning": (5, 12, "in the morning"),
+    "afternoon": (12, 17, "in the afternoon"),
+    "evening": (17, 24, "in the evening"),
+    "tonight": (17, 24, "in the evening"),
+    "night": (18, 24, "at night"),
 }
-"""Each part of the day, as the hours it spans (from, to)."""
-_SAID = {
-    "morning": "in the morning",
-    "afternoon": "in the afternoon",
-    "evening": "in the evening",
-    "tonight": "in the evening",
-    "night": "at night",
-}
+"""Each part of the day: the hours it spans (from, to) and how the note says it."""
 _PART_WORD = re.compile(r"\b(" + "|".join(_PARTS) + r")\b")
 _GREETING = re.compile(r"\bgood (?:morning|afternoon|evening|night)\b|^\W*morning\b")
 _CLOCK = re.compile(r"^(\d{1,2}):(\d{2})$")
@@ -47,18 +41,10 @@ def part_of_day_note(ask: str, steps: Sequence[StepRecord]) -> str | None:
     named = set(_PART_WORD.findall(spoken))
     if len(named) != 1:
         return None
-    part = named.pop()
-    last = next(
-        (
-            step
-            for step in reversed(steps)
-            if step.kind == "tool" and not (step.failed or step.skipped)
-        ),
-        None,
-    )
+    start, end, said = _PARTS[named.pop()]
+    last = last_ran(steps)
     if last is None or last.writes:
         return None
-    start, end = _PARTS[part]
     inside: list[str] = []
     outside = 0
     for label, pairs in result_rows(last.result or ""):
@@ -71,7 +57,6 @@ def part_of_day_note(ask: str, steps: Sequence[StepRecord]) -> str | None:
             outside += 1
     if not outside:
         return None
-    said = _SAID[part]
     span = f"{start:02d}:00 to {end % 24:02d}:00"
     if not inside:
         return f"None of the results above is {said} ({span})."

@@ -91,7 +91,8 @@ class TurnState:
         answer (``run._owed_write``, once a turn): that write runs only where the harness
         decides the condition itself."""
         self.notes: list[str] = []
-        """What the answer must be told that no step shows (a write the harness withheld)."""
+        """What the answer must be told that no step shows plainly (a write the harness
+        withheld; which rows fall in the part of the day the ask names)."""
         self.trace: list[Event] = []
         self.handled_by: HandledBy = "device"
         self.escalating = False
