@@ -141,8 +141,10 @@ class CheckEvent(EventBase, tag="check", frozen=True):
     write intent, the condition or the harness's comparison of a found number with the
     ask's (``passed``: the write goes ahead), the answer check (``passed: False``: the
     answer named nothing found and was sent back once), the verb check (``passed: False``:
-    a planned write gave way to its sibling whose verb is the change the ask says), or the
-    hit the ask describes (``passed: True``: the harness opened it, no arguments call).
+    a planned write gave way to its sibling whose verb is the change the ask says), the
+    hit the ask describes (``passed: True``: the harness opened it, no arguments call), or a
+    stray read (``passed: False``: the first plan opened with a read the ask never mentions
+    and starts at the read it names).
 
     ``margin`` is the log-probability gap the verdict was read from (the cloud's, or "no"'s,
     lead), ``None`` where the bridge reports no log-probabilities.
@@ -159,6 +161,7 @@ class CheckEvent(EventBase, tag="check", frozen=True):
         "answer",
         "verb",
         "hit",
+        "stray",
     ]
     passed: bool
     margin: float | None = None

@@ -32,7 +32,7 @@ from .clause import Clause, condition_at, spoken
 from .threshold import carried_texts, content_words, result_rows
 from .words import DAY_WORDS, words
 
-__all__ = ["Flag", "StateCondition", "flag_met", "found_flags", "stated_state"]
+__all__ = ["Flag", "StateCondition", "flag_met", "found_flags", "other_row", "stated_state"]
 
 _TRUE = frozenset({"true", "yes"})
 _FALSE = frozenset({"false", "no"})
@@ -97,6 +97,8 @@ class Flag:
     value: bool
     written: str = ""
     others: tuple[str, ...] = ()
+    keyed: tuple[tuple[str, str], ...] = ()
+    """The row's other values with their keys, as written (to name the row in a write)."""
 
     @property
     def line(self) -> str:
@@ -127,7 +129,8 @@ def found_flags(steps: Sequence[StepRecord]) -> list[Flag]:
         for label, pairs in rows:
             for place, (key, text) in enumerate(pairs):
                 low = text.strip().lower()
-                others = tuple(v.lower() for i, (_k, v) in enumerate(pairs) if i != place)
+                keyed = tuple((k, v) for i, (k, v) in enumerate(pairs) if i != place)
+                others = tuple(v.lower() for _k, v in keyed)
                 name = "" if label == text else label
                 if not name:  # "medication: Vitamin D3 1000 IU" names the row well enough
                     name = next(
@@ -135,13 +138,13 @@ def found_flags(steps: Sequence[StepRecord]) -> list[Flag]:
                         "",
                     )
                 if low in _TRUE or low in _FALSE:
-                    flags.append(Flag(name, key, low in _TRUE, "", others))
+                    flags.append(Flag(name, key, low in _TRUE, "", others, keyed))
                 elif low in ("on", "off") and set(words(key)) & _SWITCH_KEYS:
-                    flags.append(Flag(name, "on", low == "on", f"{key}: {text}", others))
+                    flags.append(Flag(name, "on", low == "on", f"{key}: {text}", others, keyed))
                 elif set(words(key)) & _SWITCH_KEYS:
                     done = _done_status(low)
                     if done is not None:
-                        flags.append(Flag(name, "done", done, f"{key}: {text}", others))
+                        flags.append(Flag(name, "done", done, f"{key}: {text}", others, keyed))
     return flags
 
 
@@ -266,3 +269,43 @@ def flag_met(
         return None
     holds = flag.value == condition.holds_when
     return holds == condition.clause.go_when_true, flag
+
+
+def other_row(
+    arguments: Mapping[str, Any], ask: str, reads: Sequence[StepRecord]
+) -> dict[str, Any] | None:
+    """The write's arguments moved to the one row the ask's condition is true of, when it asks
+    whether any row is so and the write names a row it is not true of; else ``None``.
+
+    "Are any doors unlocked? Lock them if so": the read showed the front door ``locked:
+    false``, and the worker filled ``set_lock`` for the back door, already locked; the check
+    then withheld the write the user asked for (dev, second wording). The condition is about
+    whichever row is so, and the read says which: with exactly one such row, each value of the
+    write that is a value of the named row (its id, its name) becomes that row's value under the
+    same key. Two or more such rows, or a value it cannot move, leave the write as it was."""
+    flags = found_flags(reads)
+    if not flags:
+        return None
+    condition = stated_state(ask, [flag.key for flag in flags])
+    if condition is None or not condition.quantified:
+        return None
+    about = [flag for flag in flags if _key_word(flag.key) == condition.key]
+    named = _row_of(about, condition, arguments)
+
+    def goes(flag: Flag) -> bool:
+        return (flag.value == condition.holds_when) == condition.clause.go_when_true
+
+    if named is None or goes(named):
+        return None
+    rows = [flag for flag in about if flag is not named and goes(flag)]
+    if len(rows) != 1:
+        return None
+    target = dict(rows[0].keyed)
+    moved = dict(arguments)
+    for key, value in named.keyed:
+        for parameter, given in arguments.items():
+            if isinstance(given, str) and given.strip().lower() == value.strip().lower():
+                if key not in target:
+                    return None
+                moved[parameter] = target[key]
+    return moved if moved != dict(arguments) else None

@@ -16,10 +16,14 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..extensions import Plan
 from ..tools import Tool
-from .words import FUNCTION_WORDS, stem, words
+from .clause import asks_then_acts
+from .condition import condition_look, states_condition
+from .lookup import id_parameters
+from .words import FUNCTION_WORDS, name_nouns, singular, stem, words
 
-__all__ = ["named_instead", "retrieve_tools"]
+__all__ = ["named_instead", "past_stray_read", "retrieve_tools"]
 
 _STOP = FUNCTION_WORDS | frozenset(
     """a an or of to on in at by i be do if not what whats what's when where who how get
@@ -125,12 +129,7 @@ def named_instead(pick: str, tools: Sequence[Tool], ask: str) -> list[str]:
     return [
         tool.name
         for tool in tools
-        if tool.name != pick
-        and tool.writes == picked.writes
-        and (
-            _shared(asked, _naming(tool.name))
-            or _shared(asked, _naming(tool.description)) >= _NAMED_BY_DESCRIPTION
-        )
+        if tool.name != pick and tool.writes == picked.writes and _names(asked, tool)
     ]
 
 
@@ -156,4 +155,59 @@ def _shared(asked: set[str], named: set[str]) -> int:
             for short, long in ((said, word), (word, said))
             if len(short) < len(long)
         )
+    )
+
+
+def past_stray_read(plan: Plan, tools: Sequence[Tool], ask: str) -> Plan:
+    """A first plan that opens with a read the ask never mentions, started at its next call
+    instead when the ask names that one.
+
+    "Did I leave the porch light on? Turn it off if so" was planned as ``get_thermostat``
+    before ``set_light``, "turn on the reading light" as ``get_list`` before it, "is the museum
+    already on the Lisbon itinerary?" as ``find_hotel_reservation`` before ``get_itinerary``
+    (dev, both wordings). The stray read costs a call, a step and the answer's attention, and
+    the plan itself says which call the ask is about. The read is skipped only when not one
+    word of its name or description is in the ask, and the plan's next call is one the ask
+    names (a word of its name, or two of its description): a read; or a write that takes no
+    id and is about another thing than the read (``find_events`` before ``cancel_event`` is
+    the look the cancel rests on, ``list_lists`` before ``add_item`` the look its list and
+    its condition rest on; a search whose hit feeds the write gives it an id). Before a write
+    the ask makes conditional, the read is skipped only where the condition names the read to
+    make instead (``condition.condition_look``): "add milk unless I have three items" rests on
+    whatever was read first. The
+    write's own look-ups still run: the condition's read, the read an id needs
+    (docs/design.md, "A read the ask never mentions")."""
+    if plan.kind != "tool" or not plan.then:
+        return plan
+    by_name = {tool.name: tool for tool in tools}
+    picked, upcoming = by_name.get(plan.tool or ""), by_name.get(plan.then[0])
+    if picked is None or upcoming is None or picked.writes or upcoming is picked:
+        return plan
+    asked = _naming(ask)
+    if _shared(asked, _naming(picked.name) | _naming(picked.description)):
+        return plan
+    if not _names(asked, upcoming):
+        return plan
+    if upcoming.writes and (id_parameters(upcoming) or _about(picked, upcoming)):
+        return plan
+    if upcoming.writes and (states_condition(ask) or asks_then_acts(ask)):
+        look = condition_look(upcoming, tools, ask, [])
+        if look is None or look is picked:  # the stray read may be the condition's look
+            return plan
+    return Plan(kind="tool", tool=upcoming.name, brief=upcoming.description, then=plan.then[1:])
+
+
+def _about(read: Tool, write: Tool) -> bool:
+    """Whether ``write`` is about what ``read`` reads: a noun of the read's name is a word of
+    the write's name, description or parameters (``list_lists`` before ``add_item``, whose
+    ``list_name`` the listing shows; ``find_events`` before ``cancel_event``)."""
+    said = words(f"{write.name} {write.description} {_parameter_text(write.schema)}")
+    return bool(name_nouns(read.name) & {singular(word) for word in said})
+
+
+def _names(asked: set[str], tool: Tool) -> bool:
+    """Whether the ask names ``tool``: a word of its name, or two of its description."""
+    return (
+        _shared(asked, _naming(tool.name)) > 0
+        or _shared(asked, _naming(tool.description)) >= _NAMED_BY_DESCRIPTION
     )

@@ -71,7 +71,7 @@ from .prompts import (
 )
 from .remember import remember, remember_what_ran
 from .requery import choose_word, query_parameter, retry_words
-from .retrieval import named_instead, retrieve_tools
+from .retrieval import named_instead, past_stray_read, retrieve_tools
 from .sibling import the_said_sibling
 from .state import TurnState, resolve_window
 from .tool_step import Escalation, Withheld, resume_tool_step, run_tool_step
@@ -275,6 +275,14 @@ class Turn(TurnState):
             self.emit(CheckEvent(check="verb", passed=False))
         return said
 
+    def _past_stray_read(self, plan: Plan, available: list[Tool]) -> Plan:
+        """``plan``, started at its next read when it opens with one the ask never mentions
+        (``retrieval.past_stray_read``)."""
+        started = past_stray_read(plan, available, self.ask)
+        if started is not plan:
+            self.emit(CheckEvent(check="stray", passed=False))
+        return started
+
     def _give_hit(self, reader: Tool, last: StepRecord, *, planned: bool) -> None:
         """The hit ``reader`` opens, filled by the harness when the ask names one, there is
         one, or the ask's words describe one alone (``detail.py``); else the worker picks.
@@ -455,6 +463,8 @@ class Turn(TurnState):
                 plan = self._said_sibling(plan, available)
             if isinstance(plan, Plan):  # "add it if nothing clashes": the check comes first
                 plan = check_first(plan, available, self.ask)
+            if isinstance(plan, Plan):  # "is the porch light on?": not get_thermostat first
+                plan = self._past_stray_read(plan, available)
         if isinstance(plan, Plan) and plan.kind == "tool":
             if first:
                 self.planned = None if plan.then is None else list(plan.then)

@@ -62,7 +62,7 @@ from .condition import (
 from .conductor import Plan
 from .dates import plain_days
 from .detail import ordinal_ids
-from .flag import flag_met
+from .flag import flag_met, other_row
 from .given import (
     copied_ask,
     copied_search,
@@ -244,6 +244,12 @@ async def run_tool_step(
         note = withheld_write(tool, tool_input, turn.seen_steps())
         if note is not None:
             return Withheld(note)
+        moved = other_row(tool_input, turn.ask, findings(turn.steps))
+        if moved is not None:  # "any doors unlocked? lock them": the door that is unlocked
+            try:
+                tool_input = validate_arguments(tool, moved)
+            except pydantic.ValidationError:
+                pass
         decided = await _decided_condition(turn, tool_input)
         look = (
             condition_look(tool, list(available.values()), turn.ask, turn.steps)

@@ -247,8 +247,7 @@ async def test_a_condition_on_what_no_read_showed_reads_it_first() -> None:
     model = FakeModel(
         [
             {"json": {"call": "get_thermostat", "then": "set_light"}},
-            {"json": {"call": "set_light"}},
-            {"json": {"name": "Porch light", "on": False}},
+            {"json": {"name": "Porch light", "on": False}},  # the stray read was skipped
             {"json": {"call": "set_light"}},
             {"json": {"name": "Porch light", "on": False}},
             {"text": "The porch light is off now."},
@@ -257,12 +256,11 @@ async def test_a_condition_on_what_no_read_showed_reads_it_first() -> None:
     async with Agent(model, tools=tools, auto_approve=True) as agent:
         result = await agent.run("Did I leave the porch light on? Turn it off if so.")
     assert [step.tool for step in result.steps if step.kind == "tool"] == [
-        "get_thermostat",
         "list_lights",
         "set_light",
     ]
     assert switched == [("Porch light", False)]
-    assert checks(result) == [("state", True)]
+    assert checks(result) == [("stray", False), ("state", True)]
 
 
 def test_the_look_is_only_for_what_the_condition_names() -> None:
@@ -276,3 +274,55 @@ def test_the_look_is_only_for_what_the_condition_names() -> None:
     assert condition_look(set_light, tools, "if it's below 19, turn on the porch light", []) is None
     # no condition at all
     assert condition_look(set_light, tools, "turn off the porch light", []) is None
+
+
+async def test_a_write_for_a_door_already_locked_moves_to_the_one_that_is_not() -> None:
+    locked, tools = lock_tools(front_locked=False)
+    model = FakeModel(
+        [
+            {"json": {"call": "list_locks", "then": "set_lock"}},
+            {"json": {"call": "set_lock"}},
+            {"json": {"lock_id": "lock-2", "locked": True}},  # the back door: locked already
+            {"text": "I locked the front door."},
+        ]
+    )
+    async with Agent(model, tools=tools, auto_approve=True) as agent:
+        result = await agent.run("Before bed, are any doors unlocked? Lock them if so.")
+    assert locked == ["lock-1"]
+    assert checks(result) == [("state", True)]
+    assert result.steps[1].input == {"lock_id": "lock-1", "locked": True}
+
+
+def test_the_write_moves_only_to_the_one_row_the_condition_is_true_of() -> None:
+    from goliath.records import StepRecord
+    from goliath.turn.flag import other_row
+
+    def read(rows: str) -> list[StepRecord]:
+        return [StepRecord(index=0, kind="tool", brief="", tool="list_locks", result=rows)]
+
+    one = read(
+        "1. id: lock-1, name: Front door, locked: false\n"
+        "2. id: lock-2, name: Back door, locked: true"
+    )
+    two = read(
+        "1. id: lock-1, name: Front door, locked: false\n"
+        "2. id: lock-2, name: Back door, locked: false\n"
+        "3. id: lock-3, name: Garage, locked: true"
+    )
+    ask = "are any doors unlocked? lock them if so"
+    assert other_row({"lock_id": "lock-2", "locked": True}, ask, one) == {
+        "lock_id": "lock-1",
+        "locked": True,
+    }
+    assert other_row({"door": "Back door", "locked": True}, ask, one) == {
+        "door": "Front door",
+        "locked": True,
+    }
+    # the named door is the unlocked one: nothing to move
+    assert other_row({"lock_id": "lock-1", "locked": True}, ask, one) is None
+    # two doors unlocked: which one is not the harness's to pick
+    assert other_row({"lock_id": "lock-3", "locked": True}, ask, two) is None
+    # no "any": "if the back door is unlocked, lock it" is about the back door alone
+    assert (
+        other_row({"lock_id": "lock-2", "locked": True}, "if it's unlocked, lock it", one) is None
+    )
