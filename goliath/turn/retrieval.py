@@ -16,6 +16,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import attrs
+
 from ..extensions import Plan
 from ..tools import Tool
 from .clause import asks_then_acts
@@ -23,7 +25,7 @@ from .condition import condition_look, states_condition
 from .lookup import id_parameters
 from .words import FUNCTION_WORDS, name_nouns, singular, stem, words
 
-__all__ = ["named_instead", "past_stray_read", "retrieve_tools"]
+__all__ = ["named_instead", "past_stray_read", "retrieve_tools", "the_named_write"]
 
 _STOP = FUNCTION_WORDS | frozenset(
     """a an or of to on in at by i be do if not what whats what's when where who how get
@@ -211,3 +213,43 @@ def _names(asked: set[str], tool: Tool) -> bool:
         _shared(asked, _naming(tool.name)) > 0
         or _shared(asked, _naming(tool.description)) >= _NAMED_BY_DESCRIPTION
     )
+
+
+_NOUN_LETTERS = 4
+"""Letters a noun of a function's name needs to name it alone ("off" of ``check_off_item`` is a
+particle, not a thing)."""
+
+
+def the_named_write(plan: Plan, tools: Sequence[Tool], ask: str) -> Plan:
+    """A planned write the ask never mentions, given way to the one write whose name's noun the
+    ask says.
+
+    "Was my sleep score below 80? If it was, set a reminder for 22:00 tonight" reached
+    ``set_light`` after the read, beside ``add_reminder``; "put on today's episode of Money on
+    Mondays" was planned as ``subscribe`` beside ``play_episode`` (dev, second wordings). A
+    write changes the user's world, so the pick must be one the ask speaks of: when not one
+    word of the planned write's name or description is in the ask, and the ask says a noun of
+    exactly one other write's name (``reminder``, ``episode``; four letters or more), that write
+    is the call, with no model call. Anything else is left to the plan and its checks
+    (docs/design.md, "A write the ask never mentions")."""
+    if plan.kind != "tool":
+        return plan
+    by_name = {tool.name: tool for tool in tools}
+    picked = by_name.get(plan.tool or "")
+    if picked is None or not picked.writes:
+        return plan
+    asked = _naming(ask)
+    if _shared(asked, _naming(picked.name) | _naming(picked.description)):
+        return plan
+    named = [
+        tool
+        for tool in tools
+        if tool.writes
+        and tool is not picked
+        and _shared(
+            asked, {stem(noun) for noun in name_nouns(tool.name) if len(noun) >= _NOUN_LETTERS}
+        )
+    ]
+    if len(named) != 1:
+        return plan
+    return attrs.evolve(plan, tool=named[0].name, brief=named[0].description)

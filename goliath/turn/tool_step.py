@@ -96,6 +96,7 @@ from .repair import (
 )
 from .same_day import day_met, today_from
 from .state import TurnState
+from .status import asked_done
 from .switch import switched
 from .threshold import threshold_met
 from .write_gate import adds_item, is_absent, names_the_place, read_nothing, withheld_write
@@ -217,6 +218,12 @@ async def run_tool_step(
         unnamed = unnamed_filters(tool, filled.values, turn.steps, turn.seen_texts())
         unnamed += repeated_filters(tool, filled.values)
         filled = _without(tool, filled, unnamed)
+        done = asked_done(tool, filled.values, turn.ask)
+        if done is not None:  # "which tasks did I finish?": the done ones, not the default
+            try:
+                filled = Arguments(validate_arguments(tool, done))
+            except pydantic.ValidationError:
+                pass
     skipped: Skipped | None = None
     tool_input = filled.values
     if turn.owed and tool.writes and isinstance(filled, Missing):

@@ -188,3 +188,82 @@ def test_a_short_stem_names_no_longer_word() -> None:
 
     # "resting" stems to "rest": four letters begin "restaurant" but name nothing
     assert named_instead("get_sleep", [find_restaurants, get_sleep], "resting well?") == []
+
+
+def test_a_write_the_ask_never_mentions_gives_way_to_the_one_it_names() -> None:
+    from goliath.extensions import Plan
+    from goliath.turn.retrieval import the_named_write
+
+    @tool(writes=True)
+    def add_reminder(title: str) -> str:
+        """Add a reminder.
+
+        Args:
+            title: What to be reminded of.
+        """
+        return "ok"
+
+    @tool(writes=True)
+    def check_off_item(name: str) -> str:
+        """Tick an item on the shopping list.
+
+        Args:
+            name: The item.
+        """
+        return "ok"
+
+    tools = [*TOOLS, add_reminder, check_off_item]
+    light = Plan(kind="tool", tool="set_light")
+    ask = "was my sleep score below 80? if so, set a reminder for 22:00 to go to bed early"
+    named = the_named_write(light, tools, ask)
+    assert named.tool == "add_reminder" and named.brief == "Add a reminder."
+    # the ask mentions the planned write: it stands
+    assert the_named_write(light, tools, "turn the porch light off and add a reminder") is light
+    # two writes named, or none: left to the plan
+    assert the_named_write(light, tools, "add a reminder for the thermostat") is light
+    assert the_named_write(light, tools, "bedtime soon") is light
+    # "off" is a particle, not a thing: check_off_item is not named by it
+    remove = Plan(kind="tool", tool="set_thermostat")
+    assert the_named_write(remove, tools, "take the last one off") is remove
+    # a read is never swapped
+    read = Plan(kind="tool", tool="get_thermostat")
+    assert the_named_write(read, tools, "add a reminder") is read
+
+
+async def test_the_turn_makes_the_named_write() -> None:
+    made: list[str] = []
+
+    @tool
+    def get_sleep() -> dict[str, Any]:
+        """Last night's sleep and its score."""
+        return {"score": 78}
+
+    @tool(writes=True)
+    def add_reminder(title: str, time: str) -> str:
+        """Add a reminder.
+
+        Args:
+            title: What to be reminded of.
+            time: When, as HH:MM.
+        """
+        made.append(title)
+        return "ok"
+
+    home = Home()
+    model = FakeModel(
+        [
+            {"json": {"call": "get_sleep", "then": "set_light"}},
+            {"json": {"call": "set_light"}},
+            args(title="Go to bed early", time="22:00"),
+            text("Your score was 78; I set the reminder."),
+        ]
+    )
+    tools = [get_sleep, add_reminder, *home.tools]
+    async with Agent(model, tools=tools, auto_approve=True) as agent:
+        result = await agent.run("Sleep score under 80? If so, set a reminder at 22:00 for bed.")
+    assert made == ["Go to bed early"]
+    assert home.switched == []
+    assert [step.tool for step in result.steps if step.kind == "tool"] == [
+        "get_sleep",
+        "add_reminder",
+    ]

@@ -1,0 +1,83 @@
+"""A read filtered by done or not, the way the ask asks: "which tasks did I finish?" reads the
+done ones.
+
+A to-do read often takes a state filter with open items as its default (``status: open |
+done | all``, ``include_done: false``). Asked "what have I already ticked off?" or "which
+tasks did I finish recently?", the 1.5B model's worker left the default, the read returned
+the open tasks, and the answer named them as finished (dev, both wordings). The ask says the
+state in words the enum does not hold ("finished", "ticked off", "completed"), so the harness
+reads them: an ask about things done, with no negation, no condition and no change asked,
+sets an enum parameter that offers a done value to that value, and a boolean parameter that
+names done items (``include_done``) to true (docs/design.md, "Done, as the ask says it").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..tools import Tool
+from .words import words
+
+__all__ = ["asked_done"]
+
+_DONE_VALUES = ("done", "completed", "complete", "finished", "closed")
+"""Enum values that mean an item is done, in the order one is preferred."""
+_DONE_SAID = re.compile(
+    r"\b(?:finished|completed|done|ticked\s+off|checked\s+off|crossed\s+off|struck\s+off)\b"
+    r"|\b(?:did|have|had)\s+(?:i|we|you)\s+(?:already\s+)?(?:finish|complete|tick|check|cross|do)\b"
+)
+"""The ask says items are done: a past form, or "did I finish ..."."""
+_NOT_ABOUT_DONE = re.compile(
+    r"\b(?:not|never|no|yet|still|left|open|remaining|outstanding|pending|if|unless)\b"
+    r"|n't\b|\bmark\b|\bdone\s+(?:by|before|with)\b"
+)
+"""An ask about what is not done, a condition ("if it's done"), a change ("mark it done"), or
+"done by Friday" (a due date): none of them reads the done items alone."""
+_CHANGE_FIRST = re.compile(
+    r"^(?:please\s+)?(?:tick|check|cross|complete|finish|close|delete|remove)\b"
+    r"|[,;.!]\s*(?:please\s+|and\s+)?(?:tick|check|cross|complete|finish|close|delete|remove)\b"
+)
+"""A clause that opens with a change: "I finished the report, tick it off"."""
+
+
+def asked_done(tool: Tool, values: Mapping[str, Any], ask: str) -> dict[str, Any] | None:
+    """The read's arguments with its done filter set as the ask says, or ``None`` when the
+    ask is not about done items or the read has no such filter (or already has it so)."""
+    if tool.writes:
+        return None
+    said = " ".join(ask.lower().replace("\u2019", "'").split())
+    if not _DONE_SAID.search(said) or _NOT_ABOUT_DONE.search(said) or _CHANGE_FIRST.search(said):
+        return None
+    schema = tool.schema if isinstance(tool.schema, dict) else {}
+    properties = schema.get("properties") or {}
+    changed = dict(values)
+    for name, spec in properties.items():
+        if not isinstance(spec, Mapping):
+            continue
+        options = {value.lower(): value for value in _enum(spec)}
+        done = next((options[value] for value in _DONE_VALUES if value in options), None)
+        if done is not None:
+            changed[name] = done
+        elif _boolean(spec) and {"done", "completed", "finished"} & set(words(name)):
+            changed[name] = True
+    return changed if changed != dict(values) else None
+
+
+def _enum(spec: Mapping[str, Any]) -> list[str]:
+    """The string values an enum parameter (or an optional one, ``anyOf`` with null) offers."""
+    found = [value for value in spec.get("enum") or () if isinstance(value, str)]
+    for option in spec.get("anyOf") or ():
+        if isinstance(option, Mapping):
+            found += [value for value in option.get("enum") or () if isinstance(value, str)]
+    return found
+
+
+def _boolean(spec: Mapping[str, Any]) -> bool:
+    if spec.get("type") == "boolean":
+        return True
+    return any(
+        isinstance(option, Mapping) and option.get("type") == "boolean"
+        for option in spec.get("anyOf") or ()
+    )
