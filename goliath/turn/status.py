@@ -6,8 +6,8 @@ done | all``, ``include_done: false``). Asked "what have I already ticked off?" 
 tasks did I finish recently?", the 1.5B model's worker left the default, the read returned
 the open tasks, and the answer named them as finished (dev, both wordings). The ask says the
 state in words the enum does not hold ("finished", "ticked off", "completed"), so the harness
-reads them: an ask about things done, with no negation, no condition and no change asked,
-sets an enum parameter that offers a done value to that value, and a boolean parameter that
+reads them: an ask to be shown things done ("what ...", "which ...", "show me ..."), with no
+negation, no condition and no change asked, sets an enum parameter that offers a done value to that value, and a boolean parameter that
 names done items (``include_done``) to true (docs/design.md, "Done, as the ask says it").
 """
 
@@ -40,6 +40,13 @@ _CHANGE_FIRST = re.compile(
     r"|[,;.!]\s*(?:please\s+|and\s+)?(?:tick|check|cross|complete|finish|close|delete|remove)\b"
 )
 """A clause that opens with a change: "I finished the report, tick it off"."""
+_ASKS_TO_SEE = re.compile(
+    r"^(?:(?:please|so|and|ok|okay|hey)\W+)*(?:(?:can|could|would)\s+you\s+)?"
+    r"(?:what|which|show|list|tell\s+me|read\s+me|give\s+me|did|have|how\s+many)\b"
+)
+"""An ask to be shown items: "what have I ...", "show me ...", "did I ...". A statement ("the
+report is done now", "prescription - done") is a completion to make, whose look-up must list
+the open items; "is the report done?" is about one item, which a read of every state answers."""
 
 
 def asked_done(tool: Tool, values: Mapping[str, Any], ask: str) -> dict[str, Any] | None:
@@ -48,7 +55,9 @@ def asked_done(tool: Tool, values: Mapping[str, Any], ask: str) -> dict[str, Any
     if tool.writes:
         return None
     said = " ".join(ask.lower().replace("\u2019", "'").split())
-    if not _DONE_SAID.search(said) or _NOT_ABOUT_DONE.search(said) or _CHANGE_FIRST.search(said):
+    if not _ASKS_TO_SEE.search(said) or not _DONE_SAID.search(said):
+        return None
+    if _NOT_ABOUT_DONE.search(said) or _CHANGE_FIRST.search(said):
         return None
     schema = tool.schema if isinstance(tool.schema, dict) else {}
     properties = schema.get("properties") or {}

@@ -52,6 +52,7 @@ def test_an_ask_about_finished_items_reads_the_done_ones() -> None:
         "what have I already ticked off?",
         "Which tasks did I finish recently?",
         "show me my completed tasks",
+        "show me the done ones",
         "what did I get done this week?",
     ):
         assert asked_done(list_tasks, {"status": "open"}, ask) == {"status": "done"}, ask
@@ -70,6 +71,13 @@ def test_open_items_a_condition_or_a_change_keep_the_worker_s_filter() -> None:
         "I finished the report, tick it off",
         "the report needs to be done by Friday",
         "what's on my list?",
+        # statements are completions to make: their look-up lists the open items
+        "prescription - done",
+        "The pull request one is done now.",
+        "finished the Diego one, you can check it off",
+        "Done watering the plant, you can clear it.",
+        # one item's state: a read of the open ones answers it
+        "is the report done?",
     ):
         assert asked_done(list_tasks, {"status": "open"}, ask) is None, ask
     # a write is never touched; the filter already so changes nothing
