@@ -359,6 +359,18 @@ cloud."""
 _SLOT_VERBS = frozenset({"book", "reserve", "block"})
 """Outside verbs that also set time aside in a calendar ("block 90 minutes tomorrow", "book
 the meeting room"): beside a function that writes events they are left to the check."""
+_BOOKED_OUTSIDE = frozenset(
+    re.findall(
+        r"[a-z]+",
+        """table tables taxi taxis cab cabs flight flights hotel hotels ticket tickets seat
+        seats train trains restaurant uber""",
+    )
+)
+"""What a booking verb's object is when the booking is made with someone outside, never in
+the user's calendar ("reserve a table for 4", "book a taxi"): such a booking is not left to the
+check beside a function that writes events."""
+_OBJECT_WORDS = 4
+"""How many words after a booking verb are read for its object ("book us a table")."""
 _CALENDAR_WORDS = frozenset(
     re.findall(r"[a-z]+", "event calendar appointment meeting schedule slot booking")
 )
@@ -445,6 +457,14 @@ def _clauses(ask: str) -> list[list[str]]:
     return clauses
 
 
+def _booked_outside(rest: Sequence[str]) -> bool:
+    """Whether a booking verb's object, in the few words after it, is a thing booked with
+    someone outside (a table, a taxi, a flight) and not time in a calendar ("a meeting
+    room", "a slot")."""
+    near = {singular(word) for word in rest[:_OBJECT_WORDS]}
+    return bool(near & _BOOKED_OUTSIDE) and not near & _CALENDAR_WORDS
+
+
 def unserved_action(ask: str, tools: Sequence[Tool], *, follow_up: bool = False) -> str | None:
     """The verb of an act done with the world outside (buy, pay, book, unsubscribe, block,
     report ...) that ``ask`` asks for and no function's name or description holds, or
@@ -454,7 +474,8 @@ def unserved_action(ask: str, tools: Sequence[Tool], *, follow_up: bool = False)
     the cloud's kinds 0.3 to 2.4 behind), and the device read and answered.
 
     Left to the check: a function that does the act ("book a table" beside ``book_table``);
-    "book", "reserve" or "block" beside a function that writes events; an ask with a verb
+    "book", "reserve" or "block" beside a function that writes events, unless what is booked
+    is a table, a taxi, a flight ... (never time in a calendar); an ask with a verb
     that carries dictated text (add, remind, text, note, log ...: "add to my list: buy
     stamps"); the verb as a noun ("order history", "book club is cancelled"); and, in a
     ``follow_up``, an act on "it" or "that", which only the last exchange explains ("yes,
@@ -471,7 +492,7 @@ def unserved_action(ask: str, tools: Sequence[Tool], *, follow_up: bool = False)
         verb, rest = said[0], said[1:]
         if verb not in _OUTSIDE_VERBS or stem(verb) in held:
             continue
-        if verb in _SLOT_VERBS and calendar:
+        if verb in _SLOT_VERBS and calendar and not _booked_outside(rest):
             continue
         compound = rest[:1] if rest[:1] and rest[0] in _DETERMINERS else rest[:2]
         noun = verb not in _ONLY_VERBS and (

@@ -339,6 +339,10 @@ def test_booking_time_beside_a_calendar_is_left_to_the_check() -> None:
     assert unserved_action("block 90 minutes tomorrow for the report", INBOX) == "block"
     assert unserved_action("block 90 minutes tomorrow for the report", calendar) is None
     assert unserved_action("book a bike ride with Theo at 3pm", calendar) is None
+    # a table, a taxi, a flight are booked with someone outside, never in the calendar
+    assert unserved_action("find an Italian place and reserve a table for 4", calendar) == "reserve"
+    assert unserved_action("book me a taxi to the airport", calendar) == "book"
+    assert unserved_action("book the meeting room for Friday", calendar) is None
     assert unserved_action("buy two tickets for the concert", calendar) == "buy"
 
 
