@@ -207,7 +207,9 @@ def near_match_values(
     "Book flights for Porto"). Asked to fill the call again with the error in view, the 1.5B
     model mostly wrote the same value again (held-out: 3 of 3 such writes ended unmade), so
     the harness takes the item the tool named when exactly one fits; none fits, or two do,
-    and the model fills the call again as before. For a write, an item that only shares a
+    and the model fills the call again as before. A value that is none of the ask's words
+    (a code the worker made up: "RKY") takes the one listed item the ask names instead
+    ("KEF (Reykjavik)" for "to Reykjavik"). For a write, an item that only shares a
     word with the value ("bedroom lamp" against "Bedside lamp") is not taken: a write must
     not land on an item the user did not name. A read, which changes nothing and whose
     result the answer sees, opens the one item sharing the most words ("train to Berlin" →
@@ -238,9 +240,38 @@ def near_match_values(
             shared = {item: len(named & wanted) for item, named in listed.items()}
             best = max(shared.values(), default=0)
             fits = [item for item, count in shared.items() if best and count == best]
+        if not fits:  # "RKY" for "to Reykjavik": the one listed item the ask names
+            fits = _named_by_ask(name, value, listed, tool_input, ask)
         if len(fits) == 1 and _value_of(fits[0]) != value:
             found[name] = _value_of(fits[0])
     return found
+
+
+def _named_by_ask(
+    name: str,
+    value: str,
+    listed: Mapping[str, set[str]],
+    tool_input: Mapping[str, Any],
+    ask: str,
+) -> list[str]:
+    """The listed items the ask names by a word, when the failed value is none of the ask's
+    words (the worker's own code for a place: "RKY" for "flights from Amsterdam to Reykjavik",
+    "BAR" for Barcelona, where the tool lists "KEF (Reykjavik)" and "BCN (Barcelona)"); an
+    item another argument already holds ("AMS", the origin) is not this one. Empty unless the
+    ask names exactly one: the user named that item, so even a write may take it."""
+    asked = {singular(word) for word in words(ask)} - _FILLER_WORDS
+    if not asked or {singular(word) for word in words(value)} & asked:
+        return []
+    held = {
+        str(other).strip().lower()
+        for key, other in tool_input.items()
+        if key != name and isinstance(other, str)
+    }
+    return [
+        item
+        for item, named in listed.items()
+        if named & asked and _value_of(item).lower() not in held
+    ]
 
 
 def _value_of(item: str) -> str:

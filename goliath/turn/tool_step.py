@@ -632,16 +632,19 @@ async def _execute(
     except Exception as exc:
         step.failed = True
         text = str(without_instructions(report_tool_error(tool, exc, step), lines=True))
+        near = (
+            {}
+            if isinstance(exc, GoliathError)
+            else near_match_values(exc, tool, tool_input, turn.ask)
+        )  # the one item the error lists for the value ("RKY": "KEF (Reykjavik)")
         if not isinstance(exc, GoliathError) and (  # a refusal written for the model stands
             (not tool.writes and isinstance(exc, (ValueError, TypeError)))  # a value's form
             or (tool.writes and names_an_empty_value(exc, tool, tool_input))  # one left out
-            or names_a_near_match(
-                exc, tool, tool_input
-            )  # "no trip 'Marrakech trip'; there are: ..."
+            or names_a_near_match(exc, tool, tool_input)  # "no trip 'Marrakech trip'; ..."
+            or near
         ):
             turn.value_errors.add(step.index)  # one repair (run.py)
-            near = near_match_values(exc, tool, tool_input, turn.ask)
-            if near:  # the one item the error lists for the value: the repair takes it
+            if near:  # the repair takes it, with no model call
                 turn.near_values[step.index] = near
         lacking = (
             None if isinstance(exc, GoliathError) else not_found_parameters(exc, tool, tool_input)

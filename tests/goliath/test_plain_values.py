@@ -1013,6 +1013,76 @@ def test_a_read_opens_the_one_listed_item_sharing_the_most_words_and_a_write_doe
     assert near_match_values(LookupError(tied), get_itinerary, {"trip": "Berlin or Lisbon"}) == {}
 
 
+@tool(writes=True)
+def create_price_alert(origin: str, destination: str, max_price_eur: float) -> str:
+    """Watch flight prices.
+
+    Args:
+        origin: The airport code to fly from.
+        destination: The airport code to fly to.
+        max_price_eur: The most to pay.
+    """
+    return "ok"
+
+
+def test_a_made_up_code_takes_the_one_listed_item_the_ask_names() -> None:
+    message = (
+        "no airport matches 'RKY'; this app flies between: AMS (Amsterdam), LIS (Lisbon), "
+        "KEF (Reykjavik), OPO (Porto)."
+    )
+    ask = "alert me if flights from Amsterdam to Reykjavik drop below 150 euros"
+    given = {"origin": "AMS", "destination": "RKY", "max_price_eur": 150.0}
+    # Amsterdam is named too, but the origin already holds it
+    assert near_match_values(LookupError(message), create_price_alert, given, ask) == {
+        "destination": "KEF"
+    }
+    # the ask names two places no argument holds: not the harness's to pick
+    two = "alert me if flights to Reykjavik or Lisbon drop below 150 euros"
+    assert near_match_values(LookupError(message), create_price_alert, given, two) == {}
+    # a value in the user's own words is never swapped for another item the ask names
+    said = {"origin": "AMS", "destination": "Reykjavik city", "max_price_eur": 150.0}
+    city = message.replace("'RKY'", "'Reykjavik city'")
+    assert near_match_values(LookupError(city), create_price_alert, said, ask + " city") == {}
+    bare = {"origin": "AMS", "destination": "RKY", "max_price_eur": 150.0}
+    assert near_match_values(LookupError(message), create_price_alert, bare, "") == {}
+
+
+async def test_the_code_the_ask_names_is_taken_by_the_repair_with_no_model_call() -> None:
+    alerts: list[str] = []
+
+    @tool(writes=True)
+    def watch_prices(origin: str, destination: str) -> str:
+        """Watch flight prices.
+
+        Args:
+            origin: The airport code to fly from.
+            destination: The airport code to fly to.
+        """
+        codes = {"AMS": "Amsterdam", "KEF": "Reykjavik", "LIS": "Lisbon"}
+        for code in (origin, destination):
+            if code not in codes:
+                listed = ", ".join(f"{key} ({name})" for key, name in codes.items())
+                raise LookupError(f"no airport matches {code!r}; this app flies between: {listed}.")
+        alerts.append(destination)
+        return "watching"
+
+    model = FakeModel(
+        [
+            {"json": {"call": "watch_prices", "then": "answer_the_user"}},
+            args(origin="AMS", destination="RKY"),
+            text("I'm watching Amsterdam to Reykjavik."),
+        ]
+    )
+    async with Agent(model, tools=[watch_prices], auto_approve=True) as agent:
+        result = await agent.run("watch prices from Amsterdam to Reykjavik")
+    assert alerts == ["KEF"]
+    assert [step.input for step in result.steps if step.kind == "tool"][-1] == {
+        "origin": "AMS",
+        "destination": "KEF",
+    }
+    assert [call.label for call in model.calls] == ["conductor", "arguments", "answer"]
+
+
 # ---------------------------------------------------------------- an empty read, widened once
 
 
