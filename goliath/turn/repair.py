@@ -240,8 +240,8 @@ def near_match_values(
             shared = {item: len(named & wanted) for item, named in listed.items()}
             best = max(shared.values(), default=0)
             fits = [item for item, count in shared.items() if best and count == best]
-        if not fits:  # "RKY" for "to Reykjavik": the one listed item the ask names
-            fits = _named_by_ask(name, value, listed, tool_input, ask)
+        if not fits and re.search(rf"['\"]{re.escape(value)}['\"]", str(exc)):
+            fits = _named_by_ask(name, value, listed, tool_input, ask)  # "RKY": "to Reykjavik"
         if len(fits) == 1 and _value_of(fits[0]) != value:
             found[name] = _value_of(fits[0])
     return found
@@ -257,8 +257,10 @@ def _named_by_ask(
     """The listed items the ask names by a word, when the failed value is none of the ask's
     words (the worker's own code for a place: "RKY" for "flights from Amsterdam to Reykjavik",
     "BAR" for Barcelona, where the tool lists "KEF (Reykjavik)" and "BCN (Barcelona)"); an
-    item another argument already holds ("AMS", the origin) is not this one. Empty unless the
-    ask names exactly one: the user named that item, so even a write may take it."""
+    item another argument already holds ("AMS", the origin) is not this one. Only for the
+    value the error quotes ("no event on 2025-03-10 matches 'push climbing'" lists events, not
+    dates). Empty unless the ask names exactly one: the user named that item, so even a write
+    may take it."""
     asked = {singular(word) for word in words(ask)} - _FILLER_WORDS
     if not asked or {singular(word) for word in words(value)} & asked:
         return []
