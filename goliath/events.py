@@ -142,10 +142,9 @@ class CheckEvent(EventBase, tag="check", frozen=True):
     ask's (``passed``: the write goes ahead), the answer check (``passed: False``: the
     answer named nothing found and was sent back once), the verb check (``passed: False``:
     a planned write gave way to its sibling whose verb is the change the ask says), the
-    hit the ask describes (``passed: True``: the harness opened it, no arguments call), a
+    hit the ask describes (``passed: True``: the harness opened it, no arguments call), or a
     stray read (``passed: False``: the first plan opened with a read the ask never mentions
-    and starts at the call it names), or a named write (``passed: False``: a planned write
-    the ask never mentions gave way to the one write whose name the ask says).
+    and starts at the call it names).
 
     ``margin`` is the log-probability gap the verdict was read from (the cloud's, or "no"'s,
     lead), ``None`` where the bridge reports no log-probabilities.
@@ -163,7 +162,6 @@ class CheckEvent(EventBase, tag="check", frozen=True):
         "verb",
         "hit",
         "stray",
-        "named",
     ]
     passed: bool
     margin: float | None = None

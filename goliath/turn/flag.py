@@ -282,7 +282,9 @@ def other_row(
     then withheld the write the user asked for (dev, second wording). The condition is about
     whichever row is so, and the read says which: with exactly one such row, each value of the
     write that is a value of the named row (its id, its name) becomes that row's value under the
-    same key. Two or more such rows, or a value it cannot move, leave the write as it was."""
+    same key. Two or more such rows, a value it cannot move, or an ask that names one row more
+    than the others ("is the front door unlocked by any chance? lock it if so"; "are any doors
+    unlocked? if so, lock the front door") leave the write as it was."""
     flags = found_flags(reads)
     if not flags:
         return None
@@ -290,6 +292,10 @@ def other_row(
     if condition is None or not condition.quantified:
         return None
     about = [flag for flag in flags if _key_word(flag.key) == condition.key]
+    set_forms, unset_forms = _forms(condition.key)
+    said = content_words(spoken(ask)) - content_words(" ".join((*set_forms, *unset_forms)))
+    if _best(about, said) is not None:
+        return None  # "is the front door unlocked by any chance?": the ask names its row
     named = _row_of(about, condition, arguments)
 
     def goes(flag: Flag) -> bool:
@@ -300,6 +306,12 @@ def other_row(
     rows = [flag for flag in about if flag is not named and goes(flag)]
     if len(rows) != 1:
         return None
+
+    def shares(flag: Flag) -> int:
+        return len(content_words(" ".join(flag.others)) & said)
+
+    if shares(rows[0]) < shares(named):
+        return None  # "any doors unlocked?" when only the shed window is: not a door
     target = dict(rows[0].keyed)
     moved = dict(arguments)
     for key, value in named.keyed:

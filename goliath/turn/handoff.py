@@ -457,12 +457,15 @@ def _clauses(ask: str) -> list[list[str]]:
     return clauses
 
 
-def _booked_outside(rest: Sequence[str]) -> bool:
+def _booked_outside(rest: Sequence[str], held: set[str]) -> bool:
     """Whether a booking verb's object, in the few words after it, is a thing booked with
-    someone outside (a table, a taxi, a flight) and not time in a calendar ("a meeting
-    room", "a slot")."""
-    near = {singular(word) for word in rest[:_OBJECT_WORDS]}
-    return bool(near & _BOOKED_OUTSIDE) and not near & _CALENDAR_WORDS
+    someone outside (a table, a taxi, a flight) that no function's name or description holds
+    (``reserve_table`` books a table), in a clause that says nothing of a calendar ("book my
+    flight into the calendar", "the meeting room")."""
+    booked = {singular(word) for word in rest[:_OBJECT_WORDS]} & _BOOKED_OUTSIDE
+    if not booked or {stem(word) for word in booked} & held:
+        return False
+    return not {singular(word) for word in rest} & (_CALENDAR_WORDS | {"diary", "time", "room"})
 
 
 def unserved_action(ask: str, tools: Sequence[Tool], *, follow_up: bool = False) -> str | None:
@@ -475,7 +478,8 @@ def unserved_action(ask: str, tools: Sequence[Tool], *, follow_up: bool = False)
 
     Left to the check: a function that does the act ("book a table" beside ``book_table``);
     "book", "reserve" or "block" beside a function that writes events, unless what is booked
-    is a table, a taxi, a flight ... (never time in a calendar); an ask with a verb
+    is a table, a taxi, a flight ... that no function holds, in a clause that names no
+    calendar; an ask with a verb
     that carries dictated text (add, remind, text, note, log ...: "add to my list: buy
     stamps"); the verb as a noun ("order history", "book club is cancelled"); and, in a
     ``follow_up``, an act on "it" or "that", which only the last exchange explains ("yes,
@@ -492,7 +496,7 @@ def unserved_action(ask: str, tools: Sequence[Tool], *, follow_up: bool = False)
         verb, rest = said[0], said[1:]
         if verb not in _OUTSIDE_VERBS or stem(verb) in held:
             continue
-        if verb in _SLOT_VERBS and calendar and not _booked_outside(rest):
+        if verb in _SLOT_VERBS and calendar and not _booked_outside(rest, held):
             continue
         compound = rest[:1] if rest[:1] and rest[0] in _DETERMINERS else rest[:2]
         noun = verb not in _ONLY_VERBS and (

@@ -261,9 +261,11 @@ def _named_by_ask(
     value the error quotes ("no event on 2025-03-10 matches 'push climbing'" lists events, not
     dates). Empty unless the ask names exactly one: the user named that item, so even a write
     may take it."""
-    asked = {singular(word) for word in words(ask)} - _FILLER_WORDS
+    asked = {singular(word) for word in words(ask) if len(word) >= 3 and word.isalpha()}
+    asked -= _FILLER_WORDS
     if not asked or {singular(word) for word in words(value)} & asked:
         return []
+    first = value.strip()[:1].lower()  # a code begins as its place does: "RKY", "Reykjavik"
     held = {
         str(other).strip().lower()
         for key, other in tool_input.items()
@@ -272,7 +274,8 @@ def _named_by_ask(
     return [
         item
         for item, named in listed.items()
-        if named & asked and _value_of(item).lower() not in held
+        if any(word.startswith(first) for word in named & asked)
+        and _value_of(item).lower() not in held
     ]
 
 

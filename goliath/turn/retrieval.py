@@ -16,8 +16,6 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import attrs
-
 from ..extensions import Plan
 from ..tools import Tool
 from .clause import asks_then_acts
@@ -25,7 +23,7 @@ from .condition import condition_look, states_condition
 from .lookup import id_parameters
 from .words import FUNCTION_WORDS, name_nouns, singular, stem, words
 
-__all__ = ["named_instead", "past_stray_read", "retrieve_tools", "the_named_write"]
+__all__ = ["named_instead", "past_stray_read", "retrieve_tools"]
 
 _STOP = FUNCTION_WORDS | frozenset(
     """a an or of to on in at by i be do if not what whats what's when where who how get
@@ -165,20 +163,20 @@ def past_stray_read(plan: Plan, tools: Sequence[Tool], ask: str) -> Plan:
     instead when the ask names that one.
 
     "Did I leave the porch light on? Turn it off if so" was planned as ``get_thermostat``
-    before ``set_light``, "turn on the reading light" as ``get_list`` before it, "is the museum
-    already on the Lisbon itinerary?" as ``find_hotel_reservation`` before ``get_itinerary``
-    (dev, both wordings). The stray read costs a call, a step and the answer's attention, and
-    the plan itself says which call the ask is about. The read is skipped only when not one
-    word of its name or description is in the ask, and the plan's next call is one the ask
-    names (a word of its name, or two of its description): a read; or a write that takes no
-    id and is about another thing than the read (``find_events`` before ``cancel_event`` is
-    the look the cancel rests on, ``list_lists`` before ``add_item`` the look its list and
-    its condition rest on; a search whose hit feeds the write gives it an id). Before a write
-    the ask makes conditional, the read is skipped only where the condition names the read to
-    make instead (``condition.condition_look``): "add milk unless I have three items" rests on
-    whatever was read first. The
-    write's own look-ups still run: the condition's read, the read an id needs
-    (docs/design.md, "A read the ask never mentions")."""
+    before ``set_light``; "is the museum already on the Lisbon itinerary?" as
+    ``find_hotel_reservation`` before ``get_itinerary`` (dev, both wordings). The stray read
+    cost a call, a step and the answer's attention, and the plan itself says which call the ask
+    is about. The read is skipped only when not one word of its name or description is in the
+    ask, and the plan's next call is one the ask names (a word of its name, or two of its
+    description): a read none of whose parameters the stray one's name or description names
+    (``get_location``, "the user's city", feeds ``get_weather(city)``); or, in an ask whose
+    change hangs on a condition, a write the condition names another read for
+    (``condition.condition_look``: the lights, for the porch light), which takes no id, carries
+    no content a read may fill (a body, a text, a title, items) and is about another thing than
+    the stray read (``find_events`` before ``cancel_event``, ``list_lists`` before ``add_item``
+    are looks the write rests on). An unconditional write keeps its read: "set an alarm an hour
+    before my first meeting" names no meeting function, yet needs one (docs/design.md, "A read
+    the ask never mentions")."""
     if plan.kind != "tool" or not plan.then:
         return plan
     by_name = {tool.name: tool for tool in tools}
@@ -190,11 +188,15 @@ def past_stray_read(plan: Plan, tools: Sequence[Tool], ask: str) -> Plan:
         return plan
     if not _names(asked, upcoming):
         return plan
-    if upcoming.writes and (id_parameters(upcoming) or _about(picked, upcoming)):
-        return plan
-    if upcoming.writes and (states_condition(ask) or asks_then_acts(ask)):
+    if not upcoming.writes and _feeds(picked, upcoming):
+        return plan  # "the weather where I am": get_location gives get_weather's city
+    if upcoming.writes:  # only past a read the condition does not need, to the one it names
+        if id_parameters(upcoming) or _about(picked, upcoming) or _carries_content(upcoming):
+            return plan
+        if not (states_condition(ask) or asks_then_acts(ask)):
+            return plan  # "set an alarm an hour before my first meeting" needs the meeting
         look = condition_look(upcoming, tools, ask, [])
-        if look is None or look is picked:  # the stray read may be the condition's look
+        if look is None or look is picked:
             return plan
     return Plan(kind="tool", tool=upcoming.name, brief=upcoming.description, then=plan.then[1:])
 
@@ -207,49 +209,46 @@ def _about(read: Tool, write: Tool) -> bool:
     return bool(name_nouns(read.name) & {singular(word) for word in said})
 
 
+_FEED_LETTERS = 4
+
+
+def _feeds(read: Tool, later: Tool) -> bool:
+    """Whether a parameter of ``later`` is named by a noun of ``read``'s name or a word of its
+    description (``get_location``, "the user's city and coordinates", before
+    ``get_weather(city)``): the first read may give the second its value."""
+    schema = later.schema if isinstance(later.schema, Mapping) else {}
+    properties = schema.get("properties")
+    names = {
+        singular(word)
+        for name in (properties if isinstance(properties, Mapping) else ())
+        for word in words(str(name))
+    }
+    read_words = name_nouns(read.name) | {
+        singular(word) for word in words(read.description) if len(word) >= _FEED_LETTERS
+    }
+    return bool(names & read_words)
+
+
+_CONTENT_WORDS = frozenset(
+    {"body", "text", "message", "content", "note", "notes", "title", "items", "description"}
+)
+"""Parameters of a write that carry what it says or lists: "email my boss tomorrow's schedule"
+reads the schedule for the body."""
+
+
+def _carries_content(write: Tool) -> bool:
+    """Whether ``write`` takes a free text or a list its content may come from a read."""
+    schema = write.schema if isinstance(write.schema, Mapping) else {}
+    properties = schema.get("properties")
+    return any(
+        set(words(str(name))) & _CONTENT_WORDS
+        for name in (properties if isinstance(properties, Mapping) else ())
+    )
+
+
 def _names(asked: set[str], tool: Tool) -> bool:
     """Whether the ask names ``tool``: a word of its name, or two of its description."""
     return (
         _shared(asked, _naming(tool.name)) > 0
         or _shared(asked, _naming(tool.description)) >= _NAMED_BY_DESCRIPTION
     )
-
-
-_NOUN_LETTERS = 4
-"""Letters a noun of a function's name needs to name it alone ("off" of ``check_off_item`` is a
-particle, not a thing)."""
-
-
-def the_named_write(plan: Plan, tools: Sequence[Tool], ask: str) -> Plan:
-    """A planned write the ask never mentions, given way to the one write whose name's noun the
-    ask says.
-
-    "Was my sleep score below 80? If it was, set a reminder for 22:00 tonight" reached
-    ``set_light`` after the read, beside ``add_reminder``; "put on today's episode of Money on
-    Mondays" was planned as ``subscribe`` beside ``play_episode`` (dev, second wordings). A
-    write changes the user's world, so the pick must be one the ask speaks of: when not one
-    word of the planned write's name or description is in the ask, and the ask says a noun of
-    exactly one other write's name (``reminder``, ``episode``; four letters or more), that write
-    is the call, with no model call. Anything else is left to the plan and its checks
-    (docs/design.md, "A write the ask never mentions")."""
-    if plan.kind != "tool":
-        return plan
-    by_name = {tool.name: tool for tool in tools}
-    picked = by_name.get(plan.tool or "")
-    if picked is None or not picked.writes:
-        return plan
-    asked = _naming(ask)
-    if _shared(asked, _naming(picked.name) | _naming(picked.description)):
-        return plan
-    named = [
-        tool
-        for tool in tools
-        if tool.writes
-        and tool is not picked
-        and _shared(
-            asked, {stem(noun) for noun in name_nouns(tool.name) if len(noun) >= _NOUN_LETTERS}
-        )
-    ]
-    if len(named) != 1:
-        return plan
-    return attrs.evolve(plan, tool=named[0].name, brief=named[0].description)

@@ -71,7 +71,7 @@ from .prompts import (
 )
 from .remember import remember, remember_what_ran
 from .requery import choose_word, query_parameter, retry_words
-from .retrieval import named_instead, past_stray_read, retrieve_tools, the_named_write
+from .retrieval import named_instead, past_stray_read, retrieve_tools
 from .sibling import the_said_sibling
 from .state import TurnState, resolve_window
 from .tool_step import Escalation, Withheld, resume_tool_step, run_tool_step
@@ -183,8 +183,6 @@ class Turn(TurnState):
                 list(self.config.tools.values()), self.ask, self.steps, attempt
             )
             plan = await self._plan(available, context_text, failed)
-            if isinstance(plan, Plan):  # "set a reminder ...": not set_light
-                plan = self._named_write(plan, available)
             if isinstance(plan, InvalidPlan):  # one retry per step, with a hint (design.md, D2)
                 if retried:
                     return await self._escalate("plan-invalid")
@@ -276,14 +274,6 @@ class Turn(TurnState):
         if said is not plan:
             self.emit(CheckEvent(check="verb", passed=False))
         return said
-
-    def _named_write(self, plan: Plan, available: list[Tool]) -> Plan:
-        """``plan``, its write the ask never mentions given way to the one it names
-        (``retrieval.the_named_write``)."""
-        named = the_named_write(plan, available, self.ask)
-        if named is not plan:
-            self.emit(CheckEvent(check="named", passed=False))
-        return named
 
     def _past_stray_read(self, plan: Plan, available: list[Tool]) -> Plan:
         """``plan``, started at its next read when it opens with one the ask never mentions

@@ -59,6 +59,26 @@ def test_an_ask_about_finished_items_reads_the_done_ones() -> None:
     assert asked_done(list_reminders, {}, "which reminders have I completed?") == {
         "include_done": True
     }
+    # the done ones beside the others: every state
+    assert asked_done(list_tasks, {"status": "open"}, "show me all tasks including completed") == {
+        "status": "all"
+    }
+
+
+def test_only_a_state_filter_is_set_and_a_negative_flag_is_left_alone() -> None:
+    @tool
+    def list_todos(
+        hide_completed: bool = True, sort_by: Literal["due", "completed"] = "due"
+    ) -> list[str]:
+        """The to-dos.
+
+        Args:
+            hide_completed: Leave out the completed ones.
+            sort_by: The order.
+        """
+        return []
+
+    assert asked_done(list_todos, {}, "which to-dos did I complete?") is None
 
 
 def test_open_items_a_condition_or_a_change_keep_the_worker_s_filter() -> None:
@@ -78,6 +98,8 @@ def test_open_items_a_condition_or_a_change_keep_the_worker_s_filter() -> None:
         "Done watering the plant, you can clear it.",
         # one item's state: a read of the open ones answers it
         "is the report done?",
+        "did I check in for my flight?",
+        "what did I do with the receipt?",
     ):
         assert asked_done(list_tasks, {"status": "open"}, ask) is None, ask
     # a write is never touched; the filter already so changes nothing

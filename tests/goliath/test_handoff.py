@@ -343,6 +343,20 @@ def test_booking_time_beside_a_calendar_is_left_to_the_check() -> None:
     assert unserved_action("find an Italian place and reserve a table for 4", calendar) == "reserve"
     assert unserved_action("book me a taxi to the airport", calendar) == "book"
     assert unserved_action("book the meeting room for Friday", calendar) is None
+    assert unserved_action("book my flight into the calendar for Friday", calendar) is None
+
+    @tool(writes=True)
+    def reserve_table(restaurant: str, people: int) -> str:
+        """Reserve a table at a restaurant.
+
+        Args:
+            restaurant: Where.
+            people: How many.
+        """
+        return "ok"
+
+    # a function books the table: the device can do it
+    assert unserved_action("book a table for two at Nopa", [*calendar, reserve_table]) is None
     assert unserved_action("buy two tickets for the concert", calendar) == "buy"
 
 

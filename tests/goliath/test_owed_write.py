@@ -326,3 +326,14 @@ def test_the_write_moves_only_to_the_one_row_the_condition_is_true_of() -> None:
     assert (
         other_row({"lock_id": "lock-2", "locked": True}, "if it's unlocked, lock it", one) is None
     )
+    # the ask names its row: the write is about that one, whatever the read shows
+    named = "is the back door unlocked by any chance? lock it if so"
+    assert other_row({"lock_id": "lock-2", "locked": True}, named, one) is None
+    also = "are any doors unlocked? if so, lock the back door"
+    assert other_row({"lock_id": "lock-2", "locked": True}, also, one) is None
+    # the one unlocked row is no door: the ask is not about it
+    window = read(
+        "1. id: lock-1, name: Shed window, locked: false\n"
+        "2. id: lock-2, name: Back door, locked: true"
+    )
+    assert other_row({"lock_id": "lock-2", "locked": True}, ask, window) is None

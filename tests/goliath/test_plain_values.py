@@ -1036,15 +1036,28 @@ def test_a_made_up_code_takes_the_one_listed_item_the_ask_names() -> None:
     assert near_match_values(LookupError(message), create_price_alert, given, ask) == {
         "destination": "KEF"
     }
-    # the ask names two places no argument holds: not the harness's to pick
-    two = "alert me if flights to Reykjavik or Lisbon drop below 150 euros"
-    assert near_match_values(LookupError(message), create_price_alert, given, two) == {}
+    # the ask names two places no argument holds that begin as the code does: not the
+    # harness's to pick
+    two = "alert me if flights to Lisbon or London drop below 150 euros"
+    listed = "no airport matches 'LON'; this app flies between: LIS (Lisbon), LHR (London)."
+    coded = {"origin": "AMS", "destination": "LON", "max_price_eur": 150.0}
+    assert near_match_values(LookupError(listed), create_price_alert, coded, two) == {}
+    # "RKY" begins as Reykjavik, not as Lisbon
+    other = "alert me if flights to Reykjavik or Lisbon drop below 150 euros"
+    assert near_match_values(LookupError(message), create_price_alert, given, other) == {
+        "destination": "KEF"
+    }
     # a value in the user's own words is never swapped for another item the ask names
     said = {"origin": "AMS", "destination": "Reykjavik city", "max_price_eur": 150.0}
     city = message.replace("'RKY'", "'Reykjavik city'")
     assert near_match_values(LookupError(city), create_price_alert, said, ask + " city") == {}
     bare = {"origin": "AMS", "destination": "RKY", "max_price_eur": 150.0}
     assert near_match_values(LookupError(message), create_price_alert, bare, "") == {}
+    # a place the app does not serve is not swapped for another the ask names
+    tokyo = "alert me when flights from Lisbon to Tokyo drop under 400"
+    unserved = {"origin": "AMS", "destination": "TYO", "max_price_eur": 400.0}
+    tyo = message.replace("'RKY'", "'TYO'")
+    assert near_match_values(LookupError(tyo), create_price_alert, unserved, tokyo) == {}
 
 
 async def test_the_code_the_ask_names_is_taken_by_the_repair_with_no_model_call() -> None:

@@ -92,10 +92,46 @@ def test_a_read_the_ask_never_mentions_gives_way_to_the_named_read_after_it() ->
     assert started.brief  # the read's own description
 
 
-def test_a_stray_read_before_a_named_write_is_skipped() -> None:
-    ask = "could you turn on the sofa light in the living room?"
-    started = past_stray_read(plan("get_thermostat", "set_light"), TOOLS, ask)
+def test_a_stray_read_before_a_write_is_skipped_only_for_the_read_its_condition_names() -> None:
+    conditional = "did I leave the porch light on? turn it off if so"
+    started = past_stray_read(plan("get_thermostat", "set_light"), TOOLS, conditional)
     assert (started.tool, started.then) == ("set_light", ())
+    # no condition: the read may hold what the write needs ("an hour before my first meeting")
+    plain = plan("get_thermostat", "set_light")
+    assert past_stray_read(plain, TOOLS, "could you turn on the sofa light?") is plain
+
+
+def test_a_read_that_may_feed_the_next_stays() -> None:
+    @tool
+    def get_location() -> dict[str, Any]:
+        """Where the user is now: the city and its coordinates."""
+        return {"city": "Porto"}
+
+    @tool
+    def get_weather(city: str) -> dict[str, Any]:
+        """The weather forecast for a city.
+
+        Args:
+            city: The city.
+        """
+        return {"rain": False}
+
+    @tool(writes=True)
+    def send_email(to: str, body: str) -> str:
+        """Send an email.
+
+        Args:
+            to: Who to.
+            body: The text.
+        """
+        return "sent"
+
+    tools = [get_location, get_weather, send_email, *TOOLS]
+    weather = plan("get_location", "get_weather")
+    assert past_stray_read(weather, tools, "what's the weather like where I am?") is weather
+    # a write that carries content the read may give keeps it, condition or not
+    email = plan("get_thermostat", "send_email")
+    assert past_stray_read(email, tools, "if it's cold, send an email to Theo") is email
 
 
 def test_the_plan_stands_where_the_read_is_mentioned_or_the_next_call_is_not_named() -> None:
