@@ -252,18 +252,26 @@ def _names_other(carried: Sequence[str], chosen: Flag, flags: Sequence[Flag]) ->
     return any(flag is not chosen and set(carried) & set(flag.others) for flag in flags)
 
 
-def flag_met(
-    arguments: Mapping[str, Any], ask: str, reads: Sequence[StepRecord]
-) -> tuple[bool, Flag] | None:
-    """Whether the write goes, by the state the ask's condition names over the flag the
-    reads returned, and that flag; ``None`` when the harness cannot decide."""
+def _stated_rows(ask: str, reads: Sequence[StepRecord]) -> tuple[StateCondition, list[Flag]] | None:
+    """The state the ask's condition names and the flags the reads returned of that state."""
     flags = found_flags(reads)
     if not flags:
         return None
     condition = stated_state(ask, [flag.key for flag in flags])
     if condition is None:
         return None
-    about = [flag for flag in flags if _key_word(flag.key) == condition.key]
+    return condition, [flag for flag in flags if _key_word(flag.key) == condition.key]
+
+
+def flag_met(
+    arguments: Mapping[str, Any], ask: str, reads: Sequence[StepRecord]
+) -> tuple[bool, Flag] | None:
+    """Whether the write goes, by the state the ask's condition names over the flag the
+    reads returned, and that flag; ``None`` when the harness cannot decide."""
+    stated = _stated_rows(ask, reads)
+    if stated is None:
+        return None
+    condition, about = stated
     flag = _row_of(about, condition, arguments)
     if flag is None:
         return None
@@ -285,13 +293,10 @@ def other_row(
     same key. Two or more such rows, a value it cannot move, or an ask that names one row more
     than the others ("is the front door unlocked by any chance? lock it if so"; "are any doors
     unlocked? if so, lock the front door") leave the write as it was."""
-    flags = found_flags(reads)
-    if not flags:
+    stated = _stated_rows(ask, reads)
+    if stated is None or not stated[0].quantified:
         return None
-    condition = stated_state(ask, [flag.key for flag in flags])
-    if condition is None or not condition.quantified:
-        return None
-    about = [flag for flag in flags if _key_word(flag.key) == condition.key]
+    condition, about = stated
     set_forms, unset_forms = _forms(condition.key)
     said = content_words(spoken(ask)) - content_words(" ".join((*set_forms, *unset_forms)))
     if _best(about, said) is not None:

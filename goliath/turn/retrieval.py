@@ -216,17 +216,18 @@ def _feeds(read: Tool, later: Tool) -> bool:
     """Whether a parameter of ``later`` is named by a noun of ``read``'s name or a word of its
     description (``get_location``, "the user's city and coordinates", before
     ``get_weather(city)``): the first read may give the second its value."""
-    schema = later.schema if isinstance(later.schema, Mapping) else {}
-    properties = schema.get("properties")
-    names = {
-        singular(word)
-        for name in (properties if isinstance(properties, Mapping) else ())
-        for word in words(str(name))
-    }
+    names = {singular(word) for name in _parameter_names(later) for word in words(name)}
     read_words = name_nouns(read.name) | {
         singular(word) for word in words(read.description) if len(word) >= _FEED_LETTERS
     }
     return bool(names & read_words)
+
+
+def _parameter_names(tool: Tool) -> list[str]:
+    """The names of ``tool``'s parameters (none for a schema without properties)."""
+    schema = tool.schema if isinstance(tool.schema, Mapping) else {}
+    properties = schema.get("properties")
+    return [str(name) for name in properties] if isinstance(properties, Mapping) else []
 
 
 _CONTENT_WORDS = frozenset(
@@ -238,12 +239,7 @@ reads the schedule for the body."""
 
 def _carries_content(write: Tool) -> bool:
     """Whether ``write`` takes a free text or a list its content may come from a read."""
-    schema = write.schema if isinstance(write.schema, Mapping) else {}
-    properties = schema.get("properties")
-    return any(
-        set(words(str(name))) & _CONTENT_WORDS
-        for name in (properties if isinstance(properties, Mapping) else ())
-    )
+    return any(set(words(name)) & _CONTENT_WORDS for name in _parameter_names(write))
 
 
 def _names(asked: set[str], tool: Tool) -> bool:
