@@ -145,6 +145,12 @@ class Agent(Generic[Deps, Out]):
             ("You have 6 tasks left.", "Yes, you have unread emails."), asking for what the
             ask wants from the results (docs/design.md); ``None``: on for a model that reports
             option log-probabilities, like the checks (a scripted model needs no extra reply).
+        pick_check: when the words of the ask point at another function of the first plan's
+            kind than the one it picked, ask the model on its own, between just those two,
+            which the ask wants, once in each order, and take the other only when it wins
+            both (two short calls where the words disagree; docs/design.md, "The pick
+            check"); ``None``: on for a model that reports option log-probabilities, like
+            the checks.
         named_pick_check: when the first plan picks a function the ask shares no word with
             and the ask names another of its kind (reads for a read, writes for a write), ask
             the first plan again among the named ones (docs/design.md, "A pick the ask never
@@ -195,6 +201,7 @@ class Agent(Generic[Deps, Out]):
         write_intent_check: bool | None = None,
         condition_check: bool | None = None,
         answer_check: bool | None = None,
+        pick_check: bool | None = None,
         named_pick_check: bool = False,
         extensions: Sequence[Any] = (),
         output_schema: type[Out] | None = None,
@@ -249,6 +256,7 @@ class Agent(Generic[Deps, Out]):
             "write_intent_check",
             "condition_check",
             "answer_check",
+            "pick_check",
         ):
             if turn_options[check] is None:
                 turn_options[check] = _model_scores(model)

@@ -85,6 +85,10 @@ def _checked_answer_check(value: bool) -> bool:
     return _flag("answer_check", value)
 
 
+def _checked_pick_check(value: bool) -> bool:
+    return _flag("pick_check", value)
+
+
 def _checked_named_pick_check(value: bool) -> bool:
     return _flag("named_pick_check", value, derived=False)
 
@@ -255,6 +259,7 @@ class AgentConfig:
     write_intent_check: bool = attrs.field(default=False, converter=_checked_write_intent_check)
     condition_check: bool = attrs.field(default=False, converter=_checked_condition_check)
     answer_check: bool = attrs.field(default=False, converter=_checked_answer_check)
+    pick_check: bool = attrs.field(default=False, converter=_checked_pick_check)
     named_pick_check: bool = attrs.field(default=False, converter=_checked_named_pick_check)
     tool_errors: ToolErrors = attrs.field(default="report", converter=_checked_tool_errors)
 

@@ -144,7 +144,9 @@ class CheckEvent(EventBase, tag="check", frozen=True):
     a planned write gave way to its sibling whose verb is the change the ask says), the
     hit the ask describes (``passed: True``: the harness opened it, no arguments call), or a
     stray read (``passed: False``: the first plan opened with a read the ask never mentions
-    and starts at the call it names).
+    and starts at the call it names), or the pick check (``passed: False``: the first
+    plan's function gave way to the one the ask's words name, which won a choice between
+    the two in both orders).
 
     ``margin`` is the log-probability gap the verdict was read from (the cloud's, or "no"'s,
     lead), ``None`` where the bridge reports no log-probabilities.
@@ -162,6 +164,7 @@ class CheckEvent(EventBase, tag="check", frozen=True):
         "verb",
         "hit",
         "stray",
+        "pick",
     ]
     passed: bool
     margin: float | None = None

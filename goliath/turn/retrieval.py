@@ -23,7 +23,7 @@ from .condition import condition_look, states_condition
 from .lookup import id_parameters
 from .words import FUNCTION_WORDS, name_nouns, singular, stem, words
 
-__all__ = ["named_instead", "past_stray_read", "retrieve_tools"]
+__all__ = ["named_instead", "past_stray_read", "retrieve_tools", "word_scores"]
 
 _STOP = FUNCTION_WORDS | frozenset(
     """a an or of to on in at by i be do if not what whats what's when where who how get
@@ -61,12 +61,9 @@ def _parameter_text(schema: Any) -> str:
     return " ".join(part for part in parts if part)
 
 
-def retrieve_tools(tools: Sequence[Tool], ask: str, k: int) -> list[Tool]:
-    """The ``k`` tools that best match ``ask`` (all of them when there are ``k`` or fewer, or
-    when the ask shares no word with any), in the app's order, with every tool a kept one
-    ``requires``."""
-    if k <= 0 or len(tools) <= k:
-        return list(tools)
+def word_scores(tools: Sequence[Tool], ask: str) -> dict[str, float]:
+    """How well each tool's words match ``ask``: a shared word weighs more the fewer tools hold
+    it, counted twice in a name, once in a description, half in the parameters alone."""
     asked = set(_words(ask))
     documents = [
         (
@@ -85,13 +82,26 @@ def retrieve_tools(tools: Sequence[Tool], ask: str, k: int) -> list[Tool]:
     def weight(word: str) -> float:
         return math.log(1 + count / frequency.get(word, count))
 
-    scores = []
-    for position, (name_words, description_words, parameter_words) in enumerate(documents):
+    scores: dict[str, float] = {}
+    for tool, (name_words, description_words, parameter_words) in zip(
+        tools, documents, strict=True
+    ):
         score = 2 * sum(weight(w) for w in name_words & asked)
         score += sum(weight(w) for w in description_words & asked)
         only_parameters = parameter_words - name_words - description_words
         score += _PARAMETER_WEIGHT * sum(weight(w) for w in only_parameters & asked)
-        scores.append((-score, position))
+        scores[tool.name] = score
+    return scores
+
+
+def retrieve_tools(tools: Sequence[Tool], ask: str, k: int) -> list[Tool]:
+    """The ``k`` tools that best match ``ask`` (all of them when there are ``k`` or fewer, or
+    when the ask shares no word with any), in the app's order, with every tool a kept one
+    ``requires``."""
+    if k <= 0 or len(tools) <= k:
+        return list(tools)
+    matched = word_scores(tools, ask)
+    scores = [(-matched[tool.name], position) for position, tool in enumerate(tools)]
     if all(score == 0 for score, _ in scores):  # nothing to rank on: the app's order would
         return list(tools)  # hide the function as likely as show it
     kept = {position for _, position in sorted(scores)[:k]}

@@ -64,6 +64,7 @@ from .hooks import OBSERVER_SECONDS, StopRun
 from .judge import cap_reached, found_nothing
 from .lookup import LookUp, lookup_hint
 from .part_of_day import part_of_day_note
+from .pick import check_pick, rival
 from .prompts import (
     answer_system,
     answer_user,
@@ -465,6 +466,8 @@ class Turn(TurnState):
                 plan = check_first(plan, available, self.ask)
             if isinstance(plan, Plan):  # "is the porch light on?": not get_thermostat first
                 plan = self._past_stray_read(plan, available)
+            if isinstance(plan, Plan) and plan.kind == "tool" and self.config.pick_check:
+                plan = await self._second_opinion(plan, available)
         if isinstance(plan, Plan) and plan.kind == "tool":
             if first:
                 self.planned = None if plan.then is None else list(plan.then)
@@ -551,6 +554,25 @@ class Turn(TurnState):
             require_tool=True,
             first=True,
             hand_off=not self.hand_off_checked,
+        )
+
+    async def _second_opinion(self, plan: Plan, available: list[Tool]) -> Plan:
+        """The first plan's function, or the one the ask's words name instead when the model,
+        shown just the two, takes it in both orders (``pick.py``; docs/design.md, "The pick
+        check"). A ``then`` that was that function is dropped: it is now the first call."""
+        other = rival(plan.tool or "", available, self.ask)
+        if other is None:
+            return plan
+        tools = {tool.name: tool for tool in available}
+        verdict = await check_pick(self.caller, self.ask, tools[plan.tool or ""], tools[other])
+        self.emit(CheckEvent(check="pick", passed=not verdict.switch, margin=verdict.margin))
+        if not verdict.switch:
+            return plan
+        then = list(plan.then or ())
+        if then and then[0] == other:
+            then = then[1:]
+        return attrs.evolve(
+            plan, tool=other, brief=tools[other].description, then=tuple(then) or None
         )
 
     async def _named(

@@ -52,6 +52,8 @@ STAGES: Mapping[str, Stage] = MappingProxyType(
             Stage("handoff", output_tokens=16, string_length=8),
             # the world check replies one of two words
             Stage("world", output_tokens=16, string_length=8),
+            # the pick check replies one of two function names
+            Stage("pick", output_tokens=32, string_length=64),
             # the write-intent check replies yes or no
             Stage("intent", output_tokens=16, string_length=8),
             # the condition check replies yes or no
