@@ -568,12 +568,10 @@ class Turn(TurnState):
         self.emit(CheckEvent(check="pick", passed=not verdict.switch, margin=verdict.margin))
         if not verdict.switch:
             return plan
-        then = list(plan.then or ())
+        then = plan.then
         if then and then[0] == other:
             then = then[1:]
-        return attrs.evolve(
-            plan, tool=other, brief=tools[other].description, then=tuple(then) or None
-        )
+        return attrs.evolve(plan, tool=other, brief=tools[other].description, then=then)
 
     async def _named(
         self, plan: Plan, available: list[Tool], system: str, prompt: Callable[[bool], str]
