@@ -20,6 +20,7 @@ MODEL_DERIVED = {
     "write_intent_check",
     "condition_check",
     "answer_check",
+    "pick_check",
 }
 """Options whose default (None) the agent takes from its model."""
 """Options whose ``None`` default means "ask the model" (AgentConfig holds the answer)."""
