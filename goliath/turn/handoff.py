@@ -28,6 +28,7 @@ from ..models import Generation
 from ..tools import Tool
 from .generation import ModelCaller
 from .words import singular, stem, words
+from .yes_no import choice_schema
 
 __all__ = [
     "CLOUD_NEEDS",
@@ -120,12 +121,7 @@ class HandOffVerdict:
 
 def hand_off_schema() -> dict[str, Any]:
     """``{"kind": one of KINDS}``."""
-    return {
-        "type": "object",
-        "properties": {_FIELD: {"type": "string", "enum": [name for name, _, _ in KINDS]}},
-        "required": [_FIELD],
-        "additionalProperties": False,
-    }
+    return choice_schema(_FIELD, [name for name, _, _ in KINDS])
 
 
 def purpose(tool: Tool) -> str:

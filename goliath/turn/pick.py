@@ -29,6 +29,7 @@ import attrs
 from ..tools import Tool
 from .generation import ModelCaller
 from .retrieval import named_instead, word_scores
+from .yes_no import choice_schema
 
 __all__ = ["PICK_SYSTEM", "PickVerdict", "check_pick", "pick_schema", "pick_user", "rival"]
 
@@ -47,8 +48,7 @@ def rival(pick: str, tools: Sequence[Tool], ask: str) -> str | None:
     Among ``pick``'s kind only: the named function that matches best when the ask names
     nothing of ``pick``; otherwise the best match of all, when it beats ``pick``'s own. Ties
     keep the app's order."""
-    by_name = {tool.name: tool for tool in tools}
-    picked = by_name.get(pick)
+    picked = next((tool for tool in tools if tool.name == pick), None)
     if picked is None:
         return None
     scores = word_scores(tools, ask)
@@ -64,12 +64,7 @@ def rival(pick: str, tools: Sequence[Tool], ask: str) -> str | None:
 
 def pick_schema(first: str, second: str) -> dict[str, Any]:
     """``{"function": first | second}``."""
-    return {
-        "type": "object",
-        "properties": {_FIELD: {"type": "string", "enum": [first, second]}},
-        "required": [_FIELD],
-        "additionalProperties": False,
-    }
+    return choice_schema(_FIELD, [first, second])
 
 
 def _line(tool: Tool) -> str:

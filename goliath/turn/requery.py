@@ -24,6 +24,7 @@ from typing import Any
 from ..tools import Tool
 from .generation import ModelCaller
 from .words import DAY_WORDS, FUNCTION_WORDS, REQUEST_VERBS, singular, words
+from .yes_no import choice_schema
 
 __all__ = [
     "REQUERY_SYSTEM",
@@ -136,12 +137,7 @@ def _names_a_function(word: str, named: set[str]) -> bool:
 
 def requery_schema(choices: Sequence[str]) -> dict[str, Any]:
     """``{"word": one of choices}``."""
-    return {
-        "type": "object",
-        "properties": {_FIELD: {"type": "string", "enum": list(choices)}},
-        "required": [_FIELD],
-        "additionalProperties": False,
-    }
+    return choice_schema(_FIELD, choices)
 
 
 def requery_user(ask: str, tool: Tool, searched: str, choices: Sequence[str]) -> str:

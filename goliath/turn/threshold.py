@@ -29,6 +29,7 @@ from ..records import StepRecord
 from .clause import condition_at, spoken
 from .generation import ModelCaller
 from .words import FUNCTION_WORDS, singular, words
+from .yes_no import choice_schema
 
 __all__ = [
     "PICK_SYSTEM",
@@ -293,13 +294,7 @@ def pick_request_parts(ask: str, choices: Sequence[Found]) -> tuple[str, dict[st
     lines = [f"Request: {ask}", "Found:", *(f"- {value.line}" for value in choices)]
     lines.append("Which found value is the condition about?")
     options = [value.line for value in choices] + [_NONE]
-    schema = {
-        "type": "object",
-        "properties": {_FIELD: {"type": "string", "enum": options}},
-        "required": [_FIELD],
-        "additionalProperties": False,
-    }
-    return "\n".join(lines), schema
+    return "\n".join(lines), choice_schema(_FIELD, options)
 
 
 def _picked(generation: Generation, choices: Sequence[Found]) -> Found | None:

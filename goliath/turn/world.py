@@ -30,6 +30,7 @@ from ..tools import Tool
 from .generation import ModelCaller
 from .handoff import asks_about_own_data, held_words, is_question
 from .words import singular, words
+from .yes_no import choice_schema
 
 __all__ = [
     "WORLD_MARGIN",
@@ -83,12 +84,7 @@ class WorldVerdict:
 
 def world_schema() -> dict[str, Any]:
     """``{"source": "mine" | "world"}`` (first tokens differ, so both are scored)."""
-    return {
-        "type": "object",
-        "properties": {_FIELD: {"type": "string", "enum": [_MINE, _WORLD]}},
-        "required": [_FIELD],
-        "additionalProperties": False,
-    }
+    return choice_schema(_FIELD, [_MINE, _WORLD])
 
 
 def world_user(ask: str) -> str:
