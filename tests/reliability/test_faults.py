@@ -293,7 +293,9 @@ class TestSlowReaders:
             return {"text": "read"}
 
         agent = Agent(FakeModel(reply), tools=[read_huge], raw_output_bytes=8 * 2**20)
-        limits = HttpLimits(send_seconds=1.0)
+        # 5 s, not less: the first request below reads the whole 6 MB in this same process,
+        # and on a loaded CI machine one of its writes has waited over a second.
+        limits = HttpLimits(send_seconds=5.0)
         async with (
             serving(agent, limits=limits) as url,
             httpx.AsyncClient(base_url=url, headers=AUTH, timeout=30) as http,
@@ -312,7 +314,7 @@ class TestSlowReaders:
                 f"Authorization: {AUTH['authorization']}\r\n\r\n"
             )
             await client.send_all(request.encode())
-            await trio.sleep(3)  # reads nothing: the stream's writes wait, then time out
+            await trio.sleep(8)  # reads nothing: the stream's writes wait, then time out
             assert (await http.get("/v1/turns/b1")).status_code == 200  # others are served
             received = bytearray()
             with trio.fail_after(10):
