@@ -146,7 +146,8 @@ class CheckEvent(EventBase, tag="check", frozen=True):
     stray read (``passed: False``: the first plan opened with a read the ask never mentions
     and starts at the call it names), or the pick check (``passed: False``: the first
     plan's function gave way to the one the ask's words name, which won a choice between
-    the two in both orders).
+    the two in both orders), or an id no result showed (``passed: False``: after a read, the
+    arguments gave an id that no result held and were filled once more).
 
     ``margin`` is the log-probability gap the verdict was read from (the cloud's, or "no"'s,
     lead), ``None`` where the bridge reports no log-probabilities.
@@ -165,6 +166,7 @@ class CheckEvent(EventBase, tag="check", frozen=True):
         "hit",
         "stray",
         "pick",
+        "id",
     ]
     passed: bool
     margin: float | None = None

@@ -24,7 +24,14 @@ from ..records import StepRecord
 from ..tools import Tool
 from .words import words
 
-__all__ = ["LookUp", "id_parameters", "lookup_hint", "ungrounded_ids"]
+__all__ = [
+    "LookUp",
+    "id_parameters",
+    "lookup_hint",
+    "ungrounded_ids",
+    "unshown_ids",
+    "unshown_note",
+]
 
 _ID = re.compile(r"(^|_)(id|ids)$|[a-z0-9](Id|Ids)$")
 _NAME_WORD = re.compile(r"(?<![\w-])[a-z]{2,}(?![\w-])")
@@ -103,6 +110,52 @@ def ungrounded_ids(
     return missing
 
 
+def unshown_ids(
+    tool: Tool,
+    values: Mapping[str, Any],
+    steps: Sequence[StepRecord],
+    seen: Iterable[str],
+) -> list[str]:
+    """The id parameters of ``tool`` given an id that nothing shown to the model holds, after
+    a read: a value with a digit, not a name of words, found as a whole token in no result
+    the steps recorded and nowhere the turn has seen (the ask, the conversation, the facts),
+    and not said as an item's number ("email 4").
+
+    After a read, :func:`ungrounded_ids` leaves the id to the read's result, and the 1.5B
+    model wrote ids no result held: ``reply_to_email(email_id=1995)`` after a search that
+    showed 9 and 12 (the reply went to another email), ``read_email(1999)`` after a list of
+    the first emails, ``get_recipe("r-103")`` after two searches that found nothing (and the
+    answer read out the wrong recipe). Only what the model was shown counts: a result's full
+    output may hold the id, but a guess that lands on it is still a guess. A name ("tile
+    museum") goes to the function, whose refusal the turn recovers from."""
+    said = "\n".join(seen).lower().replace("\u2019", "'")
+    shown = "\n".join(
+        text for step in steps if step.kind == "tool" for text in _texts(step.result)
+    ).lower()
+    corpus = f"{said}\n{shown}"
+    unshown = []
+    for name in id_parameters(tool):
+        for text in _given(values.get(name)):
+            if not any(char.isdigit() for char in text) or _a_name(text):
+                continue  # no number, or a name of words: the function decides
+            if text.isdigit() and _named_number(text, said, _id_words(tool, name)):
+                continue
+            if not _shown(text, corpus):
+                unshown.append(name)
+                break
+    return unshown
+
+
+def unshown_note(tool: Tool, values: Mapping[str, Any], parameters: Sequence[str]) -> str:
+    """The arguments' retry note: which id no result holds."""
+    given = ", ".join(f"{name} {values.get(name)!r}" for name in parameters)
+    return (
+        f"Your previous reply gave {given}, which no result above shows. Copy the id of the "
+        f"item the ask means from a result line; if no result shows it, leave it empty and "
+        f"name it in missing."
+    )
+
+
 def _id_words(tool: Tool, name: str) -> set[str]:
     """Words that may stand before an item's number in what the user says: "id", "number",
     and the parameter's and function's own nouns ("email 4" for ``reply_to_email``'s
@@ -122,14 +175,21 @@ def _named_number(value: str, said: str, id_words: set[str]) -> bool:
     return re.search(pattern, said) is not None
 
 
+def _a_name(value: str) -> bool:
+    """Whether a value is a name of words ("tile museum", "CV Jordan 2019.docx" copied from the
+    last answer): what the user calls the item, not its id."""
+    text = value.lower()
+    return " " in text.strip() and (
+        not any(char.isdigit() for char in text) or len(_NAME_WORD.findall(text)) >= 2
+    )
+
+
 def _shown(value: str, corpus: str) -> bool:
     """Whether an id value appears in ``corpus`` as a whole token (``1`` is not in ``10 March``),
-    and looks like an id: a name of words ("tile museum", "CV Jordan 2019.docx" copied from
-    the last answer) is what the user calls the item, and the id is still to be found."""
+    and looks like an id: a name of words is what the user calls the item, and the id is
+    still to be found."""
     text = value.lower()
-    if " " in text.strip() and (
-        not any(char.isdigit() for char in text) or len(_NAME_WORD.findall(text)) >= 2
-    ):  # "tile museum", "CV Jordan 2019.docx": names, not ids
+    if _a_name(text):
         return False
     return re.search(rf"(?<![\w-]){re.escape(text)}(?![\w-])", corpus) is not None
 

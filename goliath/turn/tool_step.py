@@ -82,7 +82,7 @@ from .given import (
 from .hooks import Denied
 from .intent import asks_for_write, withheld_note
 from .judge import duplicate_verdict, last_two_failed, prerequisites_met
-from .lookup import LookUp, ungrounded_ids
+from .lookup import LookUp, ungrounded_ids, unshown_ids, unshown_note
 from .prompts import answer_user, arguments_correction, arguments_system, repair_note
 from .repair import (
     drift_note,
@@ -467,6 +467,7 @@ async def _arguments(turn: TurnState, tool: Tool, brief: str) -> Arguments | Mis
         instructions=turn.instructions, brief=brief, tool=tool, facts=turn.facts
     )
     shown = context_steps(tool, await turn.model_steps())
+    read_steps = [s for s in turn.steps if s.kind == "tool" and not s.writes and not s.failed]
     repair = () if turn.repairing is None else (repair_note(turn.repairing),)
     notes: tuple[str, ...] = repair
     for _attempt in range(2):
@@ -490,6 +491,15 @@ async def _arguments(turn: TurnState, tool: Tool, brief: str) -> Arguments | Mis
                 notes = (*repair, search_note(searched))
                 continue
             copied = copied_ask(tool, reply.values, turn.ask)
+            unshown = (
+                unshown_ids(tool, reply.values, turn.steps, turn.seen_texts()) if read_steps else []
+            )
+            if unshown and not copied:  # an id no result held, after a read (lookup.py)
+                turn.emit(CheckEvent(check="id", passed=False))
+                if _attempt:
+                    return Missing(", ".join(unshown), reply.values)
+                notes = (*repair, unshown_note(tool, reply.values, unshown))
+                continue
             if not copied:
                 return reply
             if _attempt:  # the request copied twice: its frame cut, else ask the user

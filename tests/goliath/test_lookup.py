@@ -10,7 +10,7 @@ from goliath.records import Exchange, MemoryState, StepRecord
 from goliath.testing import FakeModel
 from goliath.tools import Tool
 from goliath.turn.detail import ordinal_ids
-from goliath.turn.lookup import id_parameters, ungrounded_ids
+from goliath.turn.lookup import id_parameters, ungrounded_ids, unshown_ids
 
 EMAILS = [
     {"id": 41, "from": "Parcelly", "subject": "Your order has shipped"},
@@ -117,7 +117,7 @@ async def test_an_id_from_the_last_exchange_needs_no_look_up() -> None:
     assert opened == [42]
 
 
-async def test_a_look_up_happens_once_then_the_worker_decides() -> None:
+async def test_a_look_up_happens_once_and_an_id_it_did_not_show_is_never_used() -> None:
     opened, tools = mail_tools()
     model = FakeModel(
         [
@@ -125,20 +125,70 @@ async def test_a_look_up_happens_once_then_the_worker_decides() -> None:
             {"json": {"email_id": 7}},
             {"json": {"call": "search_emails"}},
             {"json": {"query": "invoice"}},  # finds nothing
-            {"json": {"email_id": 7}},  # still unseen: it runs as the worker says
-            {"text": "I could not find it."},
+            {"json": {"email_id": 7}},  # still unseen: sent back once
+            {"json": {"email_id": 7}},  # and again: the read is skipped, the user asked
+            {"text": "I could not find the invoice email. Which one do you mean?"},
         ]
     )
     async with Agent(model, tools=tools) as agent:
         result = await agent.run("open the invoice email")
-    assert opened == [7]
+    assert opened == []
     # one look-up; the ask has no other word to search for ("open" says what to do, not
     # which email: requery.py), and no second look-up follows
-    assert [(s.tool, s.input) for s in result.steps if s.kind == "tool"] == [
+    tool_steps = [s for s in result.steps if s.kind == "tool"]
+    assert [(s.tool, s.input) for s in tool_steps] == [
         ("search_emails", {"query": "invoice"}),
         ("read_email", {"email_id": 7}),
     ]
+    assert tool_steps[-1].skipped and "missing: email_id" in (tool_steps[-1].result or "")
     assert "requery" not in [call.label for call in model.calls]
+    assert "email_id 7, which no result above shows" in model.calls[5].prompt
+
+
+async def test_after_a_read_an_id_no_result_showed_is_filled_once_more() -> None:
+    opened, tools = mail_tools()
+    model = FakeModel(
+        [
+            {"json": {"call": "search_emails", "then": "read_email"}},
+            {"json": {"query": "u"}},  # both emails: 41 and 42
+            {"json": {"email_id": 1995}},  # a made-up id
+            {"json": {"email_id": 41}},  # told so, it copies one shown
+            {"text": "PX-7781."},
+        ]
+    )
+    async with Agent(model, tools=tools) as agent:
+        result = await agent.run("tracking number?")  # describes neither hit
+    assert opened == [41]
+    refill = model.calls[3]
+    assert refill.label == "arguments"
+    assert "email_id 1995, which no result above shows" in refill.prompt
+    assert ("id", False) in [(e.check, e.passed) for e in result.trace if hasattr(e, "check")]
+
+
+async def test_an_id_the_user_said_is_not_sent_back() -> None:
+    opened, tools = mail_tools()
+    model = FakeModel(
+        [
+            {"json": {"call": "search_emails", "then": "read_email"}},
+            {"json": {"query": "u"}},
+            {"json": {"email_id": 1995}},  # not shown, but said as the email's number
+            {"text": "Done."},
+        ]
+    )
+    async with Agent(model, tools=tools) as agent:
+        await agent.run("search my mail, then open email 1995")
+    assert opened == [1995] and len(model.calls) == 4
+
+
+def test_an_unshown_id_is_one_with_a_number_that_no_result_holds() -> None:
+    _, (search, read) = mail_tools()
+    found = [StepRecord(index=0, kind="tool", brief="", tool="search", result="1. id: 41, from: X")]
+    assert unshown_ids(read, {"email_id": 1995}, found, ["read it"]) == ["email_id"]
+    assert unshown_ids(read, {"email_id": 41}, found, ["read it"]) == []
+    assert unshown_ids(read, {"email_id": 1}, found, ["read it"]) == []  # the line's number
+    assert unshown_ids(read, {"email_id": 1995}, found, ["it said 1995"]) == []  # seen
+    assert unshown_ids(read, {"email_id": "lunch with noor"}, found, [""]) == []  # a name
+    assert unshown_ids(search, {"query": "1995"}, found, [""]) == []  # no id parameter
 
 
 def test_id_parameters_are_the_required_ids() -> None:
