@@ -73,7 +73,6 @@ from .prompts import (
 from .remember import remember, remember_what_ran
 from .requery import choose_word, query_parameter, retry_words
 from .retrieval import named_instead, past_stray_read, retrieve_tools
-from .same_day import dated_ask, today_from
 from .sibling import the_said_sibling
 from .state import TurnState, resolve_window
 from .tool_step import Escalation, Withheld, resume_tool_step, run_tool_step
@@ -728,7 +727,7 @@ class Turn(TurnState):
         rules = answer_system(instructions="", structured=False, best_effort=False)
         looked = any(step.kind == "tool" for step in self.steps)
         known = [
-            dated_ask(self.ask, today_from(self.facts), self.steps),
+            self.ask,
             *self.facts.values(),
             *(e.answer + " " + e.ask for e in self.view.recent),
         ]
@@ -778,11 +777,9 @@ class Turn(TurnState):
 
         projected = await self.model_steps()
 
-        ask = dated_ask(self.ask, today_from(self.facts), self.steps)  # "yesterday (… 03-09)"
-
         def prompt(more: tuple[str, ...], compact: bool) -> str:
             return answer_user(
-                ask=ask,
+                ask=self.ask,
                 summary=self.view.summary,
                 recent=self.view.recent,
                 steps=compact_steps(projected) if compact else projected,

@@ -30,7 +30,7 @@ from .dates import calendar_day
 from .threshold import carried_texts, content_words, result_rows
 from .words import words
 
-__all__ = ["FoundDay", "dated_ask", "day_met", "found_days", "today_from"]
+__all__ = ["FoundDay", "day_met", "found_days", "today_from"]
 
 _DAY_WORD = re.compile(r"\b(?P<word>today|tonight|tomorrow|tmrw|yesterday)\b")
 _OFFSET = {"today": 0, "tonight": 0, "tomorrow": 1, "tmrw": 1, "yesterday": -1}
@@ -102,34 +102,6 @@ def today_from(facts: Mapping[str, str] | None) -> datetime.date | None:
                 except ValueError:
                     continue
     return None if given else datetime.date.today()
-
-
-_SPOKEN_DAY = re.compile(
-    r"\b(?P<word>today|tonight|tomorrow|tmrw|yesterday|last night)(?P<own>'s)?\b", re.IGNORECASE
-)
-_SPOKEN_OFFSET = {**_OFFSET, "last night": -1}
-
-
-def dated_ask(ask: str, today: datetime.date | None, steps: Sequence[StepRecord]) -> str:
-    """The ask with each day it names by its distance from today given its date, as the
-    results write dates: "what was my resting heart rate yesterday (Sunday 2025-03-09)?".
-
-    Asked "yesterday's resting heart rate" over rows dated ``2025-03-10`` and ``2025-03-09``,
-    the 1.5B model answered from today's row or from neither. Counting days back from the
-    facts' "Monday 10 March 2025" is arithmetic the harness does; the answer only has to find
-    the row. So only when a read returned dated rows: with none there is no row to find, and
-    the model copied the date into answers that needed none ("set the alarm for 08:00 on
-    Tuesday 2025-03-11" over a write skipped for its missing time). ``ask`` is unchanged
-    without a today, a day word or a dated read."""
-    reads = [step for step in steps if step.kind == "tool" and not step.writes and not step.failed]
-    if today is None or not found_days(reads):
-        return ask
-
-    def dated(match: re.Match[str]) -> str:
-        day = today + datetime.timedelta(days=_SPOKEN_OFFSET[match["word"].lower()])
-        return f"{match[0]} ({day:%A} {day.isoformat()})"
-
-    return _SPOKEN_DAY.sub(dated, ask)
 
 
 def _row_of(

@@ -14,7 +14,7 @@ from goliath.records import StepRecord
 from goliath.testing import FakeModel
 from goliath.turn.clause import asks_then_acts, condition_at, spoken
 from goliath.turn.flag import flag_met, found_flags
-from goliath.turn.same_day import dated_ask, day_met, today_from
+from goliath.turn.same_day import day_met, today_from
 
 
 def read(result: str) -> StepRecord:
@@ -37,7 +37,6 @@ TASKS = (
 )
 CONTACT = "1. name: Noor Haddad, label: friend, phone: +1 555 0241, birthday: 13 March 1992"
 MONDAY = {"today": "Monday 10 March 2025"}
-DATED = "1. date: 2025-03-10, resting_hr: 59\n2. date: 2025-03-09, resting_hr: 57"
 
 
 def clause_of(ask: str, word: str) -> tuple[str, bool] | None:
@@ -213,63 +212,6 @@ def test_today_is_the_apps_fact_else_the_clock() -> None:
     assert today_from({"today": "Monday"}) is None
     assert today_from({"today": "Thursday 13 March"}) is None
     assert today_from({"now": "2025-03-10T09:00"}) == datetime.date(2025, 3, 10)
-
-
-@pytest.mark.parametrize(
-    ("ask", "expected"),
-    [
-        (
-            "what was my resting heart rate yesterday?",
-            "what was my resting heart rate yesterday (Sunday 2025-03-09)?",
-        ),
-        ("Yesterday's steps?", "Yesterday's (Sunday 2025-03-09) steps?"),
-        (
-            "which alarm wakes me tomorrow morning",
-            "which alarm wakes me tomorrow (Tuesday 2025-03-11) morning",
-        ),
-        ("how did I sleep last night", "how did I sleep last night (Sunday 2025-03-09)"),
-        ("anything on tonight", "anything on tonight (Monday 2025-03-10)"),
-        ("what's on Friday?", "what's on Friday?"),  # a weekday names its own day
-        ("todays list", "todays list"),  # not the word
-    ],
-)
-def test_a_day_named_from_today_is_given_its_date(ask: str, expected: str) -> None:
-    assert dated_ask(ask, today_from(MONDAY), [read(DATED)]) == expected
-
-
-def test_with_no_today_or_no_dated_read_the_ask_is_unchanged() -> None:
-    ask = "what was due yesterday?"
-    assert dated_ask(ask, None, [read(DATED)]) == ask
-    assert dated_ask(ask, today_from(MONDAY), []) == ask  # no row to find
-    assert dated_ask(ask, today_from(MONDAY), [read(LOCKS)]) == ask  # rows with no date
-    written = StepRecord(index=0, kind="tool", brief="", tool="add", result=DATED, writes=True)
-    assert dated_ask(ask, today_from(MONDAY), [written]) == ask  # a write's echo is no read
-
-
-async def test_the_answer_is_told_the_date_of_yesterday_and_the_arguments_are_not() -> None:
-    @tool
-    def health_summary() -> list[dict[str, Any]]:
-        """Daily health numbers, newest first."""
-        return [
-            {"date": "2025-03-10", "resting_hr": 59},
-            {"date": "2025-03-09", "resting_hr": 57},
-        ]
-
-    model = FakeModel(
-        [
-            {"json": {"call": "health_summary"}},
-            {"json": {"call": "answer_the_user"}},
-            {"text": "Your resting heart rate on 2025-03-09 was 57."},
-        ]
-    )
-    async with Agent(model, tools=[health_summary], facts=MONDAY) as agent:
-        result = await agent.run("what was my resting heart rate yesterday?")
-    answer = model.calls[-1]
-    assert answer.label == "answer"
-    assert "Ask: what was my resting heart rate yesterday (Sunday 2025-03-09)?" in answer.prompt
-    assert all("(Sunday 2025-03-09)" not in call.prompt for call in model.calls[:-1])
-    # the date the ask was given is no invented number in the answer
-    assert result.text == "Your resting heart rate on 2025-03-09 was 57."
 
 
 def locks_tools(front_locked: bool) -> tuple[list[str], list[Tool]]:
