@@ -28,6 +28,7 @@ __all__ = [
     "LookUp",
     "id_parameters",
     "lookup_hint",
+    "unfound_note",
     "ungrounded_ids",
     "unshown_ids",
     "unshown_note",
@@ -153,6 +154,15 @@ def unshown_note(tool: Tool, values: Mapping[str, Any], parameters: Sequence[str
         f"Your previous reply gave {given}, which no result above shows. Copy the id of the "
         f"item the ask means from a result line; if no result shows it, leave it empty and "
         f"name it in missing."
+    )
+
+
+def unfound_note(tool: Tool, parameters: str) -> str:
+    """What the answer is told about a conditional write whose item no read found: as for a
+    condition not met, nothing was changed (no step, no question)."""
+    return (
+        f"Nothing was changed: no result showed the item {tool.name} needs ({parameters}), so "
+        f"it was not called. Tell the user what was found and that nothing was changed."
     )
 
 

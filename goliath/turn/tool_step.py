@@ -82,7 +82,7 @@ from .given import (
 from .hooks import Denied
 from .intent import asks_for_write, withheld_note
 from .judge import duplicate_verdict, last_two_failed, prerequisites_met
-from .lookup import LookUp, ungrounded_ids, unshown_ids, unshown_note
+from .lookup import LookUp, unfound_note, ungrounded_ids, unshown_ids, unshown_note
 from .prompts import answer_user, arguments_correction, arguments_system, repair_note
 from .repair import (
     drift_note,
@@ -155,6 +155,9 @@ async def run_tool_step(
     filled = await _arguments(turn, tool, plan.brief)
     if filled is None:
         return Withheld("") if turn.owed else Escalation("tool-args-invalid")
+    if isinstance(filled, Missing) and filled.unshown and tool.writes and _conditional(turn.ask):
+        # "if my bank emailed me, reply ...": no read showed the email; nothing to ask about
+        return Withheld(unfound_note(tool, filled.what))
     said = " ".join([turn.ask, *(exchange.ask for exchange in turn.view.recent)])
     today = today_from(turn.facts)
     if isinstance(filled, Arguments):  # "Saturday 22 March" -> "22 March" (dates.py)
@@ -497,7 +500,7 @@ async def _arguments(turn: TurnState, tool: Tool, brief: str) -> Arguments | Mis
             if unshown and not copied:  # an id no result held, after a read (lookup.py)
                 turn.emit(CheckEvent(check="id", passed=False))
                 if _attempt:
-                    return Missing(", ".join(unshown), reply.values)
+                    return Missing(", ".join(unshown), reply.values, unshown=True)
                 notes = (*repair, unshown_note(tool, reply.values, unshown))
                 continue
             if not copied:

@@ -304,3 +304,35 @@ def test_a_lines_number_is_only_taken_for_an_id_of_the_kind_listed() -> None:
     seen = ["Email 1 is from your landlord."]
     assert ordinal_ids(read, {"email_id": 1}, [step], "open it", seen) == {}
     assert ordinal_ids(read, {"email_id": "\u00b2"}, [step], "open it") == {}  # not a digit
+
+
+async def test_a_conditional_write_whose_item_no_read_showed_is_withheld_with_no_step() -> None:
+    replied: list[int] = []
+    _, (search, read) = mail_tools()
+
+    @tool(writes=True)
+    def reply_to_email(email_id: int, body: str) -> str:
+        """Reply to one email.
+
+        Args:
+            email_id: The email's id.
+            body: What to say.
+        """
+        replied.append(email_id)
+        return "sent"
+
+    model = FakeModel(
+        [
+            {"json": {"call": "search_emails", "then": "reply_to_email"}},
+            {"json": {"query": "bank"}},  # finds nothing
+            {"json": {"call": "reply_to_email"}},
+            {"json": {"email_id": 0, "body": "I'll call them tomorrow"}},
+            {"json": {"email_id": 0, "body": "I'll call them tomorrow"}},  # unshown again
+            {"text": "There is no email from your bank, so I sent nothing."},
+        ]
+    )
+    async with Agent(model, tools=[search, read, reply_to_email], auto_approve=True) as agent:
+        result = await agent.run("if my bank emailed me, reply that I'll call them tomorrow")
+    assert replied == []
+    assert [s.tool for s in result.steps if s.kind == "tool"] == ["search_emails"]
+    assert "no result showed the item reply_to_email needs (email_id)" in model.calls[-1].prompt
