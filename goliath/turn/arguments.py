@@ -66,8 +66,6 @@ class Missing:
 
     what: str
     values: dict[str, Any]
-    unshown: bool = False
-    """The missing value is an id that no result showed (``lookup.unshown_ids``)."""
 
     @property
     def result(self) -> str:

@@ -155,9 +155,6 @@ async def run_tool_step(
     filled = await _arguments(turn, tool, plan.brief)
     if filled is None:
         return Withheld("") if turn.owed else Escalation("tool-args-invalid")
-    if isinstance(filled, Missing) and filled.unshown and tool.writes and _conditional(turn.ask):
-        # "if my bank emailed me, reply ...": no read showed the email; nothing to ask about
-        return Withheld(unfound_note(tool, filled.what))
     said = " ".join([turn.ask, *(exchange.ask for exchange in turn.view.recent)])
     today = today_from(turn.facts)
     if isinstance(filled, Arguments):  # "Saturday 22 March" -> "22 March" (dates.py)
@@ -288,6 +285,13 @@ async def run_tool_step(
                 )
                 if not condition.go:
                     return Withheld(unmet_note(tool))
+
+    if skipped is None and tool.writes and _conditional(turn.ask):
+        unshown = unshown_ids(tool, tool_input, turn.steps, turn.seen_texts())
+        if unshown and any(s.kind == "tool" and not s.writes and not s.failed for s in turn.steps):
+            # "if my bank emailed me, reply ...": the condition went ahead, yet no read showed
+            # the item; nothing to ask about (lookup.py)
+            return Withheld(unfound_note(tool, ", ".join(unshown)))
 
     input_snapshot = try_snapshot(tool_input)
     earlier: StepRecord | None = None
@@ -494,13 +498,15 @@ async def _arguments(turn: TurnState, tool: Tool, brief: str) -> Arguments | Mis
                 notes = (*repair, search_note(searched))
                 continue
             copied = copied_ask(tool, reply.values, turn.ask)
-            unshown = (
-                unshown_ids(tool, reply.values, turn.steps, turn.seen_texts()) if read_steps else []
+            unshown = (  # a conditional write's condition decides first (_run_tool_step)
+                unshown_ids(tool, reply.values, turn.steps, turn.seen_texts())
+                if read_steps and not (tool.writes and _conditional(turn.ask))
+                else []
             )
             if unshown and not copied:  # an id no result held, after a read (lookup.py)
                 turn.emit(CheckEvent(check="id", passed=False))
                 if _attempt:
-                    return Missing(", ".join(unshown), reply.values, unshown=True)
+                    return Missing(", ".join(unshown), reply.values)
                 notes = (*repair, unshown_note(tool, reply.values, unshown))
                 continue
             if not copied:

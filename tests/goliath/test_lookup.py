@@ -326,8 +326,7 @@ async def test_a_conditional_write_whose_item_no_read_showed_is_withheld_with_no
             {"json": {"call": "search_emails", "then": "reply_to_email"}},
             {"json": {"query": "bank"}},  # finds nothing
             {"json": {"call": "reply_to_email"}},
-            {"json": {"email_id": 0, "body": "I'll call them tomorrow"}},
-            {"json": {"email_id": 0, "body": "I'll call them tomorrow"}},  # unshown again
+            {"json": {"email_id": 0, "body": "I'll call them tomorrow"}},  # unshown: no retry
             {"text": "There is no email from your bank, so I sent nothing."},
         ]
     )
