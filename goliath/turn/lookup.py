@@ -147,7 +147,7 @@ def unshown_ids(
     return unshown
 
 
-def unshown_note(tool: Tool, values: Mapping[str, Any], parameters: Sequence[str]) -> str:
+def unshown_note(values: Mapping[str, Any], parameters: Sequence[str]) -> str:
     """The arguments' retry note: which id no result holds."""
     given = ", ".join(f"{name} {values.get(name)!r}" for name in parameters)
     return (

@@ -152,7 +152,8 @@ async def run_tool_step(
         if not intent.asked:
             return Withheld("" if turn.owed else withheld_note(tool))
 
-    filled = await _arguments(turn, tool, plan.brief)
+    read_before = any(s.kind == "tool" and not s.writes and not s.failed for s in turn.steps)
+    filled = await _arguments(turn, tool, plan.brief, read_before)
     if filled is None:
         return Withheld("") if turn.owed else Escalation("tool-args-invalid")
     said = " ".join([turn.ask, *(exchange.ask for exchange in turn.view.recent)])
@@ -181,7 +182,6 @@ async def run_tool_step(
         drifted = drifted_values(tool, turn.steps[-1].input, filled.values)
         if drifted:  # the repair named another item: not this write's to change
             return Withheld(drift_note(tool, drifted))
-    read_before = any(s.kind == "tool" and not s.writes and not s.failed for s in turn.steps)
     if tool.name not in turn.looked_up and not read_before:  # a read ran: its result decides
         lacking = ungrounded_ids(tool, filled.values, turn.seen_steps(), turn.seen_texts())
         if isinstance(filled, Missing):  # the item's own date, say: it is in a read
@@ -288,7 +288,7 @@ async def run_tool_step(
 
     if skipped is None and tool.writes and _conditional(turn.ask):
         unshown = unshown_ids(tool, tool_input, turn.steps, turn.seen_texts())
-        if unshown and any(s.kind == "tool" and not s.writes and not s.failed for s in turn.steps):
+        if unshown and read_before:
             # "if my bank emailed me, reply ...": the condition went ahead, yet no read showed
             # the item; nothing to ask about (lookup.py)
             return Withheld(unfound_note(tool, ", ".join(unshown)))
@@ -457,7 +457,9 @@ async def _decide_and_run(
     return None
 
 
-async def _arguments(turn: TurnState, tool: Tool, brief: str) -> Arguments | Missing | None:
+async def _arguments(
+    turn: TurnState, tool: Tool, brief: str, read_before: bool
+) -> Arguments | Missing | None:
     """One call fills the tool's arguments; one retry for a malformed reply (design.md, D1)."""
     given = turn.given.pop(tool.name, None)
     if given is not None:  # the hit the ask names: no model call (detail.py)
@@ -474,7 +476,6 @@ async def _arguments(turn: TurnState, tool: Tool, brief: str) -> Arguments | Mis
         instructions=turn.instructions, brief=brief, tool=tool, facts=turn.facts
     )
     shown = context_steps(tool, await turn.model_steps())
-    read_steps = [s for s in turn.steps if s.kind == "tool" and not s.writes and not s.failed]
     repair = () if turn.repairing is None else (repair_note(turn.repairing),)
     notes: tuple[str, ...] = repair
     for _attempt in range(2):
@@ -498,16 +499,16 @@ async def _arguments(turn: TurnState, tool: Tool, brief: str) -> Arguments | Mis
                 notes = (*repair, search_note(searched))
                 continue
             copied = copied_ask(tool, reply.values, turn.ask)
-            unshown = (  # a conditional write's condition decides first (_run_tool_step)
+            unshown = (  # a conditional write's condition decides first (run_tool_step)
                 unshown_ids(tool, reply.values, turn.steps, turn.seen_texts())
-                if read_steps and not (tool.writes and _conditional(turn.ask))
+                if read_before and not (tool.writes and _conditional(turn.ask))
                 else []
             )
             if unshown and not copied:  # an id no result held, after a read (lookup.py)
                 turn.emit(CheckEvent(check="id", passed=False))
                 if _attempt:
                     return Missing(", ".join(unshown), reply.values)
-                notes = (*repair, unshown_note(tool, reply.values, unshown))
+                notes = (*repair, unshown_note(reply.values, unshown))
                 continue
             if not copied:
                 return reply
