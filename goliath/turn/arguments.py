@@ -42,8 +42,10 @@ __all__ = [
     "Malformed",
     "Missing",
     "arguments_schema",
+    "blank_required",
     "context_steps",
     "named_parameters",
+    "names_no_parameter",
     "request_arguments",
     "validate_arguments",
 ]
@@ -110,7 +112,7 @@ def _validation_text(error: pydantic.ValidationError) -> str:
     return "; ".join(parts)
 
 
-def _blank_required(tool: Tool, data: dict[str, Any]) -> list[str]:
+def blank_required(tool: Tool, data: dict[str, Any]) -> list[str]:
     """Required string arguments the call left empty (small models leave them blank)."""
     properties = tool.schema.get("properties", {})
     return [
@@ -178,27 +180,18 @@ def shown_keys(texts: Sequence[str]) -> frozenset[str]:
     )
 
 
-def names_only_shown_keys(tool: Tool, missing: Missing, keys: frozenset[str]) -> bool:
-    """Whether a write's ``missing`` names only keys of lines the worker was shown — none of
-    them a parameter — while every required value is given: "missing: from" on
-    ``archive_email(email_id=4)`` after a search showed "from: Riverside Leisure Centre",
-    "missing: time now" from the facts. The 1.5B model copies a key it read into
-    ``missing``; the call lacks nothing it can take, and is made (docs/design.md, "What
-    missing means"). A key sharing a word with a parameter's name or description ("time"
-    beside ``start_time``, "balance" beside "amount ... from the balance") may be what the
-    model lacks under another name: the write waits."""
-    if not tool.writes or named_parameters(tool, missing.what):
+def names_no_parameter(tool: Tool, what: str) -> bool:
+    """Whether a ``missing`` text names none of the tool's parameters, neither by name nor by
+    a word of a parameter's name or description ("time" beside ``start_time``, "balance"
+    beside "amount ... from the balance": what the model lacks under another name)."""
+    if named_parameters(tool, what):
         return False
-    if _blank_required(tool, missing.values) or any(
-        missing.values.get(name) is None for name in tool.schema.get("required", [])
-    ):
-        return False
-    parts = [part.strip().lower() for part in _PARTS.split(missing.what)]
+    parts = [part.strip().lower() for part in _PARTS.split(what)]
     parts = [part for part in parts if part]
-    if not parts or not all(part in keys for part in parts):
+    if not parts:
         return False
     properties = tool.schema.get("properties", {}) if isinstance(tool.schema, dict) else {}
-    described = {  # "missing: time" beside ``start_time``: a parameter it lacks, by its word
+    described = {
         word
         for name, spec in properties.items()
         for word in _words(
@@ -207,6 +200,24 @@ def names_only_shown_keys(tool: Tool, missing: Missing, keys: frozenset[str]) ->
         if len(word) > 2
     }
     return not any(set(_words(part).split()) & described for part in parts)
+
+
+def names_only_shown_keys(tool: Tool, missing: Missing, keys: frozenset[str]) -> bool:
+    """Whether a write's ``missing`` names only keys of lines the worker was shown — none of
+    them a parameter — while every required value is given: "missing: from" on
+    ``archive_email(email_id=4)`` after a search showed "from: Riverside Leisure Centre",
+    "missing: time now" from the facts. The 1.5B model copies a key it read into
+    ``missing``; the call lacks nothing it can take, and is made (docs/design.md, "What
+    missing means"). A key that may be a parameter under another name
+    (:func:`names_no_parameter`) makes the write wait."""
+    if not tool.writes or not names_no_parameter(tool, missing.what):
+        return False
+    if blank_required(tool, missing.values) or any(
+        missing.values.get(name) is None for name in tool.schema.get("required", [])
+    ):
+        return False
+    parts = [part.strip().lower() for part in _PARTS.split(missing.what)]
+    return all(part in keys for part in parts if part)
 
 
 def _missing_is_moot(tool: Tool, what: str, data: dict[str, Any]) -> bool:
@@ -278,7 +289,7 @@ async def request_arguments(
         return Malformed("the reply was not a JSON object")
     missing = data.pop("missing", None)
     data = _drop_empty_optionals(tool, _drop_not_given(tool, data), ask)
-    blank = _blank_required(tool, data)
+    blank = blank_required(tool, data)
     if not _is_nothing(missing):
         what = ", ".join(map(str, missing)) if isinstance(missing, list) else str(missing)
         if blank or not _missing_is_moot(tool, what, data):

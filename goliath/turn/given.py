@@ -311,7 +311,7 @@ def copied_search(tool: Tool, values: Mapping[str, Any], ask: str) -> list[str]:
     for name, value in values.items():
         if not isinstance(value, str) or not (set(words(name)) & _SEARCH_TEXT):
             continue
-        if not _free_text(properties.get(name)):
+        if not free_text(properties.get(name)):
             continue
         said = words(value)
         if len(said) < _COPY_WORDS:
@@ -422,7 +422,7 @@ def repeated_filters(tool: Tool, values: Mapping[str, Any]) -> list[str]:
         name: {singular(word) for word in words(value)} - _GLUE
         for name, value in values.items()
         if name not in required
-        and _free_text(properties.get(name))
+        and free_text(properties.get(name))
         and isinstance(value, str)
         and set(words(name)) & _SEARCH_TEXT
     }
@@ -447,7 +447,7 @@ def _known(word: str, known: set[str]) -> bool:
     )
 
 
-def _free_text(spec: Any) -> bool:
+def free_text(spec: Any) -> bool:
     """A string parameter the model writes freely (not one of an enum's choices)."""
     return (
         isinstance(spec, Mapping)
@@ -646,7 +646,7 @@ def undictated_texts(
         if name not in ids
         and isinstance(value := values.get(name), str)
         and not (_DIGIT.search(value) and len(value.split()) < 4)  # a date, a time: numbers'
-        and _free_text(properties.get(name))
+        and free_text(properties.get(name))
     }
     taken = set().union(  # whom or what it is for ("Diego", "my sister"), not its content
         *(found for found in texts.values() if found <= asked and len(found) <= _WHOM_WORDS)

@@ -62,6 +62,8 @@ STAGES: Mapping[str, Stage] = MappingProxyType(
             Stage("requery", output_tokens=16, string_length=40),
             # the comparison names one found value from a closed list
             Stage("comparison", output_tokens=64, string_length=120),
+            # a write's one text the arguments worker left blank (compose.py)
+            Stage("compose", output_tokens=128, string_length=300),
         )
     }
 )

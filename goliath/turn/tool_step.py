@@ -51,6 +51,7 @@ from .arguments import (
 )
 from .clause import asks_then_acts
 from .clock import spoken_minutes
+from .compose import blank_texts, composed_arguments
 from .condition import (
     asks_about_presence,
     condition_look,
@@ -530,6 +531,11 @@ async def _arguments(
                     return Arguments(validate_arguments(tool, reply.values))
                 except pydantic.ValidationError:
                     pass
+            texts = blank_texts(tool, reply)
+            if texts:  # the email's body left blank, "missing: time now" (compose.py)
+                composed = await composed_arguments(turn.caller, tool, reply, texts, turn.ask)
+                if composed is not None:
+                    return composed
             return reply
         notes = (*repair, arguments_correction(reply.error))
     return None

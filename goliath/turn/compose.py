@@ -1,0 +1,144 @@
+"""A write's text the arguments worker left blank, written by a call of its own.
+
+Filling a whole write at once, the 1.5B model often gets the recipient and the subject right
+and leaves the one text it has to compose blank, naming in ``missing`` something no
+parameter is ("email olivia.grant@example.com to ask if the customer survey draft is ready"
+became ``send_email(body="")`` with "missing: time now"; "add a first-aid kit to my camping
+checklist" ``append_to_note(text="")`` with "missing: day"). Sent back with a note, it
+repeated itself (docs/evals.md, ninth session). Asked for that one text alone, with the
+request beside it, it writes it ("ask if the customer survey draft is ready").
+
+So when a write's ``missing`` names no parameter and every required value but one free text
+is given, that text is asked for in its own call. What comes back must be
+the user's words: a copy of the whole request is cut to its item, and a text whose words
+are mostly not the request's (a greeting, "please find attached") is dropped, and the write
+waits for the user as before. "text Yuki" says nothing to send, and the worker names the
+``text`` it lacks: that ``missing`` names a parameter, and this call is never made.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import pydantic
+
+from ..tools import Tool
+from .arguments import Arguments, Missing, blank_required, names_no_parameter, validate_arguments
+from .generation import ModelCaller
+from .given import copied_ask, cut_request, free_text
+from .handoff import purpose
+from .lookup import id_parameters
+from .words import singular, words
+
+__all__ = ["COMPOSE_SYSTEM", "blank_texts", "compose_user", "composed_arguments"]
+
+COMPOSE_SYSTEM = (
+    "You write one text value of a function call an assistant makes for a user. Take it from "
+    "the user's request: what the request asks to say, add or write, in the user's own words, "
+    "without the words that ask for the action. Keep it short: no greeting, no signature, no "
+    "To: or Subject: lines, nothing the request does not say. Reply with JSON."
+)
+"""The stage's rules, the same for every write (byte-stable)."""
+
+_GLUE = frozenset({"a", "an", "the", "my", "of", "s", "and", "to", "for", "is", "it", "if"})
+
+
+def blank_texts(tool: Tool, missing: Missing) -> list[str]:
+    """The one required free text a write's worker left blank while its ``missing`` names no
+    parameter and every other required value is given; ``[]`` when the call is not that."""
+    if not tool.writes or not names_no_parameter(tool, missing.what):
+        return []
+    schema = tool.schema if isinstance(tool.schema, dict) else {}
+    properties = schema.get("properties") or {}
+    required = list(schema.get("required") or [])
+    ids = set(id_parameters(tool))
+    blank = set(blank_required(tool, missing.values))
+    blank |= {name for name in required if missing.values.get(name) is None}
+    texts = [name for name in required if name in blank]
+    if len(texts) != 1 or texts[0] in ids or not free_text(properties.get(texts[0])):
+        return []  # two blanks (the address too): the worker did not know whom; ask
+    return texts
+
+
+def compose_user(ask: str, tool: Tool, name: str, values: Mapping[str, Any]) -> str:
+    """The request, the function, the values it already has, and the one text to write."""
+    properties = tool.schema.get("properties", {}) if isinstance(tool.schema, dict) else {}
+    spec = properties.get(name) or {}
+    described = spec.get("description") if isinstance(spec, dict) else None
+    given = "".join(
+        f"{key}: {value}\n"
+        for key, value in values.items()
+        if key != name and value not in (None, "", [], {})
+    )
+    about = f" ({' '.join(str(described).split())})" if described else ""
+    return (
+        f"Request: {ask}\nFunction: {tool.name}: {purpose(tool)}\n{given}"
+        f"Write {name}{about}, in one short sentence from the request's words. If the request "
+        "gives nothing for it, reply an empty string."
+    )
+
+
+def _schema(name: str) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {name: {"type": "string"}},
+        "required": [name],
+        "additionalProperties": False,
+    }
+
+
+def _content(text: str) -> set[str]:
+    return {singular(word) for word in words(text) if len(word) > 1} - _GLUE
+
+
+def _the_users(tool: Tool, name: str, text: str, values: Mapping[str, Any], ask: str) -> str | None:
+    """``text`` as the value, or ``None`` when it is not the user's to send: empty, the
+    parameter's description, mostly words the request never says, or the request copied
+    whole with no item to cut out. A text in the user's words that only names whom it is for
+    ("Hello Diego" for "email Diego") is left to the write's own check of dictated texts
+    (``given.undictated_texts``), which asks the user what to say."""
+    text = " ".join(text.split())
+    properties = tool.schema.get("properties", {}) if isinstance(tool.schema, dict) else {}
+    spec = properties.get(name) or {}
+    echoed = _content(
+        f"{tool.name} {spec.get('description', '') if isinstance(spec, dict) else ''}"
+    )
+    found = _content(text) - echoed  # "The email's text.": the description, not a text
+    if not found or len(found & _content(ask)) * 2 < len(found):
+        return None
+    if name in copied_ask(tool, {**values, name: text}, ask):
+        return cut_request(text)
+    return text
+
+
+async def composed_arguments(
+    caller: ModelCaller, tool: Tool, missing: Missing, names: list[str], ask: str
+) -> Arguments | None:
+    """The write's arguments with each blank text in ``names`` written by its own call, or
+    ``None`` when one of them came back empty or not in the user's words."""
+    values = dict(missing.values)
+    for name in names:
+
+        def prompt(_compact: bool, name: str = name) -> str:
+            return compose_user(ask, tool, name, values)
+
+        generation = await caller.call(
+            "compose", COMPOSE_SYSTEM, prompt, _schema(name), compactable=False
+        )
+        try:
+            reply = json.loads(generation.text, strict=False)
+        except ValueError:
+            return None
+        text = reply.get(name) if isinstance(reply, dict) else None
+        if not isinstance(text, str):
+            return None
+        value = _the_users(tool, name, text, values, ask)
+        if value is None:
+            return None
+        values[name] = value
+    try:
+        return Arguments(validate_arguments(tool, values))
+    except pydantic.ValidationError:
+        return None
