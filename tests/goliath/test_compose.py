@@ -118,29 +118,22 @@ async def test_a_composed_copy_of_the_request_is_cut_to_its_item() -> None:
     assert box.appended == [{"title": "Camping checklist", "text": "a first-aid kit"}]
 
 
-async def test_a_composed_text_in_words_the_user_never_said_is_not_sent() -> None:
+@pytest.mark.parametrize(
+    "composed", ["Hi Olivia, I hope this email finds you well. Kind regards, Jordan", ""]
+)
+async def test_a_composed_text_empty_or_in_words_the_user_never_said_is_not_sent(
+    composed: str,
+) -> None:
     box = Outbox()
     model = _script(
         "send_email",
         {"to": "olivia@example.com", "subject": "Survey", "body": "", "missing": "time now"},
-        {"body": "Hi Olivia, I hope this email finds you well. Kind regards, Jordan"},
+        {"body": composed},
     )
     result = await run_turn(model, ASK, tools=box.tools)
     assert box.sent == []
     [step] = [step for step in result.steps if step.tool == "send_email"]
     assert step.skipped and "missing: time now" in (step.result or "")
-
-
-async def test_an_empty_composed_text_leaves_the_write_waiting() -> None:
-    box = Outbox()
-    model = _script(
-        "send_email",
-        {"to": "olivia@example.com", "subject": "Survey", "body": "", "missing": "time now"},
-        {"body": ""},
-    )
-    result = await run_turn(model, ASK, tools=box.tools)
-    assert box.sent == []
-    assert [step.skipped for step in result.steps if step.tool == "send_email"] == [True]
 
 
 async def test_a_missing_that_names_the_text_asks_the_user_with_no_compose_call() -> None:
