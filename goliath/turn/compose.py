@@ -9,7 +9,8 @@ repeated itself (docs/evals.md, ninth session). Asked for that one text alone, w
 request beside it, it writes it ("ask if the customer survey draft is ready").
 
 So when a write's ``missing`` names no parameter and every required value but one free text
-is given, that text is asked for in its own call. What comes back must be
+is given, and that text is what the write says (a ``body``, a ``text``, a ``message``; not an
+address or a title), it is asked for in its own call. What comes back must be
 the user's words: a copy of the whole request is cut to its item, and a text whose words
 are mostly not the request's (a greeting, "please find attached") is dropped, and the write
 waits for the user as before. "text Yuki" says nothing to send, and the worker names the
@@ -43,6 +44,9 @@ COMPOSE_SYSTEM = (
 """The stage's rules, the same for every write (byte-stable)."""
 
 _GLUE = frozenset({"a", "an", "the", "my", "of", "s", "and", "to", "for", "is", "it", "if"})
+_WRITTEN = frozenset({"body", "text", "message", "content", "note", "notes", "comment", "reply"})
+"""Words of a parameter that carries what a write says: the one text worth composing. A blank
+address, name, title or number means the worker did not know which; the user is asked."""
 
 
 def blank_texts(tool: Tool, missing: Missing) -> list[str]:
@@ -59,6 +63,8 @@ def blank_texts(tool: Tool, missing: Missing) -> list[str]:
     texts = [name for name in required if name in blank]
     if len(texts) != 1 or texts[0] in ids or not free_text(properties.get(texts[0])):
         return []  # two blanks (the address too): the worker did not know whom; ask
+    if not set(words(texts[0])) & _WRITTEN:
+        return []  # a blank address or title: not a text to compose
     return texts
 
 

@@ -155,6 +155,8 @@ def test_only_blank_free_texts_of_a_write_are_composed() -> None:
     assert blank_texts(box.send_email, Missing("the text", blank_body)) == []  # its description
     no_address = {"to": "", "subject": "Hi", "body": ""}
     assert blank_texts(box.send_email, Missing("time now", no_address)) == []  # whom, too
+    no_subject = {"to": "a@example.com", "subject": "", "body": "Hi"}
+    assert blank_texts(box.send_email, Missing("time now", no_subject)) == []  # not what it says
     no_id = {"email_id": None, "body": ""}
     assert blank_texts(box.reply_to_email, Missing("time now", no_id)) == []  # an id: a read's
     assert blank_texts(box.send_email, Missing("time now", {**blank_body, "body": "x"})) == []
