@@ -47,6 +47,7 @@ __all__ = [
     "named_parameters",
     "names_no_parameter",
     "request_arguments",
+    "unfilled_required",
     "validate_arguments",
 ]
 
@@ -121,6 +122,14 @@ def blank_required(tool: Tool, data: dict[str, Any]) -> list[str]:
         if properties.get(name, {}).get("type") == "string"
         and isinstance(data.get(name), str)
         and not data[name].strip()
+    ]
+
+
+def unfilled_required(tool: Tool, data: dict[str, Any]) -> list[str]:
+    """Required arguments the call left blank (:func:`blank_required`) or without a value."""
+    blank = set(blank_required(tool, data))
+    return [
+        name for name in tool.schema.get("required", []) if name in blank or data.get(name) is None
     ]
 
 
@@ -212,9 +221,7 @@ def names_only_shown_keys(tool: Tool, missing: Missing, keys: frozenset[str]) ->
     (:func:`names_no_parameter`) makes the write wait."""
     if not tool.writes or not names_no_parameter(tool, missing.what):
         return False
-    if blank_required(tool, missing.values) or any(
-        missing.values.get(name) is None for name in tool.schema.get("required", [])
-    ):
+    if unfilled_required(tool, missing.values):
         return False
     parts = [part.strip().lower() for part in _PARTS.split(missing.what)]
     return all(part in keys for part in parts if part)

@@ -26,14 +26,14 @@ from typing import Any
 import pydantic
 
 from ..tools import Tool
-from .arguments import Arguments, Missing, blank_required, names_no_parameter, validate_arguments
+from .arguments import Arguments, Missing, names_no_parameter, unfilled_required, validate_arguments
 from .generation import ModelCaller
 from .given import copied_ask, cut_request, free_text
 from .handoff import purpose
 from .lookup import id_parameters
-from .words import singular, words
+from .words import FUNCTION_WORDS, WRITTEN_WORDS, singular, words
 
-__all__ = ["COMPOSE_SYSTEM", "blank_texts", "compose_user", "composed_arguments"]
+__all__ = ["COMPOSE_SYSTEM", "blank_text", "compose_user", "composed_arguments"]
 
 COMPOSE_SYSTEM = (
     "You write one text value of a function call an assistant makes for a user. Take it from "
@@ -43,42 +43,46 @@ COMPOSE_SYSTEM = (
 )
 """The stage's rules, the same for every write (byte-stable)."""
 
-_GLUE = frozenset({"a", "an", "the", "my", "of", "s", "and", "to", "for", "is", "it", "if"})
-_WRITTEN = frozenset({"body", "text", "message", "content", "note", "notes", "comment", "reply"})
-"""Words of a parameter that carries what a write says: the one text worth composing. A blank
-address, name, title or number means the worker did not know which; the user is asked."""
+_GLUE = FUNCTION_WORDS | frozenset({"an", "of", "to", "if"})
 
 
-def blank_texts(tool: Tool, missing: Missing) -> list[str]:
+def blank_text(tool: Tool, missing: Missing) -> str | None:
     """The one required free text a write's worker left blank while its ``missing`` names no
-    parameter and every other required value is given; ``[]`` when the call is not that."""
+    parameter and every other required value is given; ``None`` when the call is not that.
+    Only a text the write says (:data:`~goliath.turn.words.WRITTEN_WORDS`) is composed: a
+    blank address, name, title or number means the worker did not know which; the user is
+    asked."""
     if not tool.writes or not names_no_parameter(tool, missing.what):
-        return []
-    schema = tool.schema if isinstance(tool.schema, dict) else {}
-    properties = schema.get("properties") or {}
-    required = list(schema.get("required") or [])
-    ids = set(id_parameters(tool))
-    blank = set(blank_required(tool, missing.values))
-    blank |= {name for name in required if missing.values.get(name) is None}
-    texts = [name for name in required if name in blank]
-    if len(texts) != 1 or texts[0] in ids or not free_text(properties.get(texts[0])):
-        return []  # two blanks (the address too): the worker did not know whom; ask
-    if not set(words(texts[0])) & _WRITTEN:
-        return []  # a blank address or title: not a text to compose
-    return texts
+        return None
+    unfilled = unfilled_required(tool, missing.values)
+    if len(unfilled) != 1:
+        return None  # two blanks (the address too): the worker did not know whom; ask
+    name = unfilled[0]
+    properties = tool.schema.get("properties", {}) if isinstance(tool.schema, dict) else {}
+    if name in id_parameters(tool) or not free_text(properties.get(name)):
+        return None
+    if not set(words(name)) & WRITTEN_WORDS:
+        return None  # a blank address or title: not a text to compose
+    return name
+
+
+def _description(tool: Tool, name: str) -> str:
+    """The description of ``tool``'s parameter ``name``, on one line ("" when it has none)."""
+    properties = tool.schema.get("properties", {}) if isinstance(tool.schema, dict) else {}
+    spec = properties.get(name)
+    described = spec.get("description") if isinstance(spec, dict) else None
+    return " ".join(str(described).split()) if described else ""
 
 
 def compose_user(ask: str, tool: Tool, name: str, values: Mapping[str, Any]) -> str:
     """The request, the function, the values it already has, and the one text to write."""
-    properties = tool.schema.get("properties", {}) if isinstance(tool.schema, dict) else {}
-    spec = properties.get(name) or {}
-    described = spec.get("description") if isinstance(spec, dict) else None
+    described = _description(tool, name)
     given = "".join(
         f"{key}: {value}\n"
         for key, value in values.items()
         if key != name and value not in (None, "", [], {})
     )
-    about = f" ({' '.join(str(described).split())})" if described else ""
+    about = f" ({described})" if described else ""
     return (
         f"Request: {ask}\nFunction: {tool.name}: {purpose(tool)}\n{given}"
         f"Write {name}{about}, in one short sentence from the request's words. If the request "
@@ -106,11 +110,7 @@ def _the_users(tool: Tool, name: str, text: str, values: Mapping[str, Any], ask:
     ("Hello Diego" for "email Diego") is left to the write's own check of dictated texts
     (``given.undictated_texts``), which asks the user what to say."""
     text = " ".join(text.split())
-    properties = tool.schema.get("properties", {}) if isinstance(tool.schema, dict) else {}
-    spec = properties.get(name) or {}
-    echoed = _content(
-        f"{tool.name} {spec.get('description', '') if isinstance(spec, dict) else ''}"
-    )
+    echoed = _content(f"{tool.name} {_description(tool, name)}")
     found = _content(text) - echoed  # "The email's text.": the description, not a text
     if not found or len(found & _content(ask)) * 2 < len(found):
         return None
@@ -120,31 +120,29 @@ def _the_users(tool: Tool, name: str, text: str, values: Mapping[str, Any], ask:
 
 
 async def composed_arguments(
-    caller: ModelCaller, tool: Tool, missing: Missing, names: list[str], ask: str
+    caller: ModelCaller, tool: Tool, missing: Missing, name: str, ask: str
 ) -> Arguments | None:
-    """The write's arguments with each blank text in ``names`` written by its own call, or
-    ``None`` when one of them came back empty or not in the user's words."""
+    """The write's arguments with the blank text ``name`` written by its own call, or
+    ``None`` when it came back empty or not in the user's words."""
     values = dict(missing.values)
-    for name in names:
 
-        def prompt(_compact: bool, name: str = name) -> str:
-            return compose_user(ask, tool, name, values)
+    def prompt(_compact: bool) -> str:
+        return compose_user(ask, tool, name, values)
 
-        generation = await caller.call(
-            "compose", COMPOSE_SYSTEM, prompt, _schema(name), compactable=False
-        )
-        try:
-            reply = json.loads(generation.text, strict=False)
-        except ValueError:
-            return None
-        text = reply.get(name) if isinstance(reply, dict) else None
-        if not isinstance(text, str):
-            return None
-        value = _the_users(tool, name, text, values, ask)
-        if value is None:
-            return None
-        values[name] = value
+    generation = await caller.call(
+        "compose", COMPOSE_SYSTEM, prompt, _schema(name), compactable=False
+    )
     try:
-        return Arguments(validate_arguments(tool, values))
+        reply = json.loads(generation.text, strict=False)
+    except ValueError:
+        return None
+    text = reply.get(name) if isinstance(reply, dict) else None
+    if not isinstance(text, str):
+        return None
+    value = _the_users(tool, name, text, values, ask)
+    if value is None:
+        return None
+    try:
+        return Arguments(validate_arguments(tool, {**values, name: value}))
     except pydantic.ValidationError:
         return None

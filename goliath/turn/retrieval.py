@@ -21,7 +21,7 @@ from ..tools import Tool
 from .clause import asks_then_acts
 from .condition import condition_look, states_condition
 from .lookup import id_parameters
-from .words import FUNCTION_WORDS, name_nouns, singular, stem, words
+from .words import FUNCTION_WORDS, WRITTEN_WORDS, name_nouns, singular, stem, words
 
 __all__ = ["named_instead", "past_stray_read", "retrieve_tools", "word_scores"]
 
@@ -240,9 +240,7 @@ def _parameter_names(tool: Tool) -> list[str]:
     return [str(name) for name in properties] if isinstance(properties, Mapping) else []
 
 
-_CONTENT_WORDS = frozenset(
-    {"body", "text", "message", "content", "note", "notes", "title", "items", "description"}
-)
+_CONTENT_WORDS = WRITTEN_WORDS | frozenset({"title", "items", "description"})
 """Parameters of a write that carry what it says or lists: "email my boss tomorrow's schedule"
 reads the schedule for the body."""
 

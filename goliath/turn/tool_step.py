@@ -51,7 +51,7 @@ from .arguments import (
 )
 from .clause import asks_then_acts
 from .clock import spoken_minutes
-from .compose import blank_texts, composed_arguments
+from .compose import blank_text, composed_arguments
 from .condition import (
     asks_about_presence,
     condition_look,
@@ -531,9 +531,9 @@ async def _arguments(
                     return Arguments(validate_arguments(tool, reply.values))
                 except pydantic.ValidationError:
                     pass
-            texts = blank_texts(tool, reply)
-            if texts:  # the email's body left blank, "missing: time now" (compose.py)
-                composed = await composed_arguments(turn.caller, tool, reply, texts, turn.ask)
+            text = blank_text(tool, reply)
+            if text:  # the email's body left blank, "missing: time now" (compose.py)
+                composed = await composed_arguments(turn.caller, tool, reply, text, turn.ask)
                 if composed is not None:
                     return composed
             return reply

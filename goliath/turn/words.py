@@ -40,6 +40,12 @@ FUNCTION_WORDS = frozenset(
 the auxiliaries of a request): every module's own list of words to skip is these and the
 words its comparison needs skipped besides."""
 
+WRITTEN_WORDS = frozenset(
+    {"body", "text", "message", "content", "note", "notes", "comment", "reply"}
+)
+"""Words of a parameter's name that carry what a write says (``body``, ``message_text``),
+for the rules that treat that text apart from an address, a title or a number."""
+
 _PREPOSITIONS = frozenset({"to", "into", "from", "on", "onto", "in", "of"})
 
 

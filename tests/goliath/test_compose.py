@@ -10,7 +10,7 @@ from goliath import tool
 from goliath.testing import FakeModel
 from goliath.tools import Tool
 from goliath.turn.arguments import Missing
-from goliath.turn.compose import blank_texts
+from goliath.turn.compose import blank_text
 
 from ..spec.helpers import args, run_turn, text
 
@@ -150,16 +150,16 @@ async def test_a_missing_that_names_the_text_asks_the_user_with_no_compose_call(
 def test_only_blank_free_texts_of_a_write_are_composed() -> None:
     box = Outbox()
     blank_body = {"to": "a@example.com", "subject": "Hi", "body": ""}
-    assert blank_texts(box.send_email, Missing("time now", blank_body)) == ["body"]
-    assert blank_texts(box.send_email, Missing("body", blank_body)) == []  # a parameter
-    assert blank_texts(box.send_email, Missing("the text", blank_body)) == []  # its description
+    assert blank_text(box.send_email, Missing("time now", blank_body)) == "body"
+    assert blank_text(box.send_email, Missing("body", blank_body)) is None  # a parameter
+    assert blank_text(box.send_email, Missing("the text", blank_body)) is None  # its description
     no_address = {"to": "", "subject": "Hi", "body": ""}
-    assert blank_texts(box.send_email, Missing("time now", no_address)) == []  # whom, too
+    assert blank_text(box.send_email, Missing("time now", no_address)) is None  # whom, too
     no_subject = {"to": "a@example.com", "subject": "", "body": "Hi"}
-    assert blank_texts(box.send_email, Missing("time now", no_subject)) == []  # not what it says
+    assert blank_text(box.send_email, Missing("time now", no_subject)) is None  # not what it says
     no_id = {"email_id": None, "body": ""}
-    assert blank_texts(box.reply_to_email, Missing("time now", no_id)) == []  # an id: a read's
-    assert blank_texts(box.send_email, Missing("time now", {**blank_body, "body": "x"})) == []
+    assert blank_text(box.reply_to_email, Missing("time now", no_id)) is None  # an id: a read's
+    assert blank_text(box.send_email, Missing("time now", {**blank_body, "body": "x"})) is None
 
 
 @pytest.mark.parametrize(
