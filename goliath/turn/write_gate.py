@@ -12,6 +12,12 @@ the read's raw output holds the items, and the write's target is one of its stri
   ``cancel``, ``move`` ...) is withheld when no item the read returned shares a word with its
   target: there is nothing of that name to change.
 
+- A write that **ends an item** (``complete``, ``delete``, ``cancel``, ``archive`` ...) whose
+  target is the item a write of this same turn just added is withheld: "New task: renew the
+  swim pass by Friday. Mark it as high priority." was created with its priority and then
+  completed, the 1.5B model reading "mark" as "mark done". An ask that adds an item asks
+  for it to exist; ending it in the same breath undoes the ask.
+
 A write of any other verb (``log``, ``send``, ``set`` ...) is not judged here. Nor is a change
 whose target exists but is not what the ask meant: an ask may pick its item by a property
 ("whatever is due today", "all the lights that are on"), not by name, so the harness cannot
@@ -37,6 +43,7 @@ from .words import FUNCTION_WORDS, singular, words
 
 __all__ = [
     "ADDING_VERBS",
+    "ENDING_VERBS",
     "NAMING_PARAMETERS",
     "adds_item",
     "changes_item",
@@ -55,6 +62,9 @@ CHANGING_VERBS = frozenset(
     | {"archive", "update", "edit", "mark", "check", "tick", "close", "reopen", "snooze"}
 )
 """First words of a write's name that mean it changes an item that must already exist."""
+
+ENDING_VERBS = frozenset({"complete", "finish", "delete", "remove", "cancel", "archive", "close"})
+"""First words of a change that ends an item (it is done, gone or closed afterwards)."""
 
 _STOP = FUNCTION_WORDS | frozenset(
     """a an or of to on in at by i its be were these those our we us do done if not unless
@@ -78,8 +88,13 @@ def withheld_write(
     if found is None:
         return None
     parameter, target = found
-    values = _read_values(steps, parameter, _destinations(arguments, parameter))
     wanted = _words(target)
+    if _verb(tool.name) in ENDING_VERBS and (made := _added_here(steps, wanted)):
+        return (
+            f'"{made[:80]}" was just added by this request, so {tool.name} was not called: '
+            "the new item was left as it is. Tell the user it was added."
+        )
+    values = _read_values(steps, parameter, _destinations(arguments, parameter))
     if not values or not wanted:
         return None  # no read of this kind of item ran: nothing to decide by
     if adds_item(tool.name):
@@ -202,6 +217,23 @@ def _target(tool: Tool, arguments: Mapping[str, Any]) -> tuple[str, str] | None:
     named = [name for name in NAMING_PARAMETERS if name in strings]
     parameter = named[0] if named else strings[0]
     return parameter, str(arguments[parameter]).strip()
+
+
+def _added_here(steps: Sequence[StepRecord], wanted: set[str]) -> str | None:
+    """The name of the item a write of this turn added (``create_task(title=...)`` that ran)
+    when every word of ``wanted`` is in it; ``None`` when no such add ran."""
+    if not wanted:
+        return None
+    for step in steps:
+        if not (step.kind == "tool" and step.writes and step.tool and adds_item(step.tool)):
+            continue
+        if step.failed or step.skipped or not isinstance(step.input, Mapping):
+            continue
+        for key in sorted(step.input, key=lambda key: key not in NAMING_PARAMETERS):
+            value = step.input[key]
+            if isinstance(value, str) and wanted <= _words(value):
+                return value.strip()
+    return None
 
 
 def _destinations(arguments: Mapping[str, Any], parameter: str) -> set[str]:

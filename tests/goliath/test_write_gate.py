@@ -149,3 +149,100 @@ async def test_an_add_is_withheld_even_when_the_read_was_over_the_records_size_c
     assert result.steps[0].output is None and result.steps[0].output_omitted is not None
     assert tasks == [{"title": "Buy milk"}, {"title": "Call mom"}]
     assert [s.tool for s in result.steps if s.kind == "tool"] == ["list_tasks"]
+
+
+def added(title: str, name: str = "create_task", **changes: Any) -> StepRecord:
+    return StepRecord(
+        index=0,
+        kind="tool",
+        brief="",
+        tool=name,
+        input={"title": title},
+        writes=True,
+        result="ok: true",
+        **changes,
+    )
+
+
+def test_ending_the_item_this_turn_just_added_is_withheld() -> None:
+    """ "New task: renew the swim pass by Friday. Mark it as high priority." was created,
+    then completed: the 1.5B model read "mark" as "mark done"."""
+    note = withheld_write(
+        complete_task, {"title": "renew the swim pass"}, [added("Renew swim pass")]
+    )
+    assert note is not None and "just added" in note and "Renew swim pass" in note
+
+
+def test_an_end_of_another_item_or_of_an_add_that_did_not_run_goes_ahead() -> None:
+    assert withheld_write(complete_task, {"title": "Buy milk"}, [added("Renew swim pass")]) is None
+    failed = added("Renew swim pass", failed=True)
+    assert withheld_write(complete_task, {"title": "swim pass"}, [failed]) is None
+    skipped = added("Renew swim pass", skipped=True)
+    assert withheld_write(complete_task, {"title": "swim pass"}, [skipped]) is None
+    # a read of the item is not an add
+    listed = StepRecord(index=0, kind="tool", brief="", tool="list_tasks", input={"title": "x"})
+    assert withheld_write(complete_task, {"title": "x"}, [listed]) is None
+
+
+def by_stage(plans: list[Any], arguments: list[Any], text: str) -> Any:
+    """A script that answers each stage from its own queue, so the test does not pin how
+    many checks a turn makes between its plans."""
+
+    def reply(request: Any) -> dict[str, Any]:
+        if request.label == "conductor":
+            return {"json": plans.pop(0) if plans else {"call": "answer_the_user"}}
+        if request.label == "arguments":
+            return {"json": arguments.pop(0)}
+        return {"text": text}
+
+    return reply
+
+
+def end_tools(tasks: list[str]) -> list[Any]:
+    @tool(writes=True)
+    def create_task(title: str, priority: str = "normal") -> dict[str, Any]:
+        """Add a task."""
+        tasks.append(title)
+        return {"ok": True, "title": title, "priority": priority}
+
+    @tool(writes=True)
+    def complete_task(title: str) -> dict[str, Any]:
+        """Mark a task done."""
+        tasks.remove(title)
+        return {"ok": True, "done": title}
+
+    return [create_task, complete_task]
+
+
+async def test_an_end_of_the_item_just_added_runs_no_tool_and_tells_the_answer() -> None:
+    tasks: list[str] = []
+    model = FakeModel(
+        by_stage(
+            [{"call": "create_task", "then": "complete_task"}, {"call": "complete_task"}],
+            [{"title": "Renew swim pass", "priority": "high"}, {"title": "renew the swim pass"}],
+            "Added Renew swim pass, high priority.",
+        )
+    )
+    async with Agent(model, tools=end_tools(tasks), auto_approve=True) as agent:
+        result = await agent.run("New task: renew the swim pass. Mark it as high priority.")
+    assert tasks == ["Renew swim pass"]
+    assert [s.tool for s in result.steps if s.kind == "tool"] == ["create_task"]
+    assert "just added" in model.calls[-1].prompt
+
+
+async def test_an_item_added_in_an_earlier_turn_can_be_ended() -> None:
+    """Only this turn's adds count: "add renew swim pass", then "mark it done" next turn."""
+    tasks: list[str] = []
+    model = FakeModel(
+        by_stage(
+            [{"call": "create_task", "then": "answer_the_user"}, {"call": "complete_task"}],
+            [{"title": "Renew swim pass"}, {"title": "Renew swim pass"}],
+            "Done.",
+        )
+    )
+    async with Agent(model, tools=end_tools(tasks), auto_approve=True) as agent:
+        await agent.run("add renew swim pass")
+        assert tasks == ["Renew swim pass"]
+        result = await agent.run("now mark renew swim pass done")
+    assert tasks == []
+    assert [s.tool for s in result.steps if s.kind == "tool"] == ["complete_task"]
