@@ -31,7 +31,7 @@ from .generation import ModelCaller
 from .given import copied_ask, cut_request, free_text
 from .handoff import purpose
 from .lookup import id_parameters
-from .words import FUNCTION_WORDS, WRITTEN_WORDS, singular, words
+from .words import WRITTEN_WORDS, singular, words
 
 __all__ = ["COMPOSE_SYSTEM", "blank_text", "compose_user", "composed_arguments"]
 
@@ -43,7 +43,11 @@ COMPOSE_SYSTEM = (
 )
 """The stage's rules, the same for every write (byte-stable)."""
 
-_GLUE = FUNCTION_WORDS | frozenset({"an", "of", "to", "if"})
+_GLUE = frozenset({"a", "an", "the", "my", "of", "s", "and", "to", "for", "is", "it", "if"})
+"""Words a composed text may add without counting against it. Narrower than
+:data:`~goliath.turn.words.FUNCTION_WORDS` on purpose: "Can you send me the report?" for
+"email Sam the report" is the model's request, not the user's, and its "can", "you" and "me"
+must count as words the user never said."""
 
 
 def blank_text(tool: Tool, missing: Missing) -> str | None:

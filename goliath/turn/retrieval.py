@@ -240,9 +240,11 @@ def _parameter_names(tool: Tool) -> list[str]:
     return [str(name) for name in properties] if isinstance(properties, Mapping) else []
 
 
-_CONTENT_WORDS = WRITTEN_WORDS | frozenset({"title", "items", "description"})
+_CONTENT_WORDS = (WRITTEN_WORDS - {"comment", "reply"}) | frozenset(
+    {"title", "items", "description"}
+)
 """Parameters of a write that carry what it says or lists: "email my boss tomorrow's schedule"
-reads the schedule for the body."""
+reads the schedule for the body. A comment or a reply is left out: not measured here."""
 
 
 def _carries_content(write: Tool) -> bool:

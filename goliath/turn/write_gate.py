@@ -16,7 +16,8 @@ the read's raw output holds the items, and the write's target is one of its stri
   target is the item a write of this same turn just added is withheld: "New task: renew the
   swim pass by Friday. Mark it as high priority." was created with its priority and then
   completed, the 1.5B model reading "mark" as "mark done". An ask that adds an item asks
-  for it to exist; ending it in the same breath undoes the ask.
+  for it to exist; ending it in the same breath undoes the ask. A done-marker named by
+  another verb (``mark_done``, ``set_status``) is not recognised as an end.
 
 A write of any other verb (``log``, ``send``, ``set`` ...) is not judged here. Nor is a change
 whose target exists but is not what the ask meant: an ask may pick its item by a property
@@ -25,7 +26,7 @@ tell that from a wrong pick.
 
 Each check applies only when it can decide: the write has a required string argument naming
 its item, and a read of this turn returned items with a field of that name (items of the same
-kind). Otherwise the write goes
+kind), or, for the end of an item, an add of this turn ran with the same name. Otherwise the write goes
 ahead to the person's confirmation as before. A withheld write runs no tool and adds no step;
 the answer is told why (docs/design.md, "Writes the ask did not ask for").
 """
@@ -39,7 +40,7 @@ from typing import Any
 from ..records import StepRecord
 from ..tools import Tool
 from .judge import found_nothing
-from .words import FUNCTION_WORDS, singular, words
+from .words import FUNCTION_WORDS, name_nouns, singular, words
 
 __all__ = [
     "ADDING_VERBS",
@@ -88,13 +89,15 @@ def withheld_write(
     if found is None:
         return None
     parameter, target = found
-    wanted = _words(target)
-    if _verb(tool.name) in ENDING_VERBS and (made := _added_here(steps, wanted)):
+    if _verb(tool.name) in ENDING_VERBS and (
+        made := _added_here(tool, parameter, arguments, steps)
+    ):
         return (
             f'"{made[:80]}" was just added by this request, so {tool.name} was not called: '
             "the new item was left as it is. Tell the user it was added."
         )
     values = _read_values(steps, parameter, _destinations(arguments, parameter))
+    wanted = _words(target)
     if not values or not wanted:
         return None  # no read of this kind of item ran: nothing to decide by
     if adds_item(tool.name):
@@ -219,9 +222,17 @@ def _target(tool: Tool, arguments: Mapping[str, Any]) -> tuple[str, str] | None:
     return parameter, str(arguments[parameter]).strip()
 
 
-def _added_here(steps: Sequence[StepRecord], wanted: set[str]) -> str | None:
-    """The name of the item a write of this turn added (``create_task(title=...)`` that ran)
-    when every word of ``wanted`` is in it; ``None`` when no such add ran."""
+def _added_here(
+    tool: Tool, parameter: str, arguments: Mapping[str, Any], steps: Sequence[StepRecord]
+) -> str | None:
+    """The name of the item a write of this turn added and that ``tool`` would now end, or
+    ``None``. The same item: the add ran, its function is about the same kind of thing
+    (``create_task`` and ``complete_task`` share "task"), its naming value has the words of
+    the end's target, no more and no fewer ("call mom about the trip" is not "call mom"), and
+    every other string both calls give is the same (eggs added to Shopping are not the eggs
+    removed from Pantry)."""
+    wanted = _words(str(arguments[parameter]))
+    nouns = name_nouns(tool.name)
     if not wanted:
         return None
     for step in steps:
@@ -229,10 +240,20 @@ def _added_here(steps: Sequence[StepRecord], wanted: set[str]) -> str | None:
             continue
         if step.failed or step.skipped or not isinstance(step.input, Mapping):
             continue
-        for key in sorted(step.input, key=lambda key: key not in NAMING_PARAMETERS):
-            value = step.input[key]
-            if isinstance(value, str) and wanted <= _words(value):
-                return value.strip()
+        if not name_nouns(step.tool) & nouns:
+            continue
+        keys = [parameter, *NAMING_PARAMETERS]
+        named = next((key for key in keys if isinstance(step.input.get(key), str)), None)
+        if named is None or _words(step.input[named]) != wanted:
+            continue
+        if all(
+            str(value).strip().lower() == str(step.input[key]).strip().lower()
+            for key, value in arguments.items()
+            if key not in (parameter, named)
+            and isinstance(value, str)
+            and isinstance(step.input.get(key), str)
+        ):
+            return str(step.input[named]).strip()
     return None
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from goliath import Agent, StepRecord, tool
 from goliath.testing import FakeModel
 from goliath.turn.write_gate import is_absent, withheld_write
@@ -152,7 +154,7 @@ async def test_an_add_is_withheld_even_when_the_read_was_over_the_records_size_c
 
 
 def added(title: str, name: str = "create_task", **changes: Any) -> StepRecord:
-    return StepRecord(
+    step = StepRecord(
         index=0,
         kind="tool",
         brief="",
@@ -160,8 +162,14 @@ def added(title: str, name: str = "create_task", **changes: Any) -> StepRecord:
         input={"title": title},
         writes=True,
         result="ok: true",
-        **changes,
     )
+    return msgspec.structs.replace(step, **changes)
+
+
+@tool(writes=True)
+def remove_item(title: str, list_name: str) -> dict[str, Any]:
+    """Take an item off a list."""
+    return {"removed": title}
 
 
 def test_ending_the_item_this_turn_just_added_is_withheld() -> None:
@@ -179,16 +187,37 @@ def test_an_end_of_another_item_or_of_an_add_that_did_not_run_goes_ahead() -> No
     assert withheld_write(complete_task, {"title": "swim pass"}, [failed]) is None
     skipped = added("Renew swim pass", skipped=True)
     assert withheld_write(complete_task, {"title": "swim pass"}, [skipped]) is None
+    # another item whose name holds the target's words: "call mom about the trip" added,
+    # "call mom" completed
+    assert (
+        withheld_write(complete_task, {"title": "call mom"}, [added("Call mom about the trip")])
+        is None
+    )
+    # the same words in another field of the add: the list, not the item
+    in_list = added("Milk", input={"title": "Milk", "list_name": "Groceries"})
+    assert withheld_write(complete_task, {"title": "Groceries"}, [in_list]) is None
+    # the same name in another place: eggs added to Shopping, removed from Pantry
+    eggs = added("Eggs", name="add_item", input={"title": "Eggs", "list_name": "Shopping"})
+    assert withheld_write(remove_item, {"title": "eggs", "list_name": "Pantry"}, [eggs]) is None
+    assert (
+        withheld_write(remove_item, {"title": "eggs", "list_name": "Shopping"}, [eggs]) is not None
+    )
+    # another kind of item: an event added, a task of the same name completed
+    event = added("Dentist", name="create_event")
+    assert withheld_write(complete_task, {"title": "Dentist"}, [event]) is None
     # a read of the item is not an add
     listed = StepRecord(index=0, kind="tool", brief="", tool="list_tasks", input={"title": "x"})
     assert withheld_write(complete_task, {"title": "x"}, [listed]) is None
 
 
-def by_stage(plans: list[Any], arguments: list[Any], text: str) -> Any:
-    """A script that answers each stage from its own queue, so the test does not pin how
-    many checks a turn makes between its plans."""
+def by_stage(turns: dict[str, tuple[list[Any], list[Any]]], text: str) -> Any:
+    """A script that answers each turn's plans and arguments from that turn's own queues
+    (the turn is the ask found last in the prompt), so the test does not pin how many checks
+    a turn makes between its plans."""
 
     def reply(request: Any) -> dict[str, Any]:
+        ask = max(turns, key=lambda said: request.prompt.rfind(said))
+        plans, arguments = turns[ask]
         if request.label == "conductor":
             return {"json": plans.pop(0) if plans else {"call": "answer_the_user"}}
         if request.label == "arguments":
@@ -214,17 +243,27 @@ def end_tools(tasks: list[str]) -> list[Any]:
     return [create_task, complete_task]
 
 
+ASK = "New task: renew the swim pass. Mark it as high priority."
+
+
 async def test_an_end_of_the_item_just_added_runs_no_tool_and_tells_the_answer() -> None:
     tasks: list[str] = []
     model = FakeModel(
         by_stage(
-            [{"call": "create_task", "then": "complete_task"}, {"call": "complete_task"}],
-            [{"title": "Renew swim pass", "priority": "high"}, {"title": "renew the swim pass"}],
+            {
+                ASK: (
+                    [{"call": "create_task", "then": "complete_task"}, {"call": "complete_task"}],
+                    [
+                        {"title": "Renew swim pass", "priority": "high"},
+                        {"title": "renew the swim pass"},
+                    ],
+                )
+            },
             "Added Renew swim pass, high priority.",
         )
     )
     async with Agent(model, tools=end_tools(tasks), auto_approve=True) as agent:
-        result = await agent.run("New task: renew the swim pass. Mark it as high priority.")
+        result = await agent.run(ASK)
     assert tasks == ["Renew swim pass"]
     assert [s.tool for s in result.steps if s.kind == "tool"] == ["create_task"]
     assert "just added" in model.calls[-1].prompt
@@ -235,8 +274,16 @@ async def test_an_item_added_in_an_earlier_turn_can_be_ended() -> None:
     tasks: list[str] = []
     model = FakeModel(
         by_stage(
-            [{"call": "create_task", "then": "answer_the_user"}, {"call": "complete_task"}],
-            [{"title": "Renew swim pass"}, {"title": "Renew swim pass"}],
+            {
+                "add renew swim pass": (
+                    [{"call": "create_task", "then": "answer_the_user"}],
+                    [{"title": "Renew swim pass"}],
+                ),
+                "now mark renew swim pass done": (
+                    [{"call": "complete_task"}],
+                    [{"title": "Renew swim pass"}],
+                ),
+            },
             "Done.",
         )
     )
