@@ -71,7 +71,7 @@ def retry_after(response: httpx.Response) -> float | None:
     return min(max(seconds, 0.0), MAX_RETRY_AFTER)
 
 
-def _should_retry(error: Exception) -> bool | float:
+def _should_retry(error: BaseException) -> bool | float:
     if isinstance(error, RetryLater):
         logger.info("%s; retrying", error)
         return error.after if error.after is not None else True
