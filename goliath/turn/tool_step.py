@@ -84,6 +84,7 @@ from .hooks import Denied
 from .intent import asks_for_write, withheld_note
 from .judge import duplicate_verdict, last_two_failed, prerequisites_met
 from .lookup import LookUp, unfound_note, ungrounded_ids, unshown_ids, unshown_note
+from .options import listed_choices
 from .prompts import answer_user, arguments_correction, arguments_system, repair_note
 from .repair import (
     drift_note,
@@ -166,6 +167,9 @@ async def run_tool_step(
         numbered = ordinal_ids(tool, filled.values, turn.seen_steps(), said, turn.seen_texts())
         if numbered:  # "1. id: 2, ..." filled as email_id=1: the line's id (detail.py)
             filled = Arguments({**filled.values, **numbered})
+        listed = listed_choices(tool, filled.values, said)
+        if listed:  # "Running, Focus or Road trip": the description's list (options.py)
+            filled = _chosen(tool, filled, listed)
     if turn.recovering is not None and turn.recovering[0] == tool.name:
         failed_input, turn.recovering = turn.recovering[1], None
         if isinstance(filled, Arguments):  # after its look-up: the item the user described
@@ -539,6 +543,22 @@ async def _arguments(
             return reply
         notes = (*repair, arguments_correction(reply.error))
     return None
+
+
+def _chosen(tool: Tool, filled: Arguments, listed: Mapping[str, str | None]) -> Arguments | Missing:
+    """The arguments with each copied list of choices replaced by the one the user named, or
+    left out when they named none: a required one is then missing, and the user is asked."""
+    values = {name: value for name, value in filled.values.items() if name not in listed}
+    values.update({name: choice for name, choice in listed.items() if choice is not None})
+    schema = tool.schema if isinstance(tool.schema, dict) else {}
+    required = set(schema.get("required") or ())
+    unsaid = [name for name, choice in listed.items() if choice is None and name in required]
+    if unsaid:
+        return Missing(", ".join(unsaid), values)
+    try:
+        return Arguments(validate_arguments(tool, values))
+    except pydantic.ValidationError:
+        return filled
 
 
 def _without(tool: Tool, filled: Arguments, names: list[str]) -> Arguments:
