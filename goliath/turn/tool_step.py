@@ -85,6 +85,7 @@ from .intent import asks_for_write, withheld_note
 from .judge import duplicate_verdict, last_two_failed, prerequisites_met
 from .lookup import LookUp, unfound_note, ungrounded_ids, unshown_ids, unshown_note
 from .options import listed_choices
+from .place import item_in_place
 from .prompts import answer_user, arguments_correction, arguments_system, repair_note
 from .repair import (
     drift_note,
@@ -158,6 +159,12 @@ async def run_tool_step(
     filled = await _arguments(turn, tool, plan.brief, read_before)
     if filled is None:
         return Withheld("") if turn.owed else Escalation("tool-args-invalid")
+    placed = item_in_place(tool, filled.values, turn.ask)
+    if placed is not None:  # "add a first-aid kit to my camping checklist" (place.py)
+        try:
+            filled = Arguments(validate_arguments(tool, placed))
+        except pydantic.ValidationError:
+            pass
     said = " ".join([turn.ask, *(exchange.ask for exchange in turn.view.recent)])
     today = today_from(turn.facts)
     if isinstance(filled, Arguments):  # "Saturday 22 March" -> "22 March" (dates.py)
