@@ -28,6 +28,21 @@ def answer(text: str) -> dict[str, Any]:
     return {"text": text}
 
 
+def one_call(tool_name: str, arguments: dict[str, Any], text: str) -> Any:
+    """A script by stage: the plan calls ``tool_name`` once, its arguments are always
+    ``arguments``, then the turn answers ``text`` (any number of checks between)."""
+    plans = [{"call": tool_name}, {"call": DONE}]
+
+    def reply(request: Any) -> dict[str, Any]:
+        if request.label == "conductor":
+            return {"json": plans.pop(0) if plans else {"call": DONE}}
+        if request.label == "arguments":
+            return {"json": dict(arguments)}
+        return {"text": text}
+
+    return reply
+
+
 def task_tools() -> tuple[list[dict[str, Any]], list[Tool]]:
     """A fresh task list and its tools: list_tasks (read) and create_task (write)."""
     tasks: list[dict[str, Any]] = [{"title": "Buy milk"}, {"title": "Call mom"}]

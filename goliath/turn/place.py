@@ -5,7 +5,7 @@ kit", text="")``, and "Put a first aid kit on the camping checklist, please." ``
 aid kit", text="on the camping checklist"`` (dev, both wordings, in every stored run): the
 1.5B model takes the first thing named for the title. The ask's own frame says which is which:
 a verb of adding, the item, then "to / on / in my|the ..." and the place. For a write that adds
-into a thing that is there (``append_*``, ``add_to_*``), whose text parameter (``text``,
+into a thing that is there (``append_*``, ``add_to_*``, ``sibling.adds_into``), whose text parameter (``text``,
 ``content`` ...) is blank or only names the place, and whose naming parameter holds the item
 as the frame says it, the two are put the right way round (docs/design.md, "The item and the
 place it goes").
@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..tools import Tool
+from .sibling import adds_into
 from .words import WRITTEN_WORDS, name_nouns, singular, words
 
 __all__ = ["item_in_place"]
@@ -42,9 +43,7 @@ def item_in_place(tool: Tool, values: Mapping[str, Any], ask: str) -> dict[str, 
     call is not that mistake: not an add into a thing that is there, no "add X to my Y" in
     the ask, the item a pronoun ("add it to the list"), the naming parameter not the item, or
     a text that says more than where it goes."""
-    said = words(tool.name)
-    into = said[:1] == ["append"] or (said[:1] in (["add"], ["insert"]) and said[1:2] == ["to"])
-    if not tool.writes or not into:
+    if not tool.writes or not adds_into(tool):
         return None
     schema = tool.schema if isinstance(tool.schema, dict) else {}
     required = [name for name in schema.get("required") or [] if isinstance(name, str)]

@@ -27,7 +27,7 @@ from ..extensions import Plan
 from ..tools import Tool
 from .words import name_nouns, words
 
-__all__ = ["said_change", "the_said_sibling"]
+__all__ = ["adds_into", "said_change", "the_said_sibling"]
 
 _REMOVE_VERBS = frozenset(
     {"delete", "remove", "cancel", "drop", "erase", "discard", "trash", "clear", "unschedule"}
@@ -102,10 +102,19 @@ def said_change(ask: str) -> str | None:
     return said[0] if len(said) == 1 else None
 
 
+def adds_into(tool: Tool) -> bool:
+    """Whether a function's name says it adds into a thing that is there: ``append_to_note``,
+    ``add_to_playlist``, ``insert_into_list``."""
+    said = words(tool.name)
+    return said[:1] == ["append"] or (
+        said[:1] in (["add"], ["insert"]) and said[1:2] in (["to"], ["into"])
+    )
+
+
 def _kind(tool: Tool) -> str | None:
     said = words(tool.name)
     verb = said[0] if said else ""
-    if verb == "append" or (verb in {"add", "insert"} and said[1:2] in (["to"], ["into"])):
+    if adds_into(tool):
         return "append"  # append_to_note, add_to_playlist: into a thing that is there
     if verb in _ADD_VERBS:
         return "add"

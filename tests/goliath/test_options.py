@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from goliath import Agent, tool
 from goliath.testing import FakeModel
 from goliath.turn.options import listed_choices
+from tests.helpers import one_call
 
 CHOICES = "Running, Focus, Sunday kitchen or Road trip 2024"
+ANSWER = "It is not on it."
 
 
 @tool
@@ -76,19 +76,6 @@ def test_the_users_own_value_is_left_alone() -> None:
     }
 
 
-def scripted(arguments: dict[str, Any]) -> Any:
-    plans = [{"call": "get_playlist"}, {"call": "answer_the_user"}]
-
-    def reply(request: Any) -> dict[str, Any]:
-        if request.label == "conductor":
-            return {"json": plans.pop(0) if plans else {"call": "answer_the_user"}}
-        if request.label == "arguments":
-            return {"json": dict(arguments)}
-        return {"text": "It is not on it."}
-
-    return reply
-
-
 async def test_the_call_runs_with_the_named_choice() -> None:
     seen: list[str] = []
 
@@ -103,7 +90,9 @@ async def test_the_call_runs_with_the_named_choice() -> None:
         seen.append(name)
         return "none"
 
-    model = FakeModel(scripted({"name": CHOICES, "search": "Coastline Radio"}))
+    model = FakeModel(
+        one_call("get_playlist", {"name": CHOICES, "search": "Coastline Radio"}, ANSWER)
+    )
     async with Agent(model, tools=[get_playlist]) as agent:
         await agent.run("Is Coastline Radio on the Running playlist?")
     assert seen == ["Running"]
@@ -122,7 +111,7 @@ async def test_a_required_choice_nobody_named_is_asked_for_not_run() -> None:
         seen.append(name)
         return "none"
 
-    model = FakeModel(scripted({"name": CHOICES}))
+    model = FakeModel(one_call("get_playlist", {"name": CHOICES}, ANSWER))
     async with Agent(model, tools=[get_playlist]) as agent:
         result = await agent.run("What's on my playlist?")
     assert seen == []

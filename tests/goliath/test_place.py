@@ -9,6 +9,7 @@ import pytest
 from goliath import Agent, tool
 from goliath.testing import FakeModel
 from goliath.turn.place import item_in_place
+from tests.helpers import one_call
 
 
 @tool(writes=True)
@@ -70,19 +71,6 @@ def test_the_right_way_round_or_another_mistake_is_left_alone() -> None:
     assert item_in_place(add_to_playlist, song, "add Salt Road to my running playlist") is None
 
 
-def scripted(arguments: dict[str, Any], ask: str) -> Any:
-    plans = [{"call": "append_to_note"}, {"call": "answer_the_user"}]
-
-    def reply(request: Any) -> dict[str, Any]:
-        if request.label == "conductor":
-            return {"json": plans.pop(0) if plans else {"call": "answer_the_user"}}
-        if request.label == "arguments":
-            return {"json": dict(arguments)}
-        return {"text": "Added it."}
-
-    return reply
-
-
 async def test_the_note_gets_the_item_the_user_named() -> None:
     added: list[tuple[str, str]] = []
 
@@ -98,7 +86,8 @@ async def test_the_note_gets_the_item_the_user_named() -> None:
         return "ok"
 
     ask = "Put a first aid kit on the camping checklist, please."
-    model = FakeModel(scripted({"title": "first aid kit", "text": "on the camping checklist"}, ask))
+    values = {"title": "first aid kit", "text": "on the camping checklist"}
+    model = FakeModel(one_call("append_to_note", values, "Added it."))
     async with Agent(model, tools=[append_to_note], auto_approve=True) as agent:
         await agent.run(ask)
     assert added == [("camping checklist", "first aid kit")]
